@@ -1,0 +1,94 @@
+"""The error taxonomy every provider adapter translates its SDK's failures into.
+
+Nothing above `agent.llm`'s adapters ever catches a vendor exception: an adapter raises
+`LlmError`, whose `kind` decides what recovery does (see the table in DESIGN §3).
+Cancellation (`asyncio.CancelledError`, `KeyboardInterrupt`) is never wrapped.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorKind(StrEnum):
+    """What went wrong, in terms of what can be done about it."""
+
+    RATE_LIMIT = "rate_limit"
+    OVERLOADED = "overloaded"
+    SERVER = "server"
+    TIMEOUT = "timeout"
+    CONNECTION = "connection"
+    CONTEXT_OVERFLOW = "context_overflow"
+    AUTH = "auth"
+    PERMISSION = "permission"
+    QUOTA = "quota"
+    NOT_FOUND = "not_found"
+    BAD_REQUEST = "bad_request"
+    REFUSAL = "refusal"
+    UNKNOWN = "unknown"
+
+    @property
+    def transient(self) -> bool:
+        """Whether the same request may succeed if sent again later."""
+        return self in _TRANSIENT
+
+
+_TRANSIENT = frozenset(
+    {
+        ErrorKind.RATE_LIMIT,
+        ErrorKind.OVERLOADED,
+        ErrorKind.SERVER,
+        ErrorKind.TIMEOUT,
+        ErrorKind.CONNECTION,
+        ErrorKind.UNKNOWN,
+    }
+)
+
+
+class LlmError(Exception):
+    """A failed model call, classified.
+
+    Attributes:
+        kind: The classification that drives recovery.
+        message: Human-readable detail from the server or the transport.
+        status: HTTP status, if there was one (200 for an in-stream error event).
+        provider: Provider name, e.g. ``anthropic``.
+        model: Model name at the provider.
+        retry_after: Seconds the server asked us to wait, if it said.
+        request_id: The provider's request id, for support and logs.
+        server_type: The server's own error type or code (``overloaded_error``, ...).
+    """
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        status: int | None = None,
+        provider: str = "",
+        model: str = "",
+        retry_after: float | None = None,
+        request_id: str | None = None,
+        server_type: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.status = status
+        self.provider = provider
+        self.model = model
+        self.retry_after = retry_after
+        self.request_id = request_id
+        self.server_type = server_type
+
+    def __str__(self) -> str:
+        where = f"{self.provider}:{self.model}" if self.model else self.provider
+        status = f" {self.status}" if self.status else ""
+        prefix = f"[{self.kind.value}{status}]"
+        return f"{prefix} {where}: {self.message}" if where else f"{prefix} {self.message}"
+
+    def __repr__(self) -> str:
+        return (
+            f"LlmError(kind={self.kind.value!r}, status={self.status!r}, "
+            f"provider={self.provider!r}, model={self.model!r}, message={self.message!r})"
+        )

@@ -1,0 +1,54 @@
+"""Events: the record of everything recovery, tools and compaction do on the person's behalf.
+
+Each layer defines its own event types as subclasses of `Event` with a literal ``type`` tag.
+Subscribers (the UI, structlog, the session log, ``--output-format json``, ``/stats``)
+receive them through an `EventSink`; they serialise with ``model_dump(mode="json")``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Event(BaseModel):
+    """Base class of all events. Subclasses set ``type`` to a unique literal."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: str
+
+    def describe(self) -> str:
+        """One short line for the person, e.g. a REPL banner."""
+        return self.type.replace("_", " ")
+
+
+EventSink = Callable[[Event], None]
+
+
+class EventBus:
+    """Fans events out to subscribers; a failing subscriber never breaks the publisher."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[EventSink] = []
+
+    def subscribe(self, sink: EventSink) -> None:
+        """Deliver every later event to ``sink``."""
+        self._subscribers.append(sink)
+
+    def unsubscribe(self, sink: EventSink) -> None:
+        """Stop delivering events to ``sink`` (no error if it was not subscribed)."""
+        if sink in self._subscribers:
+            self._subscribers.remove(sink)
+
+    def __call__(self, event: Event) -> None:
+        for sink in list(self._subscribers):
+            try:
+                sink(event)
+            except Exception:  # noqa: BLE001 - a broken subscriber must not stop the agent
+                import structlog
+
+                structlog.get_logger("agent.events").exception(
+                    "event_subscriber_failed", event_type=event.type
+                )

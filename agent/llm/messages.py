@@ -1,0 +1,109 @@
+"""The conversation model: typed message blocks that map losslessly to both wire formats.
+
+This module imports nothing from the rest of the project. Identity and storage (session ids,
+record sequence numbers) are storage concerns and live in `sessions`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class TextBlock(BaseModel):
+    """Plain text written by the user or the model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ToolUseBlock(BaseModel):
+    """A tool call requested by the model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResultBlock(BaseModel):
+    """The outcome of a tool call, sent back to the model in a user message."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+
+Block = Annotated[TextBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")]
+Role = Literal["user", "assistant"]
+
+
+class Message(BaseModel):
+    """One turn of the conversation: who spoke and the blocks they produced."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    content: list[Block]
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        """A user message holding one text block."""
+        return cls(role="user", content=[TextBlock(text=text)])
+
+    @classmethod
+    def assistant(cls, text: str) -> Message:
+        """An assistant message holding one text block."""
+        return cls(role="assistant", content=[TextBlock(text=text)])
+
+    @property
+    def text(self) -> str:
+        """All text blocks joined, without tool calls or results."""
+        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+    @property
+    def tool_uses(self) -> list[ToolUseBlock]:
+        """The tool calls in this message, in order."""
+        return [block for block in self.content if isinstance(block, ToolUseBlock)]
+
+    @property
+    def tool_results(self) -> list[ToolResultBlock]:
+        """The tool results in this message, in order."""
+        return [block for block in self.content if isinstance(block, ToolResultBlock)]
+
+
+class Usage(BaseModel):
+    """Token counts reported by the provider for one response (or a running total)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        """Input (including cached) plus output tokens."""
+        return (
+            self.input_tokens
+            + self.cache_read_tokens
+            + self.cache_write_tokens
+            + self.output_tokens
+        )
