@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import structlog
 from pydantic import BaseModel, ConfigDict
 
 
@@ -46,9 +47,7 @@ class EventBus:
         for sink in list(self._subscribers):
             try:
                 sink(event)
-            except Exception:  # noqa: BLE001 - a broken subscriber must not stop the agent
-                import structlog
-
+            except Exception:  # a broken subscriber must not stop the agent
                 structlog.get_logger("agent.events").exception(
                     "event_subscriber_failed", event_type=event.type
                 )

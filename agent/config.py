@@ -1,0 +1,309 @@
+"""Configuration: YAML files and flags → one validated `Config`.
+
+Precedence, highest first: command-line flags > environment > ``./agent.yaml`` >
+``~/.config/agent/config.yaml`` (``$XDG_CONFIG_HOME`` respected) > defaults. ``--config FILE``
+or ``AGENT_CONFIG`` names one file that is read instead of the two discovered ones.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+import platformdirs
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from agent.llm.models import ModelLimits, ModelRef, known_limits
+from compaction.settings import CompactionSettings
+from recovery.settings import RecoverySettings
+from sessions.settings import SessionSettings
+from tools.settings import ToolSettings
+
+ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
+ProviderType = Literal["anthropic", "openai", "local"]
+
+
+class ConfigError(Exception):
+    """A configuration problem the person must fix; the message says where and how."""
+
+
+class ProviderSettings(BaseModel):
+    """One provider endpoint: a vendor API or any OpenAI-compatible server."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: ProviderType
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
+    headers: dict[str, str] = Field(default_factory=dict)
+
+    def resolve_api_key(self, environ: Mapping[str, str]) -> str | None:
+        """The key from ``api_key``, else from the environment variable ``api_key_env``."""
+        if self.api_key:
+            return self.api_key
+        if self.api_key_env:
+            return environ.get(self.api_key_env) or None
+        return None
+
+
+class ModelOverride(BaseModel):
+    """Limits for one model, overriding the built-in known values."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    context_window: int | None = Field(default=None, gt=0)
+    max_output_tokens: int | None = Field(default=None, gt=0)
+
+
+class LocalSettings(BaseModel):
+    """Settings of the in-process ``local:`` provider (llama-cpp-python)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n_ctx: int = Field(default=8192, gt=0)
+    threads: int | None = Field(default=None, gt=0)
+    chat_format: str = "chatml-function-calling"
+    max_output_tokens: int = Field(default=1024, gt=0)
+
+
+BUILTIN_PROVIDERS: dict[str, ProviderSettings] = {
+    "anthropic": ProviderSettings(type="anthropic", api_key_env="ANTHROPIC_API_KEY"),
+    "openai": ProviderSettings(type="openai", api_key_env="OPENAI_API_KEY"),
+    "local": ProviderSettings(type="local"),
+}
+
+
+class Config(BaseModel):
+    """The whole configuration. Every key is documented in ``config.example.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = "anthropic:claude-sonnet-4-5"
+    fallback_models: list[str] = Field(default_factory=list)
+    providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    models: dict[str, ModelOverride] = Field(default_factory=dict)
+    max_tokens: int | None = Field(default=None, gt=0)
+    max_steps: int = Field(default=50, gt=0)
+    request_timeout: float = Field(default=600.0, gt=0)
+    stream_idle_timeout: float = Field(default=90.0, gt=0)
+    approval: ApprovalMode = "ask"
+    local: LocalSettings = Field(default_factory=LocalSettings)
+    recovery: RecoverySettings = Field(default_factory=RecoverySettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    sessions: SessionSettings = Field(default_factory=SessionSettings)
+
+    @field_validator("model")
+    @classmethod
+    def _check_model(cls, value: str) -> str:
+        ModelRef.parse(value)
+        return value
+
+    @field_validator("fallback_models")
+    @classmethod
+    def _check_fallbacks(cls, value: list[str]) -> list[str]:
+        for ref in value:
+            ModelRef.parse(ref)
+        return value
+
+    @model_validator(mode="after")
+    def _check_providers_known(self) -> Config:
+        known = set(BUILTIN_PROVIDERS) | set(self.providers)
+        for ref in [self.model, *self.fallback_models]:
+            provider = ModelRef.parse(ref).provider
+            if provider not in known:
+                raise ValueError(
+                    f"model {ref!r} names provider {provider!r}, which is not configured; "
+                    f"use one of {sorted(known)} or add it under 'providers:'"
+                )
+        return self
+
+    def provider(self, name: str) -> ProviderSettings:
+        """The settings of provider ``name``: the configured entry over the built-in one."""
+        builtin = BUILTIN_PROVIDERS.get(name)
+        configured = self.providers.get(name)
+        if configured is None and builtin is None:
+            raise ConfigError(f"provider {name!r} is not configured; add it under 'providers:'")
+        if configured is None:
+            assert builtin is not None
+            return builtin
+        if builtin is not None and configured.api_key_env is None and configured.api_key is None:
+            return configured.model_copy(update={"api_key_env": builtin.api_key_env})
+        return configured
+
+    def model_chain(self) -> list[ModelRef]:
+        """``model`` then ``fallback_models``, de-duplicated, order kept."""
+        chain: list[ModelRef] = []
+        for text in [self.model, *self.fallback_models]:
+            ref = ModelRef.parse(text)
+            if ref not in chain:
+                chain.append(ref)
+        return chain
+
+    def limits(self, ref: ModelRef) -> ModelLimits:
+        """Context window and output ceiling of ``ref``: configured, else known defaults."""
+        known = known_limits(ref.name)
+        if ref.provider == "local" or self.provider(ref.provider).type == "local":
+            known = ModelLimits(self.local.n_ctx, self.local.max_output_tokens)
+        override = self.models.get(str(ref))
+        if override is None:
+            return known
+        return ModelLimits(
+            context_window=override.context_window or known.context_window,
+            max_output_tokens=override.max_output_tokens or known.max_output_tokens,
+        )
+
+
+def agent_home(environ: Mapping[str, str] | None = None) -> Path:
+    """The data directory: ``$AGENT_HOME``, else the platform's user data dir."""
+    env = os.environ if environ is None else environ
+    if env.get("AGENT_HOME"):
+        return Path(env["AGENT_HOME"]).expanduser()
+    return Path(platformdirs.user_data_dir("agent", appauthor=False))
+
+
+def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/agent/config.yaml``, else ``~/.config/agent/config.yaml``."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")) / ".config")
+    return Path(base).expanduser() / "agent" / "config.yaml"
+
+
+def load_config(
+    *,
+    cwd: Path,
+    explicit: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Config, list[Path]]:
+    """Read, merge and validate the configuration; return it and the files it came from.
+
+    Args:
+        cwd: The workspace, where ``agent.yaml`` is looked for.
+        explicit: A file named by ``--config``; read instead of the discovered files.
+        overrides: Values from command-line flags (already in config-key form).
+        environ: The environment (defaults to ``os.environ``).
+
+    Raises:
+        ConfigError: naming the file, the key, the bad value and what is allowed.
+    """
+    env = os.environ if environ is None else environ
+    if explicit is None and env.get("AGENT_CONFIG"):
+        explicit = Path(env["AGENT_CONFIG"]).expanduser()
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(f"config file {explicit} does not exist (from --config/AGENT_CONFIG)")
+        paths = [explicit]
+    else:
+        paths = [p for p in (user_config_path(env), cwd / "agent.yaml") if p.is_file()]
+
+    merged: dict[str, Any] = {}
+    origin: dict[str, Path] = {}
+    for path in paths:
+        data = _read_yaml(path)
+        _validate_layer(data, path)
+        for key in data:
+            origin[key] = path
+        merged = _deep_merge(merged, data)
+    env_layer = _environment_layer(env)
+    merged = _deep_merge(merged, env_layer)
+    merged = _deep_merge(merged, dict(overrides or {}))
+    try:
+        config = Config.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, origin, overrides or {})) from None
+    return config, paths
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must be a mapping of keys to values, not {type(data).__name__}")
+    return data
+
+
+def _validate_layer(data: dict[str, Any], path: Path) -> None:
+    """Validate one file alone so an error names the file that holds the bad value."""
+    try:
+        Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, dict.fromkeys(data, path), {})) from None
+
+
+def _environment_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    layer: dict[str, Any] = {}
+    if env.get("AGENT_MODEL"):
+        layer["model"] = env["AGENT_MODEL"]
+    providers: dict[str, Any] = {}
+    for name, var in (("anthropic", "ANTHROPIC_BASE_URL"), ("openai", "OPENAI_BASE_URL")):
+        if env.get(var):
+            providers[name] = {"type": name, "base_url": env[var]}
+    if providers:
+        layer["providers"] = providers
+    return layer
+
+
+def _deep_merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    result = dict(base)
+    for key, value in top.items():
+        if isinstance(value, Mapping) and isinstance(result.get(key), dict):
+            result[key] = _deep_merge(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def _describe(
+    exc: ValidationError, origin: Mapping[str, Path], overrides: Mapping[str, Any]
+) -> str:
+    lines = []
+    for error in exc.errors():
+        loc = [str(part) for part in error["loc"]]
+        key = ".".join(loc) or "(top level)"
+        top = loc[0] if loc else ""
+        if top in overrides:
+            source = "command line"
+        elif top in origin:
+            source = str(origin[top])
+        else:
+            source = "configuration"
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            allowed = _allowed_keys(loc[:-1])
+            message = f"unknown key; allowed keys here: {', '.join(allowed)}"
+            lines.append(f"{source}: {key}: {message}")
+        elif error["type"] == "literal_error" or "input" not in error:
+            lines.append(f"{source}: {key}: {message}")
+        else:
+            lines.append(f"{source}: {key}: got {error['input']!r}: {message}")
+    return "invalid configuration\n  " + "\n  ".join(lines)
+
+
+def _allowed_keys(loc: list[str]) -> list[str]:
+    """The keys allowed in the mapping at ``loc`` (e.g. ``["providers", "ollama"]``)."""
+    model: type[BaseModel] = Config
+    parts = iter(loc)
+    for part in parts:
+        field = model.model_fields.get(part)
+        if field is None:
+            break
+        annotation = field.annotation
+        if get_origin(annotation) is dict:
+            value_type = get_args(annotation)[1]
+            if isinstance(value_type, type) and issubclass(value_type, BaseModel):
+                model = value_type
+                next(parts, None)  # the entry's own name
+        elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            model = annotation
+    return sorted(model.model_fields)

@@ -1,0 +1,1 @@
+"""Context compaction: token accounting and the stages that shrink a conversation."""

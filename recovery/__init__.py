@@ -1,0 +1,1 @@
+"""Request-level recovery: retries, budget, circuit breaker, model fallback, token escalation."""

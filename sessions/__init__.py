@@ -1,0 +1,1 @@
+"""Durable, crash-safe, resumable sessions stored as append-only JSONL."""

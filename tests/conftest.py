@@ -1,0 +1,50 @@
+"""Fixtures shared by the whole suite. Test doubles live in `tests/fakes/`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.clock import VirtualClock
+
+
+@pytest.fixture
+def clock() -> VirtualClock:
+    """A virtual clock whose `sleep` returns at once and advances time."""
+    return VirtualClock()
+
+
+@pytest.fixture
+def decoy_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """HOME, AGENT_HOME and XDG dirs pointed at a temporary decoy with a canary file.
+
+    Any test that lets the agent run commands must use this (or `workspace`), so a bug can
+    never touch the real home directory. The canary is asserted to survive at teardown.
+    """
+    home = tmp_path / "home"
+    home.mkdir()
+    canary = home / "CANARY"
+    canary.write_text("do not delete")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("AGENT_HOME", str(home / ".agent"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.delenv("AGENT_CONFIG", raising=False)
+    yield home
+    assert canary.read_text() == "do not delete", "the decoy HOME canary was damaged"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, decoy_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A temporary workspace directory (the cwd) with a canary, inside a decoy HOME."""
+    ws = tmp_path / "workspace"
+    ws.mkdir()
+    canary = tmp_path / "OUTSIDE_CANARY"
+    canary.write_text("outside the workspace")
+    monkeypatch.chdir(ws)
+    yield ws
+    assert canary.read_text() == "outside the workspace", "a file outside the workspace changed"

@@ -1,0 +1,1 @@
+"""Coding tools the model can call, and the executor that runs them safely."""
