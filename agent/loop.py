@@ -1,0 +1,329 @@
+"""The TAOR loop: think → act → observe → repeat, until a final answer or a limit.
+
+The loop owns what changes the conversation (appending messages, tool results, continuation
+prompts, compaction); it never retries a request — that is the recovering provider's job.
+Everything it needs arrives through the constructor, so it runs the same in the REPL, under
+``-p`` and in tests with a scripted provider.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal, Protocol
+
+import structlog
+
+from agent.llm import (
+    ChatRequest,
+    ChatResponse,
+    DeltaHandler,
+    ErrorKind,
+    Event,
+    EventSink,
+    LlmError,
+    Message,
+    Provider,
+    StopReason,
+    TextBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+
+log = structlog.get_logger("agent.loop")
+
+INTERRUPTED_RESULT = "Interrupted by the user before this tool finished; its effect is unknown."
+
+
+class ToolRunner(Protocol):
+    """What the loop needs from the tool layer (`tools.ToolExecutor` implements it)."""
+
+    def specs(self) -> list[ToolSpec]: ...
+
+    async def execute(self, call: ToolUseBlock) -> ToolResultBlock: ...
+
+    def begin_turn(self) -> None: ...
+
+
+class Transcript(Protocol):
+    """Where the loop persists the conversation before moving on (a session, or nothing)."""
+
+    def append_message(self, message: Message) -> None: ...
+
+    def append_usage(self, usage: Usage, model: str) -> None: ...
+
+
+class TurnRecovery(Protocol):
+    """Turn-level recovery: what to do when a response is truncated or the context overflows."""
+
+    async def before_request(self, messages: list[Message]) -> list[Message]:
+        """Return the messages to send (compacted if they are over the threshold)."""
+        ...
+
+    async def on_overflow(self, messages: list[Message], error: LlmError) -> list[Message] | None:
+        """Return a smaller conversation to retry with, or None when nothing more can be done."""
+        ...
+
+    def on_truncated(self, response: ChatResponse, dropped_tool_call: bool) -> Message | None:
+        """Return a continuation prompt for a truncated answer, or None when out of tries."""
+        ...
+
+    def observe(self, response: ChatResponse, messages: list[Message]) -> None:
+        """Learn from a successful response (e.g. calibrate token accounting)."""
+        ...
+
+    def start_turn(self) -> None: ...
+
+
+class TurnStatus(StrEnum):
+    """How a turn ended."""
+
+    DONE = "done"
+    FAILED = "failed"
+    MAX_STEPS = "max_steps"
+    INTERRUPTED = "interrupted"
+
+
+class TurnEnded(Event):
+    """A turn finished, one way or another."""
+
+    type: Literal["turn_ended"] = "turn_ended"
+    status: TurnStatus
+    steps: int
+    error: str | None = None
+
+    def describe(self) -> str:
+        return f"Turn {self.status.value} after {self.steps} step(s)" + (
+            f": {self.error}" if self.error else ""
+        )
+
+
+@dataclass
+class TurnResult:
+    """What a turn produced: the final answer text, or why there is none."""
+
+    status: TurnStatus
+    answer: str = ""
+    error: str | None = None
+    error_kind: ErrorKind | None = None
+    steps: int = 0
+    usage: Usage = field(default_factory=Usage)
+
+
+class _NoTranscript:
+    def append_message(self, message: Message) -> None:
+        pass
+
+    def append_usage(self, usage: Usage, model: str) -> None:
+        pass
+
+
+class AgentLoop:
+    """Runs turns of a conversation against a provider with tools.
+
+    Args:
+        provider: Usually a `recovery.RecoveringProvider`.
+        tools: The tool executor.
+        system: The system prompt.
+        history: The conversation so far (the compacted view when resuming).
+        transcript: Persists every message before the loop moves on.
+        events: Receives the loop's events.
+        on_delta: Receives streamed output.
+        recovery: Turn-level recovery (continuation, compaction); optional.
+        max_steps: Model calls allowed per turn.
+        max_tokens: Output tokens to ask for per call (None: the provider's choice).
+    """
+
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        tools: ToolRunner,
+        system: str,
+        history: Sequence[Message] = (),
+        transcript: Transcript | None = None,
+        events: EventSink | None = None,
+        on_delta: DeltaHandler | None = None,
+        on_tool_result: Callable[[ToolUseBlock, ToolResultBlock], None] | None = None,
+        recovery: TurnRecovery | None = None,
+        max_steps: int = 50,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.provider = provider
+        self.tools = tools
+        self.system = system
+        self.messages: list[Message] = list(history)
+        self.transcript: Transcript = transcript or _NoTranscript()
+        self.events = events or (lambda event: None)
+        self.on_delta = on_delta
+        self.on_tool_result = on_tool_result
+        self.recovery = recovery
+        self.max_steps = max_steps
+        self.max_tokens = max_tokens
+        self.usage = Usage()
+
+    def _append(self, message: Message) -> None:
+        self.transcript.append_message(message)
+        self.messages.append(message)
+
+    def replace_history(self, messages: Sequence[Message]) -> None:
+        """Swap the working view (after compaction or `/clear`); the session log keeps all."""
+        self.messages = list(messages)
+
+    async def run_turn(self, prompt: str | None) -> TurnResult:
+        """Run one turn. ``prompt`` None answers a conversation that already ends on the user.
+
+        Never raises for model or tool failures (they end the turn as `FAILED`); cancellation
+        leaves the conversation consistent and re-raises.
+        """
+        self.tools.begin_turn()
+        if self.recovery is not None:
+            self.recovery.start_turn()
+        if prompt is not None:
+            self._append(Message.user(prompt))
+        result = TurnResult(status=TurnStatus.FAILED)
+        try:
+            result = await self._steps()
+        except LlmError as error:
+            log.warning("turn_failed", kind=error.kind.value, error=str(error))
+            result = TurnResult(
+                status=TurnStatus.FAILED, error=_explain(error), error_kind=error.kind
+            )
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            self._close_dangling_calls()
+            self.events(TurnEnded(status=TurnStatus.INTERRUPTED, steps=result.steps))
+            raise
+        result.usage = self.usage
+        self.events(TurnEnded(status=result.status, steps=result.steps, error=result.error))
+        return result
+
+    async def _steps(self) -> TurnResult:
+        answer: list[str] = []
+        for step in range(1, self.max_steps + 1):
+            raw = await self._request()
+            response = _drop_incomplete_calls(raw)
+            dropped = response is not raw
+            self._append(response.message)
+            answer.append(response.message.text)
+            calls = response.message.tool_uses
+            if calls:
+                await self._run_tools(calls)
+                answer.clear()
+                continue
+            if response.stop_reason in (StopReason.MAX_TOKENS, StopReason.CONTEXT_WINDOW):
+                continuation = (
+                    self.recovery.on_truncated(response, dropped) if self.recovery else None
+                )
+                if continuation is not None:
+                    self._append(continuation)
+                    continue
+            if response.stop_reason is StopReason.REFUSAL:
+                return TurnResult(
+                    status=TurnStatus.FAILED,
+                    answer="".join(answer),
+                    error="The model declined; rephrase the request or try another model.",
+                    error_kind=ErrorKind.REFUSAL,
+                    steps=step,
+                )
+            return TurnResult(status=TurnStatus.DONE, answer="".join(answer), steps=step)
+        return TurnResult(
+            status=TurnStatus.MAX_STEPS,
+            answer="".join(answer),
+            error=f"Stopped after {self.max_steps} steps (max_steps). Continue with a new prompt.",
+            steps=self.max_steps,
+        )
+
+    async def _request(self) -> ChatResponse:
+        messages = self.messages
+        if self.recovery is not None:
+            messages = await self.recovery.before_request(messages)
+            self.messages = messages
+        while True:
+            request = ChatRequest(
+                system=self.system,
+                messages=self.messages,
+                tools=self.tools.specs(),
+                max_tokens=self.max_tokens,
+            )
+            try:
+                response = await self.provider.chat(request, self.on_delta)
+            except LlmError as error:
+                if error.kind is not ErrorKind.CONTEXT_OVERFLOW or self.recovery is None:
+                    raise
+                smaller = await self.recovery.on_overflow(self.messages, error)
+                if smaller is None:
+                    raise
+                self.messages = smaller
+                continue
+            self.usage = self.usage + response.usage
+            self.transcript.append_usage(response.usage, response.model)
+            if self.recovery is not None:
+                self.recovery.observe(response, self.messages)
+            return response
+
+    async def _run_tools(self, calls: list[ToolUseBlock]) -> None:
+        results: list[ToolResultBlock] = []
+        try:
+            for call in calls:
+                result = await self.tools.execute(call)
+                results.append(result)
+                if self.on_tool_result is not None:
+                    self.on_tool_result(call, result)
+        finally:
+            done = {result.tool_use_id for result in results}
+            results += [
+                ToolResultBlock(tool_use_id=call.id, content=INTERRUPTED_RESULT, is_error=True)
+                for call in calls
+                if call.id not in done
+            ]
+            self._append(Message(role="user", content=list(results)))
+
+    def _close_dangling_calls(self) -> None:
+        """After an interruption, give every unanswered tool call a result."""
+        if not self.messages or self.messages[-1].role != "assistant":
+            return
+        calls = self.messages[-1].tool_uses
+        if calls:
+            self._append(
+                Message(
+                    role="user",
+                    content=[
+                        ToolResultBlock(tool_use_id=c.id, content=INTERRUPTED_RESULT, is_error=True)
+                        for c in calls
+                    ],
+                )
+            )
+
+
+def _drop_incomplete_calls(response: ChatResponse) -> ChatResponse:
+    """A tool call cut off mid-JSON cannot be run: keep the text, drop the call."""
+    if response.stop_reason not in (StopReason.MAX_TOKENS, StopReason.CONTEXT_WINDOW):
+        return response
+    kept = [b for b in response.message.content if not isinstance(b, ToolUseBlock)]
+    if len(kept) == len(response.message.content):
+        return response
+    if not kept:
+        kept = [TextBlock(text="(output cut off while writing a tool call)")]
+    message = Message(role="assistant", content=kept)
+    return response.model_copy(update={"message": message})
+
+
+def _explain(error: LlmError) -> str:
+    """One actionable sentence for the person."""
+    hints = {
+        ErrorKind.AUTH: "Check the API key (ANTHROPIC_API_KEY, OPENAI_API_KEY or the "
+        "provider's api_key_env in the config).",
+        ErrorKind.PERMISSION: "The key lacks access to this model; pick another with --model.",
+        ErrorKind.QUOTA: "The account is out of credit or quota; add credit or use another "
+        "provider.",
+        ErrorKind.NOT_FOUND: "The provider does not know this model; check 'model' in the config.",
+        ErrorKind.CONTEXT_OVERFLOW: "The conversation no longer fits the model's context; "
+        "run /compact or start a new session.",
+        ErrorKind.BAD_REQUEST: "The provider rejected the request.",
+    }
+    hint = hints.get(error.kind, "The session is saved; try again later.")
+    return f"{error} — {hint}"
