@@ -1,0 +1,197 @@
+"""The retry policy: a table keyed by `ErrorKind` and pure functions that read it.
+
+`decide` turns one failed request into a `Decision` (retry after a delay, fall back to the
+next model, or raise at once). It has no state of its own and draws no random numbers: the
+caller passes the attempt count, the time already waited and a jitter value in ``[0, 1)``,
+so every row of the policy is testable with plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from agent.llm import ErrorKind, LlmError, Purpose
+from recovery.settings import RecoverySettings
+
+
+class Charge(StrEnum):
+    """What a retry costs the session's retry budget."""
+
+    NONE = "none"
+    RETRY = "retry"
+    TIMEOUT = "timeout"
+    DOUBLE = "double"
+
+
+class Action(StrEnum):
+    """What to do after a failed request."""
+
+    RETRY = "retry"
+    FALL_BACK = "fall_back"
+    RAISE = "raise"
+
+
+@dataclass(frozen=True)
+class KindPolicy:
+    """How one `ErrorKind` is handled.
+
+    Attributes:
+        retry: Send the same request to the same model again (after a backoff).
+        fall_back: Never retry on this model; move to the next model in the chain.
+        honour_server_wait: Wait exactly what the server asked for, when it said.
+        floor: Apply ``rate_limit_floor`` to the wait.
+        charge: What a retry costs the retry budget.
+        overload: Counts towards the consecutive-overload fallback.
+        model_fault: The model (not the request) failed: counts against its circuit breaker.
+    """
+
+    retry: bool
+    fall_back: bool
+    honour_server_wait: bool = False
+    floor: bool = False
+    charge: Charge = Charge.NONE
+    overload: bool = False
+    model_fault: bool = False
+
+
+_TRANSIENT = KindPolicy(
+    retry=True, fall_back=False, honour_server_wait=True, charge=Charge.RETRY, model_fault=True
+)
+_NEXT_MODEL = KindPolicy(retry=False, fall_back=True, model_fault=True)
+_RAISE = KindPolicy(retry=False, fall_back=False)
+
+POLICY: Mapping[ErrorKind, KindPolicy] = {
+    # A rate limit says nothing about the model's health, so it never opens a breaker.
+    ErrorKind.RATE_LIMIT: KindPolicy(
+        retry=True, fall_back=False, honour_server_wait=True, floor=True, charge=Charge.RETRY
+    ),
+    ErrorKind.OVERLOADED: KindPolicy(
+        retry=True,
+        fall_back=False,
+        honour_server_wait=True,
+        charge=Charge.RETRY,
+        overload=True,
+        model_fault=True,
+    ),
+    ErrorKind.SERVER: _TRANSIENT,
+    ErrorKind.TIMEOUT: KindPolicy(
+        retry=True, fall_back=False, charge=Charge.TIMEOUT, model_fault=True
+    ),
+    ErrorKind.CONNECTION: KindPolicy(
+        retry=True, fall_back=False, charge=Charge.RETRY, model_fault=True
+    ),
+    ErrorKind.UNKNOWN: KindPolicy(
+        retry=True, fall_back=False, honour_server_wait=True, charge=Charge.DOUBLE, model_fault=True
+    ),
+    ErrorKind.AUTH: _NEXT_MODEL,
+    ErrorKind.PERMISSION: _NEXT_MODEL,
+    ErrorKind.QUOTA: _NEXT_MODEL,
+    ErrorKind.NOT_FOUND: _NEXT_MODEL,
+    # The loop compacts on overflow; a bad request or a refusal fails the same way anywhere.
+    ErrorKind.CONTEXT_OVERFLOW: _RAISE,
+    ErrorKind.BAD_REQUEST: _RAISE,
+    ErrorKind.REFUSAL: _RAISE,
+}
+
+
+@dataclass(frozen=True)
+class CallState:
+    """Where one call stands on its current model when a request has just failed.
+
+    Attributes:
+        attempt: Requests sent to this model in this call, the failed one included.
+        waited: Seconds this call has already spent waiting between retries.
+        consecutive_overloads: Overloads in a row on this model, the failed one included.
+        purpose: Who is waiting for the call.
+        has_fallback: Whether another model is left to try.
+    """
+
+    attempt: int
+    waited: float
+    consecutive_overloads: int
+    purpose: Purpose
+    has_fallback: bool
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome of `decide`.
+
+    Attributes:
+        action: Retry, fall back or raise.
+        reason: Why, in a few words for the person (``"3 overloads in a row"``).
+        delay: Seconds to wait before the retry.
+        charge: What the retry costs the budget.
+        retry_after: For a refused long server wait: seconds until the server accepts again.
+    """
+
+    action: Action
+    reason: str
+    delay: float = 0.0
+    charge: Charge = Charge.NONE
+    retry_after: float | None = None
+
+
+def backoff_delay(attempt: int, settings: RecoverySettings, jitter: float) -> float:
+    """Capped exponential backoff with full jitter.
+
+    Args:
+        attempt: Requests already sent (1 before the first retry).
+        settings: Supplies ``base_backoff`` and ``max_backoff``.
+        jitter: A uniform draw from ``[0, 1)``.
+
+    Returns:
+        A wait in ``[0, min(max_backoff, base_backoff * 2**(attempt-1)))``.
+    """
+    exponent = min(max(attempt - 1, 0), 62)
+    cap = min(settings.max_backoff, settings.base_backoff * 2.0**exponent)
+    return cap * jitter
+
+
+def overload_threshold(purpose: Purpose, settings: RecoverySettings) -> int:
+    """Consecutive overloads after which a call stops using a model."""
+    if purpose is Purpose.BACKGROUND:
+        return settings.background_overload_fallback_after
+    return settings.overload_fallback_after
+
+
+def decide(
+    error: LlmError, state: CallState, settings: RecoverySettings, jitter: float
+) -> Decision:
+    """Decide what follows a failed request. Pure: same inputs, same decision."""
+    policy = POLICY[error.kind]
+    if not policy.retry:
+        action = Action.FALL_BACK if policy.fall_back else Action.RAISE
+        return Decision(action, f"{error.kind.value} is not retried")
+    overloads = state.consecutive_overloads
+    # Without another model a foreground call keeps retrying; background work gives up.
+    if (
+        policy.overload
+        and overloads >= overload_threshold(state.purpose, settings)
+        and (state.has_fallback or state.purpose is Purpose.BACKGROUND)
+    ):
+        return Decision(Action.FALL_BACK, f"{overloads} overloads in a row")
+    if state.attempt >= settings.max_attempts:
+        return Decision(Action.FALL_BACK, f"gave up after {state.attempt} attempts")
+    delay = _wait(error, state.attempt, settings, jitter)
+    server_wait = policy.honour_server_wait and error.retry_after is not None
+    if server_wait and delay > settings.max_retry_wait:
+        return Decision(Action.FALL_BACK, f"server asked to wait {delay:.0f}s", retry_after=delay)
+    if state.waited + delay > settings.max_total_wait:
+        return Decision(
+            Action.FALL_BACK, f"would wait more than {settings.max_total_wait:.0f}s in total"
+        )
+    return Decision(Action.RETRY, f"{error.kind.value}", delay=delay, charge=policy.charge)
+
+
+def _wait(error: LlmError, attempt: int, settings: RecoverySettings, jitter: float) -> float:
+    policy = POLICY[error.kind]
+    if policy.honour_server_wait and error.retry_after is not None:
+        delay = max(error.retry_after, 0.0)
+    else:
+        delay = backoff_delay(attempt, settings, jitter)
+    if policy.floor:
+        delay = max(delay, settings.rate_limit_floor)
+    return delay
