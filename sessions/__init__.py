@@ -1,1 +1,36 @@
-"""Durable, crash-safe, resumable sessions stored as append-only JSONL."""
+"""Durable, crash-safe, resumable sessions stored as append-only JSONL.
+
+`SessionStore` creates, opens (locked, one writer per session), loads and lists sessions;
+`SessionWriter` appends fsynced records; `LoadedSession` is what a resume continues from;
+`Redactor` hides secrets from sessions and (as a structlog processor) from logs.
+"""
+
+from sessions.errors import AmbiguousSession, SessionError, SessionLocked, SessionNotFound
+from sessions.files import FileChange
+from sessions.loaded import LoadedSession, ModelState
+from sessions.records import TurnStatus
+from sessions.redact import Redactor
+from sessions.repair import INTERRUPTED_RESULT, history_problems, repair_history
+from sessions.settings import SessionSettings
+from sessions.store import SessionStore
+from sessions.summary import SessionSummary
+from sessions.writer import SessionWriter
+
+__all__ = [
+    "INTERRUPTED_RESULT",
+    "AmbiguousSession",
+    "FileChange",
+    "LoadedSession",
+    "ModelState",
+    "Redactor",
+    "SessionError",
+    "SessionLocked",
+    "SessionNotFound",
+    "SessionSettings",
+    "SessionStore",
+    "SessionSummary",
+    "SessionWriter",
+    "TurnStatus",
+    "history_problems",
+    "repair_history",
+]

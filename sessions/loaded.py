@@ -1,0 +1,143 @@
+"""A session read back: the conversation to continue, and the state around it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.llm.messages import Message, Usage
+from sessions.files import DEFAULT_HASH_LIMIT, FileChange, changed_files, changed_files_note
+from sessions.records import (
+    CheckpointRecord,
+    CompactionRecord,
+    EventRecord,
+    FileStateRecord,
+    Header,
+    MessageRecord,
+    ModelSwitchRecord,
+    TurnEndRecord,
+    UsageRecord,
+)
+from sessions.repair import repair_history
+from sessions.scan import ScannedFile
+
+
+@dataclass
+class ModelState:
+    """Which model the session uses and whether a fallback sticks for the rest of it."""
+
+    chain: list[str]
+    current: str
+    sticky_fallback: bool = False
+
+
+@dataclass
+class LoadedSession:
+    """Everything needed to continue a session.
+
+    ``view`` is what to send the model next: the last compaction's messages plus every message
+    after it, repaired so both providers accept it. ``messages`` is the full, unrepaired
+    history. When ``ends_with_user_message`` is true the resumed turn should answer it
+    before asking the person for anything. Show ``warnings`` and ``changed_files`` to the
+    person, and give `changed_files_note` to the model with the next request.
+    """
+
+    id: str
+    path: Path
+    header: Header
+    messages: list[Message]
+    view: list[Message]
+    events: list[dict[str, Any]]
+    model_state: ModelState
+    usage_total: Usage
+    usage_by_model: dict[str, Usage]
+    checkpoints: list[CheckpointRecord]
+    turn_ends: list[TurnEndRecord]
+    warnings: list[str] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)
+    changed_files: list[FileChange] = field(default_factory=list)
+    unsaved_tail: Message | None = None
+    """A message the repair added after the last saved one; `SessionStore.open` saves it."""
+
+    @property
+    def ends_with_user_message(self) -> bool:
+        """Whether the view ends on a user message, which the resumed turn must answer."""
+        return bool(self.view) and self.view[-1].role == "user"
+
+    @property
+    def changed_files_note(self) -> str | None:
+        """Text telling the model which files changed on disk; None if none did."""
+        return changed_files_note(self.changed_files)
+
+    def last_exchange(self) -> list[Message]:
+        """The view from the last prompt the person typed to the end, to show on resume."""
+        for index in range(len(self.view) - 1, -1, -1):
+            message = self.view[index]
+            if message.role == "user" and message.text and not message.tool_results:
+                return self.view[index:]
+        return list(self.view)
+
+
+def build_session(
+    scanned: ScannedFile, path: Path, hash_limit: int = DEFAULT_HASH_LIMIT
+) -> LoadedSession:
+    """Replay the records of ``scanned`` into a `LoadedSession` (view repaired)."""
+    header = scanned.header
+    messages: list[Message] = []
+    view: list[Message] = []
+    events: list[dict[str, Any]] = []
+    state = ModelState(chain=list(header.model_chain), current=_first(header.model_chain))
+    usage_total = Usage()
+    usage_by_model: dict[str, Usage] = {}
+    checkpoints: list[CheckpointRecord] = []
+    turn_ends: list[TurnEndRecord] = []
+    last_seen: dict[str, FileStateRecord | CheckpointRecord] = {}
+    for record in scanned.records:
+        if isinstance(record, MessageRecord):
+            messages.append(record.message)
+            view.append(record.message)
+        elif isinstance(record, CompactionRecord):
+            view = list(record.messages)
+        elif isinstance(record, EventRecord):
+            events.append(record.event)
+        elif isinstance(record, ModelSwitchRecord):
+            state = _switch(state, record)
+        elif isinstance(record, UsageRecord):
+            usage_total = usage_total + record.usage
+            usage_by_model[record.model] = usage_by_model.get(record.model, Usage()) + record.usage
+        elif isinstance(record, CheckpointRecord):
+            checkpoints.append(record)
+            last_seen[record.path] = record
+        elif isinstance(record, FileStateRecord):
+            last_seen[record.path] = record
+        elif isinstance(record, TurnEndRecord):
+            turn_ends.append(record)
+    repaired, repairs = repair_history(view)
+    tail = repaired[-1] if repaired and view and view[-1].tool_uses else None
+    return LoadedSession(
+        id=header.id,
+        path=path,
+        header=header,
+        messages=messages,
+        view=repaired,
+        events=events,
+        model_state=state,
+        usage_total=usage_total,
+        usage_by_model=usage_by_model,
+        checkpoints=checkpoints,
+        turn_ends=turn_ends,
+        warnings=list(scanned.warnings),
+        repairs=repairs,
+        changed_files=changed_files(last_seen, hash_limit),
+        unsaved_tail=tail,
+    )
+
+
+def _first(chain: list[str]) -> str:
+    return chain[0] if chain else ""
+
+
+def _switch(state: ModelState, record: ModelSwitchRecord) -> ModelState:
+    chain = list(record.chain) if record.chain is not None else state.chain
+    return ModelState(chain=chain, current=record.model, sticky_fallback=record.sticky)

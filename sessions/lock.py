@@ -1,0 +1,70 @@
+"""One writer per session, enforced by an advisory ``flock`` on ``<id>.lock``.
+
+The kernel drops a ``flock`` when its holder exits, however it exits (``kill -9`` included),
+so a crash can never leave a session stuck. The lock file itself stays behind; that is
+harmless (holding the lock, not the file's existence, is what counts). Locks are advisory and
+local: two machines sharing the sessions directory over NFS are not protected.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+from sessions.errors import SessionLocked
+
+
+class SessionLock:
+    """An exclusive lock on one session, held until `release` (or the process ends)."""
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self._fd: int | None = fd
+        self.path = path
+
+    @classmethod
+    def acquire(cls, path: Path, session_id: str) -> SessionLock:
+        """Take the lock at ``path`` without waiting.
+
+        Raises:
+            SessionLocked: another process holds it; the message names that process.
+        """
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read_holder(fd)
+            os.close(fd)
+            raise SessionLocked(
+                f"session {session_id} is open in another agent process{holder}. "
+                "Finish or quit it there, or start a new session."
+            ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return cls(fd, path)
+
+    @property
+    def held(self) -> bool:
+        """Whether this object still holds the lock."""
+        return self._fd is not None
+
+    def release(self) -> None:
+        """Give the lock up (no error if already released)."""
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
+def _read_holder(fd: int) -> str:
+    try:
+        pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return ""
+    return f" (pid {pid})" if pid.isdigit() else ""

@@ -1,0 +1,103 @@
+"""Redaction of secrets (API keys, tokens) from anything written to disk: sessions and logs.
+
+A `Redactor` knows the values of secret-looking environment variables and recognises
+key-shaped strings by their form. Plug it into structlog as a processor::
+
+    structlog.configure(processors=[..., Redactor.from_environ(), JSONRenderer()])
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, MutableMapping
+from typing import Any
+
+ALWAYS_SECRET = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_PASSWORD", "_ACCESS_KEY")
+MIN_SECRET_LENGTH = 8
+"""Shorter values are left alone: redacting ``1`` or ``true`` everywhere would wreck the text."""
+
+KEY_PATTERNS = (
+    r"sk-ant-[A-Za-z0-9_\-]{8,}",
+    r"sk-[A-Za-z0-9_\-]{16,}",
+    r"(?<=Bearer )[A-Za-z0-9._~+/=\-]{8,}",
+    r"gh[pousr]_[A-Za-z0-9]{20,}",
+    r"github_pat_[A-Za-z0-9_]{20,}",
+    r"xox[abprs]-[A-Za-z0-9\-]{10,}",
+    r"AKIA[0-9A-Z]{16}",
+)
+MASK = "[redacted]"
+
+
+class Redactor:
+    """Replaces secret values and key-shaped strings with ``[redacted]`` (or ``[redacted:VAR]``).
+
+    Args:
+        secrets: Mapping of a label (usually the environment variable's name) to a secret value.
+    """
+
+    def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
+        self._labels: dict[str, str] = {}
+        for label, value in (secrets or {}).items():
+            if len(value) >= MIN_SECRET_LENGTH:
+                self._labels[value] = label
+        literal = [re.escape(value) for value in sorted(self._labels, key=len, reverse=True)]
+        self._pattern = re.compile("|".join([*literal, *KEY_PATTERNS]))
+
+    @classmethod
+    def from_environ(
+        cls, environ: Mapping[str, str] | None = None, extra_names: Iterable[str] = ()
+    ) -> Redactor:
+        """A redactor for the secret-looking variables of ``environ`` (default: ``os.environ``).
+
+        Secret-looking: ``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``, any name ending in
+        ``_API_KEY``, ``_TOKEN``, ``_SECRET``, ``_PASSWORD`` or ``_ACCESS_KEY``, and
+        ``extra_names``.
+        """
+        env = os.environ if environ is None else environ
+        names = set(ALWAYS_SECRET) | set(extra_names)
+        secrets = {
+            name: value
+            for name, value in env.items()
+            if name in names or name.upper().endswith(SECRET_SUFFIXES)
+        }
+        return cls(secrets)
+
+    def with_secrets(self, secrets: Mapping[str, str]) -> Redactor:
+        """A redactor that also hides ``secrets`` (e.g. API keys written in the config file)."""
+        merged = {label: value for value, label in self._labels.items()}
+        merged.update(secrets)
+        return Redactor(merged)
+
+    def text(self, text: str) -> str:
+        """``text`` with every secret replaced."""
+        return self._pattern.sub(self._mask, text)
+
+    def contains_secret(self, text: str) -> bool:
+        """Whether ``text`` holds anything this redactor would replace."""
+        return self._pattern.search(text) is not None
+
+    def value(self, value: Any) -> Any:
+        """A copy of a JSON-like value (dicts, lists, strings) with secrets replaced."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.value(key): self.value(item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(item) for item in value]
+        return value
+
+    def __call__(
+        self, logger: object, method_name: str, event_dict: MutableMapping[str, Any]
+    ) -> MutableMapping[str, Any]:
+        """A structlog processor: redacts every value of the log event."""
+        for key, item in list(event_dict.items()):
+            event_dict[key] = (
+                self.value(item) if isinstance(item, str | dict | list | tuple) else item
+            )
+        return event_dict
+
+    def _mask(self, match: re.Match[str]) -> str:
+        label = self._labels.get(match.group(0))
+        return f"[redacted:{label}]" if label else MASK

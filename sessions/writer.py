@@ -1,0 +1,188 @@
+"""Appending records to a session file: each one written whole, then fsynced, then returned."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, cast, get_args
+
+from agent.llm.events import Event
+from agent.llm.messages import Message, Usage
+from sessions.errors import SessionError
+from sessions.files import DEFAULT_HASH_LIMIT, snapshot, tool_path
+from sessions.lock import SessionLock
+from sessions.records import (
+    CheckpointRecord,
+    CompactionRecord,
+    EventRecord,
+    MessageRecord,
+    ModelSwitchRecord,
+    RecordBase,
+    TurnEndRecord,
+    TurnStatus,
+    UsageRecord,
+)
+from sessions.redact import Redactor
+
+TURN_STATUSES: tuple[str, ...] = get_args(TurnStatus)
+
+
+class SessionWriter:
+    """The open end of one session file. Made by `SessionStore.create` or `SessionStore.open`.
+
+    Every ``append_*`` returns only after the record is written whole and fsynced, so a record
+    that was acknowledged survives a crash or power cut. A failed append leaves the file as it
+    was and raises `SessionError`. Secrets are redacted before anything reaches the disk.
+    Holds the session's lock until `close`; usable as a context manager.
+    """
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        path: Path,
+        fd: int,
+        lock: SessionLock,
+        cwd: Path,
+        clock: Callable[[], float],
+        redactor: Redactor,
+        fsync: bool = True,
+        hash_limit: int = DEFAULT_HASH_LIMIT,
+    ) -> None:
+        self.id = session_id
+        self.path = path
+        self._fd: int | None = fd
+        self._lock = lock
+        self._cwd = cwd
+        self._clock = clock
+        self._redactor = redactor
+        self._fsync = fsync
+        self._hash_limit = hash_limit
+        self._size = os.fstat(fd).st_size
+        self._mutex = threading.Lock()
+        self._touched: dict[str, Path] = {}
+        """Tool-call id → file a tracked tool is reading or writing, until its result arrives."""
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called."""
+        return self._fd is None
+
+    def append_message(self, message: Message) -> None:
+        """Save one conversation message; after tool results, also the state of files touched."""
+        self.append_record(MessageRecord(ts=self._clock(), message=message))
+        for use in message.tool_uses:
+            path = tool_path(self._cwd, use.name, use.input)
+            if path is not None:
+                self._touched[use.id] = path
+        for result in message.tool_results:
+            touched = self._touched.pop(result.tool_use_id, None)
+            if touched is not None:
+                self.append_record(snapshot(touched, self._clock(), self._hash_limit))
+
+    def append_event(self, event: Event) -> None:
+        """Save an event; the signature fits `EventBus.subscribe`."""
+        self.append_record(EventRecord(ts=self._clock(), event=event.model_dump(mode="json")))
+
+    def append_compaction(
+        self, messages: list[Message], stats: Mapping[str, Any] | None = None
+    ) -> None:
+        """Save the compacted conversation that replaces the view from here on."""
+        record = CompactionRecord(ts=self._clock(), messages=messages, stats=dict(stats or {}))
+        self.append_record(record)
+
+    def append_model_switch(
+        self, model: str, *, sticky: bool, reason: str = "", chain: list[str] | None = None
+    ) -> None:
+        """Save a change of model (``sticky`` for a fallback that holds for the session)."""
+        record = ModelSwitchRecord(
+            ts=self._clock(), model=model, sticky=sticky, reason=reason, chain=chain
+        )
+        self.append_record(record)
+
+    def append_usage(self, usage: Usage, model: str = "") -> None:
+        """Save the token usage of one response."""
+        self.append_record(UsageRecord(ts=self._clock(), usage=usage, model=model))
+
+    def append_checkpoint(
+        self,
+        path: Path,
+        *,
+        existed_before: bool,
+        content_hash: str | None,
+        turn: int,
+        backup: Path | None = None,
+    ) -> None:
+        """Save what a file looked like before a write (sha256 hex ``content_hash``)."""
+        absolute = path if path.is_absolute() else self._cwd / path
+        record = CheckpointRecord(
+            ts=self._clock(),
+            path=str(absolute),
+            existed_before=existed_before,
+            content_hash=content_hash,
+            turn=turn,
+            backup=str(backup) if backup is not None else None,
+        )
+        self.append_record(record)
+
+    def append_turn_end(self, status: str, error: str | None = None) -> None:
+        """Save how a turn ended: ``done``, ``failed``, ``interrupted`` or ``max_steps``.
+
+        Raises:
+            ValueError: ``status`` is none of those.
+        """
+        if status not in TURN_STATUSES:
+            raise ValueError(f"turn status {status!r} must be one of {', '.join(TURN_STATUSES)}")
+        ending = cast(TurnStatus, str(status))
+        self.append_record(TurnEndRecord(ts=self._clock(), status=ending, error=error))
+
+    def close(self) -> None:
+        """Close the file and release the lock (safe to call twice)."""
+        with self._mutex:
+            if self._fd is not None:
+                fd, self._fd = self._fd, None
+                os.close(fd)
+            self._lock.release()
+
+    def __enter__(self) -> SessionWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def append_record(self, record: RecordBase) -> None:
+        """Save any record (the typed ``append_*`` methods are the usual way)."""
+        line = record.model_dump_json()
+        if self._redactor.contains_secret(line):
+            line = json.dumps(
+                self._redactor.value(json.loads(line)), ensure_ascii=False, separators=(",", ":")
+            )
+        self._write((line + "\n").encode("utf-8"))
+
+    def _write(self, payload: bytes) -> None:
+        with self._mutex:
+            if self._fd is None:
+                raise SessionError(f"session {self.id} is closed; open it again to continue")
+            try:
+                view = memoryview(payload)
+                while view:
+                    view = view[os.write(self._fd, view) :]
+                if self._fsync:
+                    os.fsync(self._fd)
+            except OSError as exc:
+                self._undo_partial_write()
+                raise SessionError(
+                    f"could not save to session file {self.path}: {exc.strerror}. "
+                    "Free disk space or check permissions, then resume the session."
+                ) from exc
+            self._size += len(payload)
+
+    def _undo_partial_write(self) -> None:
+        # A half-written line would glue itself to the next record; cut it off.
+        assert self._fd is not None
+        with contextlib.suppress(OSError):
+            os.ftruncate(self._fd, self._size)
