@@ -1,0 +1,191 @@
+"""Provider adapter for the Anthropic Messages API (streaming, tool use, no SDK retries).
+
+Every failure leaves as `LlmError` (see `classify_anthropic`); cancellation is never wrapped.
+Failure modes of the SDK this handles, beside plain HTTP errors:
+- an in-stream ``event: error`` is an ``APIStatusError`` with ``status_code == 200``;
+- a connection dropped mid-stream raises the transport's own error (``httpx2``), not ``APIError``;
+- a 200 body that is not JSON surfaces as ``JSONDecodeError`` / ``AssertionError`` or as text;
+- a stream that just ends, without ``message_stop`` or a stop reason, raises nothing: it becomes
+  `StopReason.INCOMPLETE`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import anthropic
+import httpx2
+import structlog
+
+from agent.llm.adapter_support import StreamIdleTimeout, idle_guarded, timeout_error
+from agent.llm.anthropic_mapping import (
+    EventAccumulator,
+    response_from_message,
+    to_anthropic_messages,
+    to_anthropic_tools,
+)
+from agent.llm.classify import classify, retry_after
+from agent.llm.errors import ErrorKind, LlmError
+from agent.llm.models import known_limits
+from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler
+
+__all__ = ["AnthropicProvider", "classify_anthropic"]
+
+DEFAULT_MAX_TOKENS = 8_192
+DEFAULT_REQUEST_TIMEOUT = 600.0
+
+log = structlog.get_logger("agent.llm.anthropic")
+
+
+class AnthropicProvider:
+    """`Provider` for Anthropic's Messages API, or any server that speaks it.
+
+    Args:
+        api_key: The API key (never logged).
+        base_url: Server root; None means the SDK default (or ``ANTHROPIC_BASE_URL``).
+        headers: Extra headers sent with every request.
+        provider_name: Name used in errors and responses.
+        stream_idle_timeout: Seconds a stream may stay silent before it counts as timed out.
+        connect_timeout: Seconds to wait for a connection.
+        stream: Stream responses (the default) or ask for one JSON body.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        headers: dict[str, str] | None = None,
+        provider_name: str = "anthropic",
+        stream_idle_timeout: float = 90.0,
+        connect_timeout: float = 10.0,
+        stream: bool = True,
+    ) -> None:
+        self.provider_name = provider_name
+        self._idle = stream_idle_timeout
+        self._connect = connect_timeout
+        self._stream = stream
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            default_headers=headers,
+            max_retries=0,
+            timeout=httpx2.Timeout(DEFAULT_REQUEST_TIMEOUT, connect=connect_timeout),
+        )
+
+    async def chat(
+        self, request: ChatRequest, on_delta: DeltaHandler | None = None
+    ) -> ChatResponse:
+        """Send ``request``; stream deltas to ``on_delta``; raise only `LlmError`."""
+        try:
+            async with asyncio.timeout(request.timeout):
+                if self._stream:
+                    return await self._chat_stream(request, on_delta)
+                return await self._chat_once(request)
+        except LlmError:
+            raise
+        except StreamIdleTimeout as exc:
+            raise timeout_error(str(exc), provider=self.provider_name, model=request.model) from exc
+        except TimeoutError as exc:
+            message = f"no complete answer within {request.timeout:g}s"
+            raise timeout_error(message, provider=self.provider_name, model=request.model) from exc
+        except Exception as exc:
+            error = classify_anthropic(exc, provider=self.provider_name, model=request.model)
+            log.info("llm_error", kind=error.kind.value, status=error.status, error=error.message)
+            raise error from exc
+
+    def _params(self, request: ChatRequest) -> dict[str, Any]:
+        ceiling = known_limits(request.model).max_output_tokens
+        params: dict[str, Any] = {
+            "model": request.model,
+            "messages": to_anthropic_messages(request.messages),
+            "max_tokens": request.max_tokens or min(DEFAULT_MAX_TOKENS, ceiling),
+        }
+        if request.system:
+            params["system"] = request.system
+        if request.tools:
+            params["tools"] = to_anthropic_tools(request.tools)
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        return params
+
+    def _timeout(self, read: float) -> httpx2.Timeout:
+        return httpx2.Timeout(read, connect=self._connect)
+
+    async def _chat_once(self, request: ChatRequest) -> ChatResponse:
+        read = request.timeout or DEFAULT_REQUEST_TIMEOUT
+        raw = await self._client.messages.with_raw_response.create(
+            **self._params(request), timeout=self._timeout(read)
+        )
+        request_id = raw.headers.get("request-id")
+        message = await raw.parse()
+        if not isinstance(message, anthropic.BaseModel):
+            raise _malformed(repr(message)[:200])
+        body = message.model_dump(mode="json")
+        return response_from_message(body, provider=self.provider_name, request_id=request_id)
+
+    async def _chat_stream(
+        self, request: ChatRequest, on_delta: DeltaHandler | None
+    ) -> ChatResponse:
+        stream = await self._client.messages.create(
+            **self._params(request), stream=True, timeout=self._timeout(self._idle)
+        )
+        request_id = stream.response.headers.get("request-id")
+        accumulator = EventAccumulator(on_delta)
+        try:
+            async for event in idle_guarded(stream, self._idle):
+                accumulator.add(event.model_dump(mode="json"))
+        finally:
+            await stream.close()
+        return accumulator.response(provider=self.provider_name, request_id=request_id)
+
+
+class _MalformedResponse(Exception):
+    pass
+
+
+def _malformed(detail: str) -> _MalformedResponse:
+    return _MalformedResponse(f"the server's answer was not a valid Messages response: {detail}")
+
+
+def classify_anthropic(exc: Exception, *, provider: str = "anthropic", model: str = "") -> LlmError:
+    """Translate anything the Anthropic SDK (or its transport) raised into a `LlmError`."""
+    if isinstance(exc, anthropic.APIStatusError):
+        return _from_status_error(exc, provider=provider, model=model)
+    if isinstance(exc, (anthropic.APITimeoutError, httpx2.TimeoutException)):
+        kind, message = ErrorKind.TIMEOUT, "the request timed out"
+    elif isinstance(exc, (anthropic.APIConnectionError, httpx2.TransportError)):
+        kind, message = ErrorKind.CONNECTION, f"connection failed: {_describe(exc)}"
+    elif isinstance(exc, (anthropic.APIResponseValidationError, _MalformedResponse)):
+        kind, message = ErrorKind.SERVER, str(exc)
+    elif isinstance(exc, (json.JSONDecodeError, AssertionError, httpx2.DecodingError)):
+        kind, message = ErrorKind.SERVER, f"the server sent a malformed answer: {_describe(exc)}"
+    else:
+        kind, message = ErrorKind.UNKNOWN, _describe(exc)
+    return LlmError(kind, message, provider=provider, model=model)
+
+
+def _from_status_error(exc: anthropic.APIStatusError, *, provider: str, model: str) -> LlmError:
+    body_error = exc.body.get("error") if isinstance(exc.body, dict) else None
+    body_type = body_error.get("type") if isinstance(body_error, dict) else None
+    message = exc.api_message or (exc.body if isinstance(exc.body, str) else exc.message)
+    server_type = exc.type or body_type
+    status = exc.status_code
+    kind = classify(status=status, server_types=(server_type,), message=str(message))
+    return LlmError(
+        kind or ErrorKind.UNKNOWN,
+        str(message)[:2_000],
+        status=status,
+        provider=provider,
+        model=model,
+        retry_after=retry_after(exc.response.headers, str(message)),
+        request_id=exc.request_id,
+        server_type=server_type,
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or str(exc.__cause__ or "")
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,214 @@
+"""Our messages ↔ the Anthropic Messages wire format, as plain dicts (no SDK import).
+
+Blocks map one to one (``text``, ``tool_use``, ``tool_result``), so conversations round-trip
+losslessly, except that empty text blocks are left out on the way out (the API rejects them).
+Streamed tool input that is not a JSON object is kept as
+``{RAW_ARGUMENTS_KEY: "<the text>"}`` (see `agent.llm.openai_mapping`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.llm.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from agent.llm.openai_mapping import parse_arguments
+from agent.llm.provider import (
+    ChatResponse,
+    DeltaHandler,
+    StopReason,
+    TextDelta,
+    ToolSpec,
+    ToolUseDelta,
+)
+
+__all__ = [
+    "EventAccumulator",
+    "from_anthropic_messages",
+    "response_from_message",
+    "stop_reason",
+    "to_anthropic_messages",
+    "to_anthropic_tools",
+    "usage_from_anthropic",
+]
+
+_STOP: dict[str, StopReason] = {
+    "end_turn": StopReason.END_TURN,
+    "tool_use": StopReason.TOOL_USE,
+    "max_tokens": StopReason.MAX_TOKENS,
+    "stop_sequence": StopReason.STOP_SEQUENCE,
+    "refusal": StopReason.REFUSAL,
+    "model_context_window_exceeded": StopReason.CONTEXT_WINDOW,
+    "pause_turn": StopReason.INCOMPLETE,
+}
+
+
+def stop_reason(reason: str | None) -> StopReason:
+    """Our stop reason for Anthropic's; none at all means incomplete."""
+    if reason is None:
+        return StopReason.INCOMPLETE
+    return _STOP.get(reason, StopReason.END_TURN)
+
+
+def usage_from_anthropic(usage: dict[str, Any] | None) -> Usage:
+    """Our `Usage` from Anthropic's usage dict (cache reads and writes included)."""
+    usage = usage or {}
+    return Usage(
+        input_tokens=int(usage.get("input_tokens") or 0),
+        output_tokens=int(usage.get("output_tokens") or 0),
+        cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+        cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+    )
+
+
+def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    """Tool specs in the Messages API shape."""
+    return [
+        {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
+        for tool in tools
+    ]
+
+
+def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """The conversation as Messages API ``messages``."""
+    return [
+        {"role": message.role, "content": [_block_out(b) for b in message.content if _sendable(b)]}
+        for message in messages
+    ]
+
+
+def _sendable(block: Block) -> bool:
+    return not (isinstance(block, TextBlock) and not block.text)
+
+
+def _block_out(block: Block) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ToolUseBlock):
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    return {
+        "type": "tool_result",
+        "tool_use_id": block.tool_use_id,
+        "content": block.content,
+        "is_error": block.is_error,
+    }
+
+
+def from_anthropic_messages(messages: list[dict[str, Any]]) -> list[Message]:
+    """The inverse of `to_anthropic_messages` (string content becomes one text block)."""
+    return [
+        Message(role=wire["role"], content=from_anthropic_content(wire["content"]))
+        for wire in messages
+    ]
+
+
+def from_anthropic_content(content: str | list[dict[str, Any]]) -> list[Block]:
+    """Our blocks for Anthropic content; block types we do not model (thinking, ...) are skipped."""
+    if isinstance(content, str):
+        return [TextBlock(text=content)]
+    blocks: list[Block] = []
+    for wire in content:
+        kind = wire.get("type")
+        if kind == "text":
+            blocks.append(TextBlock(text=wire.get("text", "")))
+        elif kind == "tool_use":
+            arguments = wire.get("input")
+            arguments = arguments if isinstance(arguments, dict) else {}
+            blocks.append(ToolUseBlock(id=wire["id"], name=wire["name"], input=arguments))
+        elif kind == "tool_result":
+            blocks.append(
+                ToolResultBlock(
+                    tool_use_id=wire["tool_use_id"],
+                    content=_result_text(wire.get("content")),
+                    is_error=bool(wire.get("is_error")),
+                )
+            )
+    return blocks
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if part.get("type") == "text")
+    return str(content or "")
+
+
+def response_from_message(
+    body: dict[str, Any], *, provider: str = "", request_id: str | None = None
+) -> ChatResponse:
+    """Our response for a non-streamed Messages API response dict."""
+    return ChatResponse(
+        message=Message(role="assistant", content=from_anthropic_content(body.get("content", []))),
+        stop_reason=stop_reason(body.get("stop_reason")),
+        usage=usage_from_anthropic(body.get("usage")),
+        model=body.get("model") or "",
+        provider=provider,
+        request_id=request_id,
+    )
+
+
+class EventAccumulator:
+    """Feeds Messages API stream events (as dicts) to a delta handler; builds the response."""
+
+    def __init__(self, on_delta: DeltaHandler | None = None) -> None:
+        self._on_delta = on_delta
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._json: dict[int, list[str]] = {}
+        self._usage: dict[str, Any] = {}
+        self._stop: str | None = None
+        self.model = ""
+        self.finished = False
+
+    def add(self, event: dict[str, Any]) -> None:
+        """Take one stream event into account."""
+        kind = event.get("type")
+        if kind == "message_start":
+            message = event.get("message") or {}
+            self.model = message.get("model") or self.model
+            self._usage.update(message.get("usage") or {})
+        elif kind == "content_block_start":
+            self._start_block(event["index"], event.get("content_block") or {})
+        elif kind == "content_block_delta":
+            self._delta(event["index"], event.get("delta") or {})
+        elif kind == "message_delta":
+            self._stop = (event.get("delta") or {}).get("stop_reason") or self._stop
+            usage = {k: v for k, v in (event.get("usage") or {}).items() if v is not None}
+            self._usage.update(usage)
+        elif kind == "message_stop":
+            self.finished = True
+
+    def _start_block(self, index: int, block: dict[str, Any]) -> None:
+        self._blocks[index] = dict(block)
+        if block.get("type") == "tool_use":
+            self._json[index] = []
+            self._emit(ToolUseDelta(index=index, id=block.get("id"), name=block.get("name")))
+        elif block.get("type") == "text" and block.get("text"):
+            self._emit(TextDelta(text=block["text"]))
+
+    def _delta(self, index: int, delta: dict[str, Any]) -> None:
+        block = self._blocks.setdefault(index, {"type": "text", "text": ""})
+        if delta.get("type") == "text_delta":
+            block["text"] = block.get("text", "") + delta.get("text", "")
+            self._emit(TextDelta(text=delta.get("text", "")))
+        elif delta.get("type") == "input_json_delta":
+            self._json.setdefault(index, []).append(delta.get("partial_json", ""))
+            self._emit(ToolUseDelta(index=index, partial_json=delta.get("partial_json", "")))
+
+    def _emit(self, delta: TextDelta | ToolUseDelta) -> None:
+        if self._on_delta is not None:
+            self._on_delta(delta)
+
+    def response(self, *, provider: str = "", request_id: str | None = None) -> ChatResponse:
+        """The response so far; without a stop reason it is `StopReason.INCOMPLETE`."""
+        content = []
+        for index, block in sorted(self._blocks.items()):
+            if index in self._json:
+                block = block | {"input": parse_arguments("".join(self._json[index]))}
+            if block.get("type") != "text" or block.get("text"):
+                content.append(block)
+        return ChatResponse(
+            message=Message(role="assistant", content=from_anthropic_content(content)),
+            stop_reason=stop_reason(self._stop),
+            usage=usage_from_anthropic(self._usage),
+            model=self.model,
+            provider=provider,
+            request_id=request_id,
+        )

@@ -1,0 +1,198 @@
+"""Provider adapter for OpenAI Chat Completions and OpenAI-compatible servers.
+
+Serves api.openai.com and any compatible ``base_url`` (Ollama, vLLM, llama.cpp): it tolerates
+missing usage, empty ``choices`` and tool-call arguments in one chunk (see `openai_stream`), and
+if a server rejects ``stream_options`` it asks again without and stops sending it.
+Every failure leaves as `LlmError` (see `classify_openai`); cancellation is never wrapped.
+An in-stream ``data: {"error": ...}`` is a bare ``APIError`` with no status: classified by its
+body's type/code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx2
+import openai
+import structlog
+
+from agent.llm.adapter_support import StreamIdleTimeout, idle_guarded, timeout_error
+from agent.llm.classify import classify, retry_after
+from agent.llm.errors import ErrorKind, LlmError
+from agent.llm.openai_mapping import to_openai_messages, to_openai_tools
+from agent.llm.openai_stream import ChunkAccumulator, response_from_completion
+from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler
+
+__all__ = ["OpenAIProvider", "classify_openai"]
+
+DEFAULT_REQUEST_TIMEOUT = 600.0
+
+log = structlog.get_logger("agent.llm.openai")
+
+
+class OpenAIProvider:
+    """`Provider` for OpenAI's Chat Completions API or a server compatible with it.
+
+    Args:
+        api_key: The API key (never logged); compatible servers often accept any text.
+        base_url: API root including ``/v1``; None means the SDK default (or ``OPENAI_BASE_URL``).
+        headers: Extra headers sent with every request.
+        provider_name: Name used in errors and responses.
+        stream_idle_timeout: Seconds a stream may stay silent before it counts as timed out.
+        connect_timeout: Seconds to wait for a connection.
+        stream: Stream responses (the default) or ask for one JSON body.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        headers: dict[str, str] | None = None,
+        provider_name: str = "openai",
+        stream_idle_timeout: float = 90.0,
+        connect_timeout: float = 10.0,
+        stream: bool = True,
+    ) -> None:
+        self.provider_name = provider_name
+        self._idle = stream_idle_timeout
+        self._connect = connect_timeout
+        self._stream = stream
+        self._include_usage = True
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url,
+            default_headers=headers,
+            max_retries=0,
+            timeout=httpx2.Timeout(DEFAULT_REQUEST_TIMEOUT, connect=connect_timeout),
+        )
+        # The official API wants max_completion_tokens (reasoning models reject max_tokens);
+        # compatible servers know max_tokens.
+        official = "api.openai.com" in str(self._client.base_url)
+        self._max_tokens_field = "max_completion_tokens" if official else "max_tokens"
+
+    async def chat(
+        self, request: ChatRequest, on_delta: DeltaHandler | None = None
+    ) -> ChatResponse:
+        """Send ``request``; stream deltas to ``on_delta``; raise only `LlmError`."""
+        try:
+            async with asyncio.timeout(request.timeout):
+                if self._stream:
+                    return await self._chat_stream(request, on_delta)
+                return await self._chat_once(request)
+        except LlmError:
+            raise
+        except StreamIdleTimeout as exc:
+            raise timeout_error(str(exc), provider=self.provider_name, model=request.model) from exc
+        except TimeoutError as exc:
+            message = f"no complete answer within {request.timeout:g}s"
+            raise timeout_error(message, provider=self.provider_name, model=request.model) from exc
+        except Exception as exc:
+            error = classify_openai(exc, provider=self.provider_name, model=request.model)
+            log.info("llm_error", kind=error.kind.value, status=error.status, error=error.message)
+            raise error from exc
+
+    def _params(self, request: ChatRequest) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": request.model,
+            "messages": to_openai_messages(request.system, request.messages),
+        }
+        if request.tools:
+            params["tools"] = to_openai_tools(request.tools)
+        if request.max_tokens is not None:
+            params[self._max_tokens_field] = request.max_tokens
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        return params
+
+    async def _chat_once(self, request: ChatRequest) -> ChatResponse:
+        read = request.timeout or DEFAULT_REQUEST_TIMEOUT
+        raw = await self._client.chat.completions.with_raw_response.create(
+            **self._params(request), timeout=httpx2.Timeout(read, connect=self._connect)
+        )
+        completion = raw.parse()
+        if not isinstance(completion, openai.BaseModel):
+            raise _MalformedResponse(repr(completion)[:200])
+        body = completion.model_dump(mode="json")
+        request_id = raw.headers.get("x-request-id")
+        return response_from_completion(body, provider=self.provider_name, request_id=request_id)
+
+    async def _open_stream(self, request: ChatRequest) -> Any:
+        timeout = httpx2.Timeout(self._idle, connect=self._connect)
+        params = self._params(request) | {"stream": True, "timeout": timeout}
+        if not self._include_usage:
+            return await self._client.chat.completions.create(**params)
+        try:
+            with_usage = params | {"stream_options": {"include_usage": True}}
+            return await self._client.chat.completions.create(**with_usage)
+        except openai.BadRequestError as exc:
+            if "stream_options" not in str(exc):
+                raise
+            log.info("stream_options_rejected", provider=self.provider_name)
+            self._include_usage = False
+            return await self._client.chat.completions.create(**params)
+
+    async def _chat_stream(
+        self, request: ChatRequest, on_delta: DeltaHandler | None
+    ) -> ChatResponse:
+        stream = await self._open_stream(request)
+        request_id = stream.response.headers.get("x-request-id")
+        accumulator = ChunkAccumulator(on_delta)
+        try:
+            async for chunk in idle_guarded(stream, self._idle):
+                accumulator.add(chunk.model_dump(mode="json", exclude_unset=True))
+        finally:
+            await stream.close()
+        return accumulator.response(provider=self.provider_name, request_id=request_id)
+
+
+class _MalformedResponse(Exception):
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"the server's answer was not a valid chat completion: {detail}")
+
+
+def classify_openai(exc: Exception, *, provider: str = "openai", model: str = "") -> LlmError:
+    """Translate anything the OpenAI SDK (or its transport) raised into a `LlmError`."""
+    if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
+        kind, message = ErrorKind.TIMEOUT, "the request timed out"
+    elif isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
+        kind, message = ErrorKind.CONNECTION, f"connection failed: {_describe(exc)}"
+    elif isinstance(exc, openai.APIResponseValidationError | _MalformedResponse):
+        kind, message = ErrorKind.SERVER, str(exc)
+    elif isinstance(exc, openai.APIError):
+        return _from_api_error(exc, provider=provider, model=model)
+    elif isinstance(exc, json.JSONDecodeError | AssertionError | httpx2.DecodingError):
+        kind, message = ErrorKind.SERVER, f"the server sent a malformed answer: {_describe(exc)}"
+    else:
+        kind, message = ErrorKind.UNKNOWN, _describe(exc)
+    return LlmError(kind, message, provider=provider, model=model)
+
+
+def _from_api_error(exc: openai.APIError, *, provider: str, model: str) -> LlmError:
+    status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
+    body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}
+    # A status error's body is {"error": {...}}; an in-stream error's body is the inner dict.
+    nested = body.get("error")
+    inner: dict[str, Any] = nested if isinstance(nested, dict) else body
+    message = inner.get("message") or (exc.body if isinstance(exc.body, str) else exc.message)
+    server_types = (exc.code, exc.type, inner.get("code"), inner.get("type"))
+    kind = classify(status=status, server_types=server_types, message=str(message))
+    headers = exc.response.headers if isinstance(exc, openai.APIStatusError) else {}
+    request_id = exc.request_id if isinstance(exc, openai.APIStatusError) else None
+    return LlmError(
+        kind or ErrorKind.UNKNOWN,
+        str(message)[:2_000],
+        status=status,
+        provider=provider,
+        model=model,
+        retry_after=retry_after(headers, str(message)),
+        request_id=request_id,
+        server_type=next((str(t) for t in server_types if t), None),
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or str(exc.__cause__ or "")
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
