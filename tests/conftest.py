@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.clock import VirtualClock
+from tests.fakes.llm_server import FakeLlmServer
 
 
 @pytest.fixture
@@ -48,3 +49,22 @@ def workspace(tmp_path: Path, decoy_home: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.chdir(ws)
     yield ws
     assert canary.read_text() == "outside the workspace", "a file outside the workspace changed"
+
+
+@pytest.fixture(scope="session")
+def _fake_llm_server() -> Iterator[FakeLlmServer]:
+    with FakeLlmServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_llm(_fake_llm_server: FakeLlmServer) -> Iterator[FakeLlmServer]:
+    """The fake LLM server (both wire formats on 127.0.0.1), with an empty script.
+
+    Script it with ``fake_llm.script(Reply.text("hi"), Fault.status(429), model=...)``; point
+    SDKs at ``fake_llm.anthropic_url`` / ``fake_llm.openai_url`` (or the matching
+    ``ANTHROPIC_BASE_URL`` / ``OPENAI_BASE_URL`` for a subprocess).
+    """
+    _fake_llm_server.reset()
+    yield _fake_llm_server
+    _fake_llm_server.reset()
