@@ -1,0 +1,119 @@
+"""The pure compaction stages: snip old tool results, drop the oldest turns.
+
+Each stage is a function from messages to a new list of messages; the input is never mutated.
+The summarising stage (`compaction.summary`) shares `choose_cut` with them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+
+from agent.llm import Message, ToolResultBlock, ToolUseBlock
+from compaction.conversation import COMPACTION_MARK, cut, cut_points
+
+Estimate = Callable[[Sequence[Message]], int]
+"""Tokens of some messages, e.g. `TokenCounter.estimate`."""
+
+SNIP_MARK = "[snipped"
+DROP_NOTE = (
+    f"{COMPACTION_MARK}: earlier messages were dropped to fit the context window. "
+    "Ask the person if you need something from them.]"
+)
+
+
+class Stage(StrEnum):
+    """The compaction stages, cheapest and least lossy first."""
+
+    SNIP = "snip"
+    SUMMARISE = "summarise"
+    DROP = "drop"
+
+
+def snip_tool_results(messages: Sequence[Message], keep_last: int) -> list[Message]:
+    """Replace the content of old tool results by a marker saying how to get it back.
+
+    The last ``keep_last`` results stay whole, and so do the results in the final message:
+    the model has not read those yet. A result shorter than its marker is left alone.
+    """
+    calls = {c.id: c for m in messages for c in m.tool_uses}
+    earlier = [
+        (i, j)
+        for i, m in enumerate(messages[:-1])
+        for j, block in enumerate(m.content)
+        if isinstance(block, ToolResultBlock)
+    ]
+    # Results in the final message are unread: always kept, and they count towards keep_last.
+    unread = len(messages[-1].tool_results) if messages else 0
+    keep_earlier = max(0, keep_last - unread)
+    old = set(earlier[: len(earlier) - keep_earlier])
+    out: list[Message] = []
+    for i, message in enumerate(messages):
+        blocks = list(message.content)
+        for j, block in enumerate(blocks):
+            if (i, j) in old and isinstance(block, ToolResultBlock):
+                blocks[j] = _snipped(block, calls.get(block.tool_use_id))
+        changed = any(a is not b for a, b in zip(blocks, message.content, strict=True))
+        out.append(Message(role=message.role, content=blocks) if changed else message)
+    return out
+
+
+def _snipped(result: ToolResultBlock, call: ToolUseBlock | None) -> ToolResultBlock:
+    if result.content.startswith(SNIP_MARK):
+        return result
+    if call is None:
+        how = "run the tool again if you need it"
+    else:
+        how = f"call {_describe_call(call)} again if you need it"
+    marker = f"{SNIP_MARK}: {len(result.content):,} characters of old output; {how}]"
+    if len(marker) >= len(result.content):
+        return result
+    return result.model_copy(update={"content": marker})
+
+
+def _describe_call(call: ToolUseBlock, limit: int = 160) -> str:
+    args = ", ".join(f"{key}={json.dumps(value)}" for key, value in call.input.items())
+    text = f"{call.name}({args})"
+    return text if len(text) <= limit else text[: limit - 4] + "…)"
+
+
+def choose_cut(messages: Sequence[Message], tail_budget: int, estimate: Estimate) -> int | None:
+    """The smallest safe cut whose tail fits ``tail_budget`` tokens, else the largest cut.
+
+    Returns None when there is no safe cut at all (a one-message conversation, say).
+    """
+    points = cut_points(messages)
+    if not points:
+        return None
+    tails = _tail_sizes(messages, estimate)
+    return next((k for k in points if tails[k] <= tail_budget), points[-1])
+
+
+def drop_oldest_turns(
+    messages: Sequence[Message], target_tokens: int, estimate: Estimate
+) -> list[Message]:
+    """Drop the oldest messages until the rest fits ``target_tokens`` (or nothing more can go).
+
+    What is left starts with a note saying that messages were dropped, followed by the
+    latest prompt and the turns after the cut, calls and results whole.
+    """
+    points = cut_points(messages)
+    if not points or estimate(messages) <= target_tokens:
+        return list(messages)
+    tails = _tail_sizes(messages, estimate)
+    for k in points:
+        candidate = cut(messages, k, DROP_NOTE)
+        # The first message of a candidate is new; the rest is a tail whose size is known.
+        rest = len(candidate) - 1
+        if estimate(candidate[:1]) + tails[len(messages) - rest] <= target_tokens:
+            return candidate
+    return cut(messages, points[-1], DROP_NOTE)
+
+
+def _tail_sizes(messages: Sequence[Message], estimate: Estimate) -> list[int]:
+    """``sizes[k]`` is the estimate of ``messages[k:]``."""
+    sizes = [0] * (len(messages) + 1)
+    for k in range(len(messages) - 1, -1, -1):
+        sizes[k] = sizes[k + 1] + estimate(messages[k : k + 1])
+    return sizes
