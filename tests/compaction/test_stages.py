@@ -17,7 +17,8 @@ def test_snip_keeps_the_last_k_results_whole() -> None:
     messages.append(Message.assistant("done"))
     out = snip_tool_results(messages, keep_last=2)
     contents = {r.tool_use_id: r.content for r in _results(out)}
-    assert contents["a"].startswith(SNIP_MARK) and contents["b"].startswith(SNIP_MARK)
+    assert contents["a"].startswith(SNIP_MARK)
+    assert contents["b"].startswith(SNIP_MARK)
     assert contents["c"] == messages[4].tool_results[0].content
     assert contents["d"] == messages[6].tool_results[0].content
     assert conversation_problems(out) == []
