@@ -1,0 +1,147 @@
+"""What the recovery layer tells subscribers: one event per retry, switch, escalation, limit."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from agent.llm import ErrorKind, Event
+
+_WHAT_HAPPENED: dict[ErrorKind, str] = {
+    ErrorKind.RATE_LIMIT: "Rate limited by {provider}",
+    ErrorKind.OVERLOADED: "{provider} is overloaded",
+    ErrorKind.SERVER: "{provider} had a server error",
+    ErrorKind.TIMEOUT: "{provider} timed out",
+    ErrorKind.CONNECTION: "Connection to {provider} failed",
+}
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.1f}s" if value < 10 and value != int(value) else f"{value:.0f}s"
+
+
+class RetryScheduled(Event):
+    """A request failed and will be sent again after ``delay`` seconds (at ``retry_at``)."""
+
+    type: Literal["retry_scheduled"] = "retry_scheduled"
+    kind: ErrorKind
+    attempt: int
+    """The number of the coming attempt."""
+    max_attempts: int
+    delay: float
+    retry_at: float
+    """Clock time of the retry, for a live countdown."""
+    model: str
+    provider: str
+    request_id: str | None = None
+    message: str = ""
+
+    def describe(self) -> str:
+        what = _WHAT_HAPPENED.get(self.kind, "{provider} call failed").format(
+            provider=self.provider or self.model
+        )
+        return (
+            f"{what} — retrying in {_seconds(self.delay)} "
+            f"(attempt {self.attempt}/{self.max_attempts})"
+        )
+
+
+class FallbackActivated(Event):
+    """The session switched to another model of the chain; the switch is sticky."""
+
+    type: Literal["fallback_activated"] = "fallback_activated"
+    from_model: str
+    to_model: str
+    reason: str
+
+    def describe(self) -> str:
+        return f"Switched from {self.from_model} to {self.to_model} ({self.reason})"
+
+
+class TokensEscalated(Event):
+    """A response stopped at ``max_tokens``; it is being requested again with a higher limit."""
+
+    type: Literal["tokens_escalated"] = "tokens_escalated"
+    model: str
+    from_tokens: int
+    to_tokens: int
+
+    def describe(self) -> str:
+        return f"Answer cut at {self.from_tokens} tokens — asking again with {self.to_tokens}"
+
+
+class StreamRestarted(Event):
+    """Partially streamed output was discarded because the request is being sent again."""
+
+    type: Literal["stream_restarted"] = "stream_restarted"
+    model: str
+    reason: str
+
+    def describe(self) -> str:
+        return f"Stream from {self.model} interrupted ({self.reason}) — starting over"
+
+
+class BudgetExhausted(Event):
+    """The session's retry budget cannot pay for another retry: no more retries for now."""
+
+    type: Literal["budget_exhausted"] = "budget_exhausted"
+    model: str
+    kind: ErrorKind
+    tokens_left: float
+
+    def describe(self) -> str:
+        return f"Retry budget used up — not retrying {self.model} ({self.kind.value})"
+
+
+class CircuitOpened(Event):
+    """A model failed too often in a row and is skipped until ``retry_at``."""
+
+    type: Literal["circuit_opened"] = "circuit_opened"
+    model: str
+    failures: int
+    cooldown: float
+    retry_at: float
+
+    def describe(self) -> str:
+        return (
+            f"{self.model} failed {self.failures} times in a row — "
+            f"skipping it for {_seconds(self.cooldown)}"
+        )
+
+
+class CircuitClosed(Event):
+    """A model whose breaker was open answered again."""
+
+    type: Literal["circuit_closed"] = "circuit_closed"
+    model: str
+
+    def describe(self) -> str:
+        return f"{self.model} is answering again"
+
+
+class GaveUp(Event):
+    """Recovery could not complete a call; ``message`` says what each model said."""
+
+    type: Literal["gave_up"] = "gave_up"
+    kind: ErrorKind
+    requests: int
+    waited: float
+    message: str
+    retry_after: float | None = None
+
+    def describe(self) -> str:
+        return (
+            f"Gave up after {self.requests} requests and {_seconds(self.waited)} "
+            f"of waiting: {self.message}"
+        )
+
+
+RecoveryEvent = (
+    RetryScheduled
+    | FallbackActivated
+    | TokensEscalated
+    | StreamRestarted
+    | BudgetExhausted
+    | CircuitOpened
+    | CircuitClosed
+    | GaveUp
+)

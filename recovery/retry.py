@@ -1,0 +1,234 @@
+"""The retry loop: one request sent to one model until it answers or the policy moves on.
+
+`RetryLoop` also holds what the session shares between calls: the retry budget, the
+per-model circuit breakers and each model's last error.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from agent.llm import (
+    ChatRequest,
+    ChatResponse,
+    DeltaHandler,
+    ErrorKind,
+    LlmError,
+    Provider,
+    StopReason,
+    StreamDelta,
+    StreamReset,
+)
+from agent.llm.models import ModelLimits, ModelRef
+from recovery.budget import CircuitBreaker, RetryBudget
+from recovery.events import (
+    BudgetExhausted,
+    CircuitClosed,
+    CircuitOpened,
+    RecoveryEvent,
+    RetryScheduled,
+    StreamRestarted,
+)
+from recovery.policy import POLICY, Action, CallState, Decision, decide
+from recovery.report import Failure
+from recovery.settings import RecoverySettings
+
+Emit = Callable[[RecoveryEvent, str | None], None]
+
+
+@dataclass(frozen=True)
+class ModelTarget:
+    """One model of the chain: its reference, the adapter that calls it, and its limits."""
+
+    ref: ModelRef
+    provider: Provider
+    limits: ModelLimits
+
+
+class DeltaCounter:
+    """Passes deltas on and counts them, so a restart knows whether anything was shown."""
+
+    def __init__(self, inner: DeltaHandler) -> None:
+        self.inner = inner
+        self.count = 0
+
+    def __call__(self, delta: StreamDelta) -> None:
+        self.count += 1
+        self.inner(delta)
+
+
+@dataclass
+class CallLog:
+    """Book-keeping of one call's pass along the chain.
+
+    Attributes:
+        failures: Why each model given up on did not answer, in order.
+        waited: Seconds spent waiting between retries.
+        requests: Requests sent.
+        stale_stream: Why partially streamed output must be discarded before the next
+            request, if it must.
+    """
+
+    failures: list[Failure] = field(default_factory=list)
+    waited: float = 0.0
+    requests: int = 0
+    stale_stream: str | None = None
+
+
+class RetryLoop:
+    """Retries one model within a call; keeps the session's budget and breakers.
+
+    Args:
+        settings: The recovery settings.
+        emit: Publishes an event (with the request id to log it under).
+        clock: Monotonic seconds.
+        sleep: Awaited for each backoff.
+        rng: Jitter source.
+    """
+
+    def __init__(
+        self,
+        settings: RecoverySettings,
+        *,
+        emit: Emit,
+        clock: Callable[[], float],
+        sleep: Callable[[float], Awaitable[None]],
+        rng: random.Random,
+    ) -> None:
+        self._settings = settings
+        self._emit = emit
+        self._clock = clock
+        self._sleep = sleep
+        self._rng = rng
+        self.budget = RetryBudget(settings)
+        self.breakers: dict[ModelRef, CircuitBreaker] = {}
+        self.last_error: dict[ModelRef, LlmError] = {}
+        self.requests = 0
+        self.waited = 0.0
+
+    def breaker(self, ref: ModelRef) -> CircuitBreaker:
+        """The circuit breaker of ``ref`` (created closed on first use)."""
+        if ref not in self.breakers:
+            self.breakers[ref] = CircuitBreaker(
+                self._settings.breaker_threshold, self._settings.breaker_cooldown, self._clock
+            )
+        return self.breakers[ref]
+
+    async def run(
+        self,
+        target: ModelTarget,
+        request: ChatRequest,
+        on_delta: DeltaHandler | None,
+        call: CallLog,
+        has_fallback: bool,
+    ) -> ChatResponse | None:
+        """Send ``request`` to ``target`` until it answers (the response) or is given up on (None).
+
+        Raises:
+            LlmError: for kinds the policy never retries nor falls back on.
+        """
+        attempt = overloads = 0
+        while True:
+            attempt += 1
+            self._restart_stream(on_delta, call, target)
+            tracker = DeltaCounter(on_delta) if on_delta is not None else None
+            try:
+                response = await self._send(target, request, tracker, call)
+            except LlmError as error:
+                overloads = overloads + 1 if POLICY[error.kind].overload else 0
+                state = CallState(attempt, call.waited, overloads, request.purpose, has_fallback)
+                decision = self._judge(error, target, state)
+                if tracker is not None and tracker.count:
+                    call.stale_stream = f"{error.kind.value}: {error.message}"
+                if decision.action is Action.RAISE:
+                    raise
+                if decision.action is Action.FALL_BACK:
+                    call.failures.append(
+                        Failure(target.ref, decision.reason, error, decision.retry_after)
+                    )
+                    return None
+                await self._wait(decision, error, target, attempt, call)
+            else:
+                self.budget.refill()
+                if self.breaker(target.ref).record_success():
+                    self._emit(CircuitClosed(model=str(target.ref)), None)
+                return response
+
+    async def _send(
+        self,
+        target: ModelTarget,
+        request: ChatRequest,
+        on_delta: DeltaHandler | None,
+        call: CallLog,
+    ) -> ChatResponse:
+        call.requests += 1
+        self.requests += 1
+        response = await target.provider.chat(request, on_delta)
+        if response.stop_reason is StopReason.INCOMPLETE:
+            raise LlmError(
+                ErrorKind.CONNECTION,
+                "the response ended before it was complete",
+                provider=target.ref.provider,
+                model=target.ref.name,
+                request_id=response.request_id,
+            )
+        return response
+
+    def _judge(self, error: LlmError, target: ModelTarget, state: CallState) -> Decision:
+        """`decide`, plus what the session's breaker and budget have to say."""
+        self.last_error[target.ref] = error
+        breaker = self.breaker(target.ref)
+        if POLICY[error.kind].model_fault and breaker.record_failure():
+            cooldown = self._settings.breaker_cooldown
+            self._emit(
+                CircuitOpened(
+                    model=str(target.ref),
+                    failures=breaker.failures,
+                    cooldown=cooldown,
+                    retry_at=self._clock() + cooldown,
+                ),
+                error.request_id,
+            )
+        decision = decide(error, state, self._settings, self._rng.random())
+        if decision.action is not Action.RETRY:
+            return decision
+        if not breaker.allows():
+            return Decision(Action.FALL_BACK, "failing repeatedly", retry_after=breaker.reopens_in)
+        if not self.budget.try_spend(decision.charge):
+            event = BudgetExhausted(
+                model=str(target.ref), kind=error.kind, tokens_left=self.budget.tokens
+            )
+            self._emit(event, error.request_id)
+            return Decision(Action.FALL_BACK, "retry budget used up")
+        return decision
+
+    async def _wait(
+        self, decision: Decision, error: LlmError, target: ModelTarget, attempt: int, call: CallLog
+    ) -> None:
+        event = RetryScheduled(
+            kind=error.kind,
+            attempt=attempt + 1,
+            max_attempts=self._settings.max_attempts,
+            delay=decision.delay,
+            retry_at=self._clock() + decision.delay,
+            model=str(target.ref),
+            provider=target.ref.provider,
+            request_id=error.request_id,
+            message=error.message,
+        )
+        self._emit(event, error.request_id)
+        call.waited += decision.delay
+        self.waited += decision.delay
+        await self._sleep(decision.delay)
+
+    def _restart_stream(
+        self, on_delta: DeltaHandler | None, call: CallLog, target: ModelTarget
+    ) -> None:
+        if call.stale_stream is None:
+            return
+        if on_delta is not None:
+            on_delta(StreamReset(reason=call.stale_stream))
+        self._emit(StreamRestarted(model=str(target.ref), reason=call.stale_stream), None)
+        call.stale_stream = None
