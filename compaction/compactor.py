@@ -1,0 +1,274 @@
+"""The `Compactor`: runs the stages in order for the loop, and keeps the breaker.
+
+The loop decides *when* (before a request, after an overflow, on ``/compact``); the compactor
+decides *how*. It never mutates the list it is given: the session log keeps the full history,
+the loop swaps in the returned view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from agent.llm import ChatResponse, EventSink, Message, Provider, ToolSpec
+from agent.llm.models import ModelLimits
+from compaction.events import (
+    CompactionApplied,
+    CompactionDisabled,
+    CompactionFailed,
+    CompactionStarted,
+    Reason,
+)
+from compaction.settings import CompactionSettings
+from compaction.stages import Stage, choose_cut, drop_oldest_turns, snip_tool_results
+from compaction.summary import Summariser, SummaryFailed
+from compaction.tokens import ContextBudget, TokenCounter
+
+log = structlog.get_logger("compaction")
+
+STAGES = (Stage.SNIP, Stage.SUMMARISE, Stage.DROP)
+
+# Room for the summary request's own instructions and framing.
+SUMMARY_PROMPT_TOKENS = 1_000
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    """What one compaction run produced.
+
+    Attributes:
+        messages: The new conversation (the input itself when nothing changed).
+        reason: What asked for compaction.
+        applied: Stages that changed the conversation, in order.
+        failed: Stages that failed (the summariser's errors, say).
+        tried: Stages that ran, whether they changed anything or not.
+        tokens_before: Tokens of the conversation before.
+        tokens_after: Tokens of ``messages``.
+    """
+
+    messages: list[Message]
+    reason: Reason
+    applied: tuple[Stage, ...] = ()
+    failed: tuple[Stage, ...] = ()
+    tried: tuple[Stage, ...] = ()
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+    @property
+    def changed(self) -> bool:
+        """Whether any stage changed the conversation."""
+        return bool(self.applied)
+
+
+class Compactor:
+    """Compacts a conversation proactively, reactively or on request.
+
+    Args:
+        provider: Writes summaries; pass the recovering provider.
+        limits: Context window and output ceiling of the current model (settable).
+        settings: The ``compaction:`` configuration.
+        events: Receives `CompactionStarted`, `CompactionApplied`, `CompactionFailed`,
+            `CompactionDisabled`.
+        counter: Token accounting; one is made from ``settings`` if not given.
+    """
+
+    def __init__(
+        self,
+        provider: Provider,
+        limits: ModelLimits,
+        settings: CompactionSettings | None = None,
+        *,
+        events: EventSink | None = None,
+        counter: TokenCounter | None = None,
+    ) -> None:
+        self.provider = provider
+        self.settings = settings or CompactionSettings()
+        self.limits = limits
+        self.events: EventSink = events or (lambda event: None)
+        self.counter = counter or TokenCounter(self.settings.chars_per_token)
+        self.failures = 0
+        self._next_reactive = 0
+
+    @property
+    def budget(self) -> ContextBudget:
+        """Threshold and target, in tokens, for the current limits."""
+        return ContextBudget.of(self.limits, self.settings)
+
+    @property
+    def disabled(self) -> bool:
+        """Whether the breaker has turned proactive compaction off."""
+        return self.failures >= self.settings.breaker_failures
+
+    def observe(self, messages: Sequence[Message], response: ChatResponse) -> None:
+        """Learn from a successful response to a request that carried ``messages``.
+
+        Calibrates token accounting with the response's usage and ends any overflow episode,
+        so the next overflow starts again from the first stage.
+        """
+        self.counter.observe([*messages, response.message], response.usage)
+        self._next_reactive = 0
+
+    def tokens(
+        self, messages: Sequence[Message], *, system: str = "", tools: Sequence[ToolSpec] = ()
+    ) -> int:
+        """Tokens a request with these messages, system prompt and tools would take."""
+        return self.counter.count(messages, system=system, tools=tools)
+
+    def should_compact(
+        self, messages: Sequence[Message], *, system: str = "", tools: Sequence[ToolSpec] = ()
+    ) -> bool:
+        """Whether proactive compaction is on and the conversation is over the threshold."""
+        if not self.settings.proactive or self.disabled:
+            return False
+        return self.tokens(messages, system=system, tools=tools) > self.budget.threshold
+
+    async def before_request(
+        self, messages: Sequence[Message], *, system: str = "", tools: Sequence[ToolSpec] = ()
+    ) -> list[Message]:
+        """The messages to send: compacted when over the threshold, else as they are."""
+        if not self.should_compact(messages, system=system, tools=tools):
+            return list(messages)
+        result = await self.run(messages, STAGES, Reason.PROACTIVE, system=system, tools=tools)
+        if result.failed or result.tokens_after > self.budget.threshold:
+            self.failures += 1
+            if self.disabled:
+                log.warning("compaction_disabled", failures=self.failures)
+                self.events(CompactionDisabled(failures=self.failures))
+        else:
+            self.failures = 0
+        return result.messages
+
+    async def on_overflow(
+        self, messages: Sequence[Message], *, system: str = "", tools: Sequence[ToolSpec] = ()
+    ) -> list[Message] | None:
+        """A smaller conversation to retry with after an overflow, or None when out of stages.
+
+        Each call runs the next stage that changes something (snip, then summarise, then
+        drop); a stage that fails or has nothing to do is passed over.
+        """
+        remaining = STAGES[self._next_reactive :]
+        if remaining:
+            result = await self.run(
+                messages, remaining, Reason.REACTIVE, system=system, tools=tools, one_stage=True
+            )
+            self._next_reactive += len(result.tried)
+            if result.changed:
+                return result.messages
+        self.events(
+            CompactionFailed(stage=None, reason=Reason.REACTIVE, error="nothing left to compact")
+        )
+        return None
+
+    async def compact(
+        self,
+        messages: Sequence[Message],
+        *,
+        focus: str | None = None,
+        system: str = "",
+        tools: Sequence[ToolSpec] = (),
+    ) -> CompactionResult:
+        """Summarise all but the latest exchange, on the person's request (``/compact``).
+
+        A success turns proactive compaction back on if the breaker had turned it off.
+        """
+        result = await self.run(
+            messages, (Stage.SUMMARISE,), Reason.MANUAL, focus=focus, system=system, tools=tools
+        )
+        if result.changed:
+            self.failures = 0
+        elif not result.failed:
+            self.events(
+                CompactionFailed(stage=None, reason=Reason.MANUAL, error="nothing to compact yet")
+            )
+        return result
+
+    async def run(
+        self,
+        messages: Sequence[Message],
+        stages: Sequence[Stage],
+        reason: Reason,
+        *,
+        focus: str | None = None,
+        system: str = "",
+        tools: Sequence[ToolSpec] = (),
+        one_stage: bool = False,
+    ) -> CompactionResult:
+        """Run ``stages`` in order until the conversation is under its target.
+
+        With ``one_stage``, stop after the first stage that changes the conversation.
+
+        Reactive runs aim at half the current size at most: the provider has just said the
+        conversation is too big, whatever the estimate says.
+        """
+        before = self.tokens(messages, system=system, tools=tools)
+        target = self.budget.target
+        if reason is Reason.REACTIVE:
+            target = min(target, before // 2)
+        elif reason is Reason.MANUAL:
+            target = 0
+        self.events(
+            CompactionStarted(reason=reason, tokens_before=before, messages_before=len(messages))
+        )
+        overhead = self.counter.estimate_overhead(system, tools)
+        current, tokens = list(messages), before
+        applied: list[Stage] = []
+        failed: list[Stage] = []
+        tried: list[Stage] = []
+        for stage in stages:
+            if tokens <= target or (one_stage and applied):
+                break
+            tried.append(stage)
+            try:
+                new = await self._stage(stage, current, max(0, target - overhead), focus)
+            except SummaryFailed as error:
+                log.warning("compaction_stage_failed", stage=stage.value, error=str(error))
+                self.events(CompactionFailed(stage=stage, reason=reason, error=str(error)))
+                failed.append(stage)
+                continue
+            if new == current:
+                continue
+            after = self.tokens(new, system=system, tools=tools)
+            self.events(
+                CompactionApplied(
+                    stage=stage,
+                    reason=reason,
+                    tokens_before=tokens,
+                    tokens_after=after,
+                    messages_before=len(current),
+                    messages_after=len(new),
+                )
+            )
+            current, tokens = new, after
+            applied.append(stage)
+        return CompactionResult(
+            messages=current,
+            reason=reason,
+            applied=tuple(applied),
+            failed=tuple(failed),
+            tried=tuple(tried),
+            tokens_before=before,
+            tokens_after=tokens,
+        )
+
+    async def _stage(
+        self, stage: Stage, messages: list[Message], target: int, focus: str | None
+    ) -> list[Message]:
+        estimate = self.counter.estimate
+        if stage is Stage.SNIP:
+            return snip_tool_results(messages, self.settings.keep_last_tool_results)
+        if stage is Stage.DROP:
+            return drop_oldest_turns(messages, target, estimate)
+        summariser = self._summariser()
+        k = choose_cut(messages, max(0, target - summariser.max_summary_tokens), estimate)
+        if k is None:
+            return messages
+        return await summariser.compact(messages, k, focus)
+
+    def _summariser(self) -> Summariser:
+        max_tokens = min(self.settings.max_summary_tokens, self.limits.max_output_tokens)
+        room = self.limits.context_window - max_tokens - SUMMARY_PROMPT_TOKENS
+        # 10% slack: the estimate is rough, and this request must not overflow in turn.
+        chars = int(max(1_000, room) * self.settings.chars_per_token * 0.9)
+        return Summariser(self.provider, max_summary_tokens=max_tokens, max_transcript_chars=chars)
