@@ -8,6 +8,7 @@ key-shaped strings by their form. Plug it into structlog as a processor::
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping, MutableMapping
@@ -38,10 +39,13 @@ class Redactor:
     """
 
     def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
+        self._secrets = dict(secrets or {})
         self._labels: dict[str, str] = {}
         for label, value in (secrets or {}).items():
             if len(value) >= MIN_SECRET_LENGTH:
                 self._labels[value] = label
+                # Also the JSON-escaped form, so a serialised record is checked as it is.
+                self._labels.setdefault(json.dumps(value, ensure_ascii=False)[1:-1], label)
         literal = [re.escape(value) for value in sorted(self._labels, key=len, reverse=True)]
         self._pattern = re.compile("|".join([*literal, *KEY_PATTERNS]))
 
@@ -66,7 +70,7 @@ class Redactor:
 
     def with_secrets(self, secrets: Mapping[str, str]) -> Redactor:
         """A redactor that also hides ``secrets`` (e.g. API keys written in the config file)."""
-        merged = {label: value for value, label in self._labels.items()}
+        merged = dict(self._secrets)
         merged.update(secrets)
         return Redactor(merged)
 
