@@ -1,0 +1,151 @@
+"""Loading damaged files: the longest valid prefix, a clear warning, never a crash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.llm import Message, ToolUseBlock
+from sessions import SessionError, SessionStore, history_problems
+
+
+def _session(store: SessionStore, tmp_path: Path, prompts: int) -> tuple[str, Path]:
+    with store.create(cwd=tmp_path, model_chain=["anthropic:x"]) as writer:
+        for number in range(prompts):
+            writer.append_message(Message.user(f"prompt {number}"))
+            writer.append_message(Message.assistant(f"answer {number}"))
+    return writer.id, writer.path
+
+
+def test_a_torn_last_line_is_dropped_with_a_warning(store: SessionStore, tmp_path: Path) -> None:
+    session_id, path = _session(store, tmp_path, 3)
+    with path.open("ab") as handle:
+        handle.write(b'{"ts":1,"type":"message","message":{"role":"user","con')
+
+    loaded = store.load(session_id)
+
+    assert len(loaded.messages) == 6
+    assert any("incomplete last line" in warning for warning in loaded.warnings)
+
+
+def test_appends_after_a_torn_line_are_not_lost(store: SessionStore, tmp_path: Path) -> None:
+    session_id, path = _session(store, tmp_path, 1)
+    with path.open("ab") as handle:
+        handle.write(b'{"ts":1,"type":"mess')
+
+    _, writer = store.open(session_id)
+    with writer:
+        writer.append_message(Message.user("after the crash"))
+
+    loaded = store.load(session_id)
+    assert loaded.messages[-1] == Message.user("after the crash")
+    assert loaded.warnings == []
+
+
+def test_mid_file_corruption_keeps_the_longest_valid_prefix(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    session_id, path = _session(store, tmp_path, 5)
+    lines = path.read_bytes().split(b"\n")
+    lines[4] = lines[4][:10] + b"\x00garbage\xff" + lines[4][10:]
+    path.write_bytes(b"\n".join(lines))
+
+    loaded = store.load(session_id)
+
+    assert len(loaded.messages) == 3
+    assert loaded.warnings == [
+        "line 5 of the session file is damaged: kept the 3 records before it, "
+        "ignored it and the 6 lines after it"
+    ]
+
+
+def test_opening_a_damaged_file_keeps_a_copy_and_later_appends_load(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    session_id, path = _session(store, tmp_path, 3)
+    original = path.read_bytes()
+    lines = original.split(b"\n")
+    lines[2] = b"{not json"
+    path.write_bytes(b"\n".join(lines))
+
+    loaded, writer = store.open(session_id)
+    with writer:
+        writer.append_message(Message.user("continue"))
+
+    assert any("copied to" in warning for warning in loaded.warnings)
+    copies = list(path.parent.glob(f"{session_id}.jsonl.damaged-*"))
+    assert len(copies) == 1
+    assert copies[0].read_bytes() == b"\n".join(lines)
+    reloaded = store.load(session_id)
+    assert reloaded.messages == [Message.user("prompt 0"), Message.user("continue")]
+    assert reloaded.warnings == []
+
+
+def test_records_of_unknown_type_are_skipped(store: SessionStore, tmp_path: Path) -> None:
+    session_id, path = _session(store, tmp_path, 1)
+    with path.open("ab") as handle:
+        handle.write(json.dumps({"ts": 5, "type": "hologram", "x": 1}).encode() + b"\n")
+        handle.write(json.dumps({"ts": 6, "type": "turn_end", "status": "done"}).encode() + b"\n")
+
+    loaded = store.load(session_id)
+
+    assert [t.status for t in loaded.turn_ends] == ["done"]
+    assert loaded.warnings == ["skipped line 4: unknown record type 'hologram'"]
+
+
+def test_a_file_from_a_newer_version_is_refused_clearly(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    session_id, path = _session(store, tmp_path, 1)
+    header, rest = path.read_bytes().split(b"\n", 1)
+    newer = json.loads(header) | {"format": 99}
+    path.write_bytes(json.dumps(newer).encode() + b"\n" + rest)
+    with pytest.raises(SessionError, match="newer version"):
+        store.load(session_id)
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00\x00\x00", b'{"ts":1,"type":"message"}\n'])
+def test_a_file_without_a_header_is_an_error_not_a_crash(
+    store: SessionStore, tmp_path: Path, content: bytes
+) -> None:
+    session_id, path = _session(store, tmp_path, 1)
+    path.write_bytes(content)
+    with pytest.raises(SessionError):
+        store.load(session_id)
+    assert store.list() == []
+
+
+def test_a_dangling_tool_call_is_answered_and_saved_on_open(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    call = ToolUseBlock(id="t9", name="run_command", input={"command": "make"})
+    with store.create(cwd=tmp_path, model_chain=["anthropic:x"]) as writer:
+        writer.append_message(Message.user("build it"))
+        writer.append_message(Message(role="assistant", content=[call]))
+
+    loaded, session = store.open(writer.id)
+    session.close()
+
+    assert loaded.ends_with_user_message
+    result = loaded.view[-1].tool_results[0]
+    assert result.is_error
+    assert result.tool_use_id == "t9"
+    assert "interrupted; its effect is unknown — verify before repeating it" in result.content
+    assert history_problems(loaded.view) == []
+    reloaded = store.load(writer.id)
+    assert reloaded.messages == loaded.view
+    assert reloaded.repairs == []
+
+
+def test_a_session_ending_on_a_prompt_is_answered_on_resume(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    with store.create(cwd=tmp_path, model_chain=[]) as writer:
+        writer.append_message(Message.user("first"))
+        writer.append_message(Message.assistant("one"))
+        writer.append_message(Message.user("second"))
+    loaded = store.load(writer.id)
+    assert loaded.ends_with_user_message
+    assert loaded.last_exchange() == [Message.user("second")]

@@ -1,0 +1,126 @@
+"""Repair makes any stored history valid for both providers, without losing real results."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent.llm import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from sessions import history_problems, repair_history
+from sessions.repair import is_synthetic_result
+
+
+def _call(call_id: str) -> ToolUseBlock:
+    return ToolUseBlock(id=call_id, name="edit_file", input={"path": "a.py"})
+
+
+def _result(call_id: str) -> ToolResultBlock:
+    return ToolResultBlock(tool_use_id=call_id, content=f"ok {call_id}")
+
+
+def test_missing_results_go_right_after_the_calls_and_before_other_text() -> None:
+    history = [
+        Message.user("go"),
+        Message(role="assistant", content=[_call("a"), _call("b"), _call("c")]),
+        Message(role="user", content=[TextBlock(text="also this"), _result("b")]),
+    ]
+
+    repaired, notes = repair_history(history)
+
+    blocks = repaired[2].content
+    assert [type(block).__name__ for block in blocks] == [
+        "ToolResultBlock",
+        "ToolResultBlock",
+        "ToolResultBlock",
+        "TextBlock",
+    ]
+    assert [b.tool_use_id for b in repaired[2].tool_results] == ["a", "b", "c"]
+    assert repaired[2].tool_results[1] == _result("b")
+    assert [is_synthetic_result(b) for b in repaired[2].tool_results] == [True, False, True]
+    assert len(notes) == 2
+    assert history_problems(repaired) == []
+
+
+def test_consecutive_assistant_messages_merge_and_their_calls_get_results() -> None:
+    history = [
+        Message.user("go"),
+        Message(role="assistant", content=[_call("a")]),
+        Message.assistant("I will carry on"),
+    ]
+    repaired, _ = repair_history(history)
+    assert [m.role for m in repaired] == ["user", "assistant", "user"]
+    assert repaired[1].content == [_call("a"), TextBlock(text="I will carry on")]
+    assert is_synthetic_result(repaired[2].content[0])
+    assert history_problems(repaired) == []
+
+
+def test_orphan_results_and_duplicates_are_dropped() -> None:
+    history = [
+        Message.user("go"),
+        Message(role="assistant", content=[_call("a")]),
+        Message(role="user", content=[_result("a"), _result("a"), _result("zz")]),
+        Message(role="user", content=[_result("a")]),
+    ]
+    repaired, notes = repair_history(history)
+    assert repaired[2] == Message(role="user", content=[_result("a")])
+    assert len(repaired) == 3
+    assert len(notes) == 3
+
+
+def test_a_valid_history_is_left_alone() -> None:
+    history = [
+        Message.user("go"),
+        Message(role="assistant", content=[TextBlock(text="let me"), _call("a")]),
+        Message(role="user", content=[_result("a")]),
+        Message.assistant("done"),
+    ]
+    assert repair_history(history) == (history, [])
+
+
+def test_history_starting_with_the_assistant_gets_a_user_placeholder() -> None:
+    repaired, _ = repair_history([Message.assistant("hello"), Message.user("hi")])
+    assert repaired[0].role == "user"
+    assert history_problems(repaired) == []
+
+
+_ids = st.sampled_from(["a", "b", "c", "d"])
+_user_block = st.one_of(
+    st.builds(TextBlock, text=st.sampled_from(["hi", "more"])),
+    st.builds(ToolResultBlock, tool_use_id=_ids, content=st.just("r")),
+)
+_assistant_block = st.one_of(
+    st.builds(TextBlock, text=st.sampled_from(["ok", "hm"])),
+    st.builds(ToolUseBlock, id=_ids, name=st.just("read_file")),
+)
+_message = st.one_of(
+    st.builds(Message, role=st.just("user"), content=st.lists(_user_block, max_size=4)),
+    st.builds(Message, role=st.just("assistant"), content=st.lists(_assistant_block, max_size=4)),
+)
+
+
+def _unique_call_ids(messages: list[Message]) -> list[Message]:
+    """Real histories never reuse a call id; give each call a fresh one."""
+    seen: set[str] = set()
+    result = []
+    for message in messages:
+        blocks: list[Block] = []
+        for block in message.content:
+            if isinstance(block, ToolUseBlock) and block.id in seen:
+                continue
+            if isinstance(block, ToolUseBlock):
+                seen.add(block.id)
+            blocks.append(block)
+        result.append(Message(role=message.role, content=blocks))
+    return result
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_message, max_size=12))
+def test_any_history_repairs_to_one_both_providers_accept(messages: list[Message]) -> None:
+    history = _unique_call_ids(messages)
+    repaired, _ = repair_history(history)
+    assert history_problems(repaired) == []
+    kept_calls = [use.id for m in history for use in m.tool_uses]
+    assert [use.id for m in repaired for use in m.tool_uses] == kept_calls
+    again, notes = repair_history(repaired)
+    assert (again, notes) == (repaired, [])
