@@ -47,7 +47,7 @@ def snip_tool_results(messages: Sequence[Message], keep_last: int) -> list[Messa
     # Results in the final message are unread: always kept, and they count towards keep_last.
     unread = len(messages[-1].tool_results) if messages else 0
     keep_earlier = max(0, keep_last - unread)
-    old = set(earlier[: len(earlier) - keep_earlier])
+    old = set(earlier[: max(0, len(earlier) - keep_earlier)])
     out: list[Message] = []
     for i, message in enumerate(messages):
         blocks = list(message.content)

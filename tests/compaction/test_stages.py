@@ -86,3 +86,8 @@ def test_drop_keeps_the_latest_prompt_even_when_nothing_fits() -> None:
 def test_drop_is_a_no_op_under_target() -> None:
     messages = [Message.user("a"), Message.assistant("b")]
     assert drop_oldest_turns(messages, target_tokens=10_000, estimate=estimate) == messages
+
+
+def test_keeping_more_than_there_are_snips_nothing() -> None:
+    messages = [Message.user("go"), *step(["a"], result_size=900), Message.assistant("ok")]
+    assert snip_tool_results(messages, keep_last=4) == messages
