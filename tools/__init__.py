@@ -1,1 +1,69 @@
-"""Coding tools the model can call, and the executor that runs them safely."""
+"""Coding tools the model can call, and the executor that runs them safely.
+
+`ToolExecutor` is the entry point: it offers `specs()` to the model and turns each
+`ToolUseBlock` into a `ToolResultBlock`, guarded by the safety policy and the approval mode,
+with checkpoints for `/undo`.
+"""
+
+from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolKind, ToolOutput
+from tools.builtin import builtin_tools
+from tools.checkpoints import Checkpoint, RestoreFailure, UndoReport
+from tools.events import (
+    CheckpointRecorded,
+    RolledBack,
+    ToolFailed,
+    ToolRefused,
+    ToolRepeatedFailure,
+    ToolRetried,
+    ToolTimedOut,
+    UndoApplied,
+)
+from tools.executor import ToolExecutor
+from tools.hooks import (
+    ApprovalMode,
+    ApprovalRequest,
+    Approver,
+    BeforeToolHook,
+    Refusal,
+    SafetyPolicy,
+    ToolInvocation,
+    needs_approval,
+)
+from tools.policy import PolicyDecision, check_command
+from tools.settings import ToolSettings
+from tools.workspace import PathOutsideWorkspace, resolve_in_workspace
+
+__all__ = [
+    "ApprovalMode",
+    "ApprovalRequest",
+    "Approver",
+    "BeforeToolHook",
+    "Checkpoint",
+    "CheckpointRecorded",
+    "ErrorCategory",
+    "PathOutsideWorkspace",
+    "PolicyDecision",
+    "Refusal",
+    "RestoreFailure",
+    "RolledBack",
+    "SafetyPolicy",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolExecutor",
+    "ToolFailed",
+    "ToolInvocation",
+    "ToolKind",
+    "ToolOutput",
+    "ToolRefused",
+    "ToolRepeatedFailure",
+    "ToolRetried",
+    "ToolSettings",
+    "ToolTimedOut",
+    "UndoApplied",
+    "UndoReport",
+    "builtin_tools",
+    "check_command",
+    "needs_approval",
+    "resolve_in_workspace",
+]

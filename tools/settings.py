@@ -2,10 +2,68 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ToolSettings(BaseModel):
     """Limits and safety settings of the coding tools."""
 
     model_config = ConfigDict(extra="forbid")
+
+    max_output_chars: int = Field(
+        default=30_000,
+        ge=1_000,
+        description="Tool output longer than this is trimmed to its head and tail with a marker.",
+    )
+    command_timeout: float = Field(
+        default=120.0,
+        gt=0,
+        description="Default seconds a run_command may take before its process group is killed.",
+    )
+    max_command_timeout: float = Field(
+        default=600.0,
+        gt=0,
+        description="Upper bound for the timeout a model may ask for in one run_command call.",
+    )
+    file_tool_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        description="Seconds a file tool (read, write, edit, list, search) may take.",
+    )
+    max_retries: int = Field(
+        default=2,
+        ge=0,
+        le=5,
+        description="Retries of an idempotent tool after a transient failure.",
+    )
+    retry_backoff: float = Field(
+        default=0.5,
+        ge=0,
+        description="Seconds before the first retry; doubled for each further retry.",
+    )
+    read_max_lines: int = Field(
+        default=2_000,
+        gt=0,
+        description="Lines read_file returns when the model does not ask for a limit.",
+    )
+    max_list_entries: int = Field(
+        default=1_000,
+        gt=0,
+        description="Paths list_files returns at most.",
+    )
+    max_search_matches: int = Field(
+        default=500,
+        gt=0,
+        description="Matching lines search returns at most.",
+    )
+    repeated_failure_warn: int = Field(
+        default=3,
+        ge=2,
+        description="After this many identical failing calls in a turn, the model is told to "
+        "change approach.",
+    )
+    repeated_failure_limit: int = Field(
+        default=5,
+        ge=2,
+        description="After this many identical failing calls in a turn, the loop ends the turn.",
+    )

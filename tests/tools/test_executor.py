@@ -1,0 +1,275 @@
+"""The executor: validation, categories, retries, timeouts, approval, hooks, trimming."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from pydantic import BaseModel
+
+from tests.tools.conftest import Harness, MakeHarness, RecordingApprover, call
+from tools import (
+    ErrorCategory,
+    Refusal,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInvocation,
+    ToolOutput,
+    ToolSettings,
+    builtin_tools,
+)
+
+
+class NoInput(BaseModel):
+    pass
+
+
+class Flaky(Tool[NoInput]):
+    """Fails ``failures`` times with ``error``, then succeeds."""
+
+    name = "flaky"
+    description = "test tool"
+    input_model = NoInput
+
+    def __init__(self, failures: int, error: Exception, *, idempotent: bool) -> None:
+        self.failures = failures
+        self.error = error
+        self.calls = 0
+        self.idempotent = idempotent  # type: ignore[misc]
+
+    async def run(self, args: NoInput, ctx: ToolContext) -> ToolOutput:
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise self.error
+        return ToolOutput("fine")
+
+
+class Hanging(Tool[NoInput]):
+    name = "hang"
+    description = "test tool"
+    input_model = NoInput
+    idempotent: ClassVar[bool] = True
+
+    def timeout(self, args: NoInput, settings: ToolSettings) -> float:
+        return 0.05
+
+    async def run(self, args: NoInput, ctx: ToolContext) -> ToolOutput:
+        await asyncio.sleep(60)
+        return ToolOutput("never")
+
+
+def test_specs_carry_json_schema_of_each_input_model(harness: Harness) -> None:
+    specs = {spec.name: spec for spec in harness.executor.specs()}
+    assert list(specs) == [
+        "read_file",
+        "write_file",
+        "edit_file",
+        "list_files",
+        "search",
+        "run_command",
+    ]
+    schema = specs["read_file"].input_schema
+    assert schema["type"] == "object"
+    assert schema["required"] == ["path"]
+    assert set(schema["properties"]) == {"path", "offset", "limit"}
+    assert all(spec.description for spec in specs.values())
+
+
+def test_builtin_tools_declare_idempotence_and_kind() -> None:
+    flags = {tool.name: (tool.idempotent, tool.kind) for tool in builtin_tools()}
+    assert flags == {
+        "read_file": (True, "read"),
+        "write_file": (False, "edit"),
+        "edit_file": (False, "edit"),
+        "list_files": (True, "read"),
+        "search": (True, "read"),
+        "run_command": (False, "command"),
+    }
+
+
+async def test_unknown_tool_lists_the_available_ones(harness: Harness) -> None:
+    result = await harness.run("delete_everything", path="x")
+    assert result.is_error
+    assert "no tool named 'delete_everything'" in result.content
+    assert "read_file" in result.content
+    assert "run_command" in result.content
+
+
+async def test_schema_errors_name_the_field_and_expectation(harness: Harness) -> None:
+    result = await harness.run("read_file", offset="three")
+    assert result.is_error
+    assert "- path: Field required" in result.content
+    assert "- offset: Input should be a valid integer" in result.content
+    assert "'three'" in result.content
+    assert "path (string, required)" in result.content
+
+
+async def test_idempotent_tool_is_retried_on_transient_failure(make_harness: MakeHarness) -> None:
+    tool = Flaky(2, OSError(errno.EBUSY, "Device or resource busy"), idempotent=True)
+    harness = make_harness(tools=[tool])
+    result = await harness.run("flaky")
+    assert result.content == "fine"
+    assert tool.calls == 3
+    assert harness.clock.sleeps == [0.5, 1.0]
+    assert [e.type for e in harness.events] == ["tool_retried", "tool_retried"]
+
+
+async def test_retries_stop_after_the_limit(make_harness: MakeHarness) -> None:
+    tool = Flaky(10, ToolError("busy", category=ErrorCategory.TRANSIENT), idempotent=True)
+    harness = make_harness(tools=[tool])
+    result = await harness.run("flaky")
+    assert result.is_error
+    assert tool.calls == 3
+    assert "tried 3 times" in result.content
+    assert "retrying later may help" in result.content
+
+
+async def test_non_idempotent_tool_is_never_retried(make_harness: MakeHarness) -> None:
+    tool = Flaky(1, ToolError("busy", category=ErrorCategory.TRANSIENT), idempotent=False)
+    harness = make_harness(tools=[tool])
+    result = await harness.run("flaky")
+    assert result.is_error
+    assert tool.calls == 1
+    assert not harness.of_type("tool_retried")
+
+
+async def test_permanent_failure_is_not_retried(make_harness: MakeHarness) -> None:
+    tool = Flaky(1, ToolError("bad", hint="do something else"), idempotent=True)
+    harness = make_harness(tools=[tool])
+    result = await harness.run("flaky")
+    assert tool.calls == 1
+    assert (
+        result.content
+        == "Error: bad\nRetrying the same call will not help.\nTry: do something else."
+    )
+
+
+async def test_unexpected_exception_becomes_a_result(make_harness: MakeHarness) -> None:
+    tool = Flaky(1, ZeroDivisionError("division by zero"), idempotent=False)
+    harness = make_harness(tools=[tool])
+    result = await harness.run("flaky")
+    assert result.is_error
+    assert "unexpected ZeroDivisionError: division by zero" in result.content
+    [failed] = harness.of_type("tool_failed")
+    assert failed.model_dump()["category"] == "permanent"
+
+
+async def test_timeout_is_reported_and_idempotent_tools_retried(make_harness: MakeHarness) -> None:
+    harness = make_harness(tools=[Hanging()], settings=ToolSettings(max_retries=1))
+    result = await harness.run("hang")
+    assert result.is_error
+    assert "timed out after 0.05s" in result.content
+    assert len(harness.of_type("tool_timed_out")) == 2
+
+
+async def test_cancellation_propagates(make_harness: MakeHarness) -> None:
+    harness = make_harness(tools=[Hanging()])
+    task = asyncio.create_task(harness.run("hang"))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_path_outside_workspace_is_refused_by_policy(harness: Harness) -> None:
+    for path in ("../OUTSIDE_CANARY", "/etc/passwd"):
+        result = await harness.run("write_file", path=path, content="x")
+        assert result.is_error
+        assert result.content.startswith("Refused:")
+        assert "outside the workspace" in result.content
+    assert [e.model_dump()["by"] for e in harness.of_type("tool_refused")] == ["policy"] * 2
+
+
+async def test_ask_mode_asks_with_a_diff_and_respects_no(
+    make_harness: MakeHarness, workspace: Path
+) -> None:
+    (workspace / "f.py").write_text("a = 1\n")
+    approver = RecordingApprover(answer=False)
+    harness = make_harness(approval="ask", approver=approver)
+    result = await harness.run("edit_file", path="f.py", old_string="a = 1", new_string="a = 2")
+    assert result.is_error
+    assert "declined" in result.content
+    assert (workspace / "f.py").read_text() == "a = 1\n"
+    [request] = approver.requests
+    assert request.tool == "edit_file"
+    assert request.summary == "edit_file f.py"
+    assert "-a = 1\n+a = 2" in request.details
+    await harness.run("read_file", path="f.py")
+    assert len(approver.requests) == 1  # reads never ask
+
+
+async def test_auto_edit_allows_edits_but_asks_for_commands(make_harness: MakeHarness) -> None:
+    approver = RecordingApprover(answer=True)
+    harness = make_harness(approval="auto-edit", approver=approver)
+    await harness.run("write_file", path="a.txt", content="x")
+    assert approver.requests == []
+    result = await harness.run("run_command", command="echo hi")
+    assert "hi" in result.content
+    assert [r.details for r in approver.requests] == ["echo hi"]
+
+
+async def test_non_interactive_refuses_instead_of_hanging(
+    make_harness: MakeHarness, workspace: Path
+) -> None:
+    harness = make_harness(approval="ask", approver=None)
+    result = await harness.run("write_file", path="a.txt", content="x")
+    assert result.is_error
+    assert "non-interactively" in result.content
+    assert "--yes" in result.content
+    assert not (workspace / "a.txt").exists()
+
+
+async def test_custom_hook_can_refuse_and_a_broken_hook_fails_closed(
+    make_harness: MakeHarness, workspace: Path
+) -> None:
+    async def no_txt(invocation: ToolInvocation) -> Refusal | None:
+        if invocation.tool.paths(invocation.args) == ["b.txt"]:
+            raise RuntimeError("hook bug")
+        if invocation.tool.name == "write_file":
+            return Refusal("no writes today", "write tomorrow")
+        return None
+
+    harness = make_harness(hooks=[no_txt])
+    result = await harness.run("write_file", path="a.txt", content="x")
+    assert result.content == "Refused: no writes today\nInstead: write tomorrow."
+    result = await harness.run("read_file", path="b.txt")
+    assert result.is_error
+    assert "safety check failed" in result.content
+    assert not (workspace / "a.txt").exists()
+
+
+async def test_repeated_identical_failure_warns_then_asks_loop_to_stop(
+    make_harness: MakeHarness,
+) -> None:
+    harness = make_harness(settings=ToolSettings(repeated_failure_warn=2, repeated_failure_limit=3))
+    first = await harness.run("read_file", path="missing.txt")
+    assert "change approach" not in first.content
+    second = await harness.run("read_file", path="missing.txt")
+    assert "failed 2 times" in second.content
+    assert "change approach" in second.content
+    assert harness.executor.repeated_failure_stop is None
+    await harness.run("read_file", path="other.txt")  # different arguments: counted apart
+    assert harness.executor.repeated_failure_stop is None
+    await harness.run("read_file", path="missing.txt")
+    assert "failed 3 times" in (harness.executor.repeated_failure_stop or "")
+    harness.executor.begin_turn()
+    assert harness.executor.repeated_failure_stop is None
+
+
+async def test_executor_level_recovery_from_a_missing_file(
+    harness: Harness, workspace: Path
+) -> None:
+    (workspace / "src").mkdir()
+    (workspace / "src" / "main.py").write_text("print('hi')\n")
+    miss = await harness.executor.execute(call("read_file", path="main.py"))
+    assert miss.is_error
+    assert "list_files" in miss.content
+    listing = await harness.executor.execute(call("list_files", pattern="**/main.py"))
+    assert listing.content == "src/main.py"
+    hit = await harness.executor.execute(call("read_file", path=listing.content))
+    assert not hit.is_error
+    assert "print('hi')" in hit.content

@@ -1,0 +1,104 @@
+"""run_command executes for real, but only in the decoy workspace and HOME fixtures."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.tools.conftest import Harness, MakeHarness
+from tools import ToolSettings
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0); it is dead for our purposes.
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def test_output_and_exit_code(harness: Harness, workspace: Path) -> None:
+    result = await harness.run("run_command", command="echo out; echo err >&2; pwd")
+    assert not result.is_error
+    assert result.content.splitlines() == ["out", "err", str(workspace.resolve()), "[exit code 0]"]
+
+
+async def test_nonzero_exit_is_an_error_with_the_code(harness: Harness) -> None:
+    result = await harness.run("run_command", command="echo failing; exit 3")
+    assert result.is_error
+    assert result.content.endswith("failing\n[exit code 3]")
+    assert harness.of_type("tool_failed")
+
+
+async def test_stdin_is_closed(harness: Harness) -> None:
+    result = await harness.run("run_command", command="cat; echo done")
+    assert result.content.splitlines() == ["done", "[exit code 0]"]
+
+
+async def test_non_utf8_output_is_replaced(harness: Harness) -> None:
+    result = await harness.run("run_command", command="printf 'caf\\351\\n'")
+    assert "caf\ufffd" in result.content
+
+
+async def test_timeout_kills_the_group_including_a_child_that_outlives_it(
+    harness: Harness, workspace: Path
+) -> None:
+    # The child ignores SIGTERM and would sleep far past the timeout.
+    command = "echo started; (trap '' TERM; sleep 300) & echo $! > child.pid; wait"
+    started = time.monotonic()
+    result = await harness.run("run_command", command=command, timeout=1)
+    assert time.monotonic() - started < 30
+    assert result.is_error
+    assert result.content.startswith("started")
+    assert "timed out after 1s" in result.content
+    child = int((workspace / "child.pid").read_text())
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+async def test_background_child_is_killed_when_the_command_ends(
+    harness: Harness, workspace: Path
+) -> None:
+    result = await harness.run("run_command", command="sleep 300 & echo $! > bg.pid; echo ok")
+    assert result.content.splitlines()[0] == "ok"
+    child = int((workspace / "bg.pid").read_text())
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+async def test_flood_of_output_is_trimmed(make_harness: MakeHarness) -> None:
+    harness = make_harness(settings=ToolSettings(max_output_chars=5_000))
+    result = await harness.run("run_command", command="seq 1 200000")
+    assert result.content.startswith("1\n2\n")
+    assert "200000\n[exit code 0]" in result.content
+    assert "cut" in result.content
+    assert len(result.content) < 6_000
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rm -rf ~", "rm  -rf  $HOME/", '"rm" -r -f ~/', "bash -c 'rm -rf \"$HOME\"'", "rm -rf ."],
+)
+async def test_dangerous_command_is_refused_and_nothing_is_deleted(
+    harness: Harness, workspace: Path, decoy_home: Path, command: str
+) -> None:
+    (workspace / "keep.txt").write_text("keep")
+    result = await harness.run("run_command", command=command)
+    assert result.is_error
+    assert result.content.startswith("Refused:")
+    assert "Instead:" in result.content
+    assert (decoy_home / "CANARY").read_text() == "do not delete"
+    assert (workspace / "keep.txt").exists()
+    assert harness.of_type("tool_refused")

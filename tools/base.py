@@ -1,0 +1,115 @@
+"""What a tool is: a pydantic input model, a description for the model, and an async `run`.
+
+Tools raise `ToolError` for failures they understand (with a category and a hint) and may
+raise anything else for failures they do not; the executor turns both into results.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from tools.settings import ToolSettings
+from tools.workspace import resolve_in_workspace
+
+ToolKind = Literal["read", "edit", "command"]
+"""What approval a tool needs: reads never, edits unless ``auto-edit``, commands unless
+``full-auto``."""
+
+
+class ErrorCategory(StrEnum):
+    """How a failure should be handled."""
+
+    TRANSIENT = "transient"
+    """May succeed if tried again unchanged (busy file, timeout of a read)."""
+    PERMANENT = "permanent"
+    """Will fail again unchanged: the call itself must change."""
+    PARTIAL = "partial"
+    """Part of the work was done; the result says which part."""
+
+
+class ToolError(Exception):
+    """A failure a tool understands: what happened, its category and what to try instead."""
+
+    def __init__(
+        self, message: str, *, category: ErrorCategory = ErrorCategory.PERMANENT, hint: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.category = category
+        self.hint = hint
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a tool produced. ``partial`` marks work that only partly succeeded."""
+
+    content: str
+    is_error: bool = False
+    partial: bool = False
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use: the workspace, the settings and the checkpoint hook.
+
+    ``record_checkpoint`` must be called with a path before the tool changes that file, so
+    the change can be undone (and rolled back if the call fails part way).
+    """
+
+    workspace: Path
+    settings: ToolSettings
+    record_checkpoint: Callable[[Path], None]
+    notes: list[str] = field(default_factory=list)
+
+    def resolve(self, raw: str) -> Path:
+        """``raw`` resolved inside the workspace; raises `PathOutsideWorkspace` otherwise."""
+        return resolve_in_workspace(self.workspace, raw)
+
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+
+class Tool(ABC, Generic[InputT]):
+    """A tool the model can call.
+
+    Subclasses set ``name``, ``description`` (written for the model), ``input_model``,
+    ``idempotent`` (safe to retry after a transient failure) and ``kind`` (what approval it
+    needs), and implement `run`.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    input_model: ClassVar[type[BaseModel]]
+    idempotent: ClassVar[bool] = False
+    kind: ClassVar[ToolKind] = "read"
+
+    def timeout(self, args: InputT, settings: ToolSettings) -> float:
+        """Seconds after which the executor abandons the call."""
+        return settings.file_tool_timeout
+
+    def paths(self, args: InputT) -> list[str]:
+        """The workspace paths this call touches (checked by the safety policy)."""
+        return []
+
+    def command(self, args: InputT) -> str | None:
+        """The shell command this call runs, if any (checked by the safety policy)."""
+        return None
+
+    def summary(self, args: InputT) -> str:
+        """One line for the person, e.g. in an approval prompt."""
+        return f"{self.name} {', '.join(self.paths(args))}".strip()
+
+    def details(self, args: InputT, ctx: ToolContext) -> str:
+        """What the person should see before approving (a diff, the command)."""
+        return self.summary(args)
+
+    @abstractmethod
+    async def run(self, args: InputT, ctx: ToolContext) -> ToolOutput:
+        """Do the work; raise `ToolError` for failures with a known category."""

@@ -1,0 +1,15 @@
+"""The built-in coding tools, in the order the model sees them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tools.base import Tool
+from tools.files import EditFile, ReadFile, WriteFile
+from tools.finding import ListFiles, Search
+from tools.shell import RunCommand
+
+
+def builtin_tools() -> list[Tool[Any]]:
+    """Fresh instances of read_file, write_file, edit_file, list_files, search, run_command."""
+    return [ReadFile(), WriteFile(), EditFile(), ListFiles(), Search(), RunCommand()]

@@ -1,0 +1,111 @@
+"""Events the tool layer emits: the session log keeps them, ``/stats`` counts them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from agent.llm.events import Event
+
+
+class ToolFailed(Event):
+    """A tool call ended in an error result."""
+
+    type: Literal["tool_failed"] = "tool_failed"
+    tool: str
+    tool_use_id: str
+    category: str
+    message: str
+
+    def describe(self) -> str:
+        return f"{self.tool} failed: {self.message}"
+
+
+class ToolRetried(Event):
+    """An idempotent tool is tried again after a transient failure."""
+
+    type: Literal["tool_retried"] = "tool_retried"
+    tool: str
+    tool_use_id: str
+    attempt: int
+    delay: float
+    message: str
+
+    def describe(self) -> str:
+        return f"{self.tool}: retrying in {self.delay:g}s ({self.message})"
+
+
+class ToolRefused(Event):
+    """The safety policy, the approval mode or a hook refused a call."""
+
+    type: Literal["tool_refused"] = "tool_refused"
+    tool: str
+    tool_use_id: str
+    reason: str
+    by: Literal["policy", "approval", "hook"]
+
+    def describe(self) -> str:
+        return f"{self.tool} refused: {self.reason}"
+
+
+class ToolTimedOut(Event):
+    """A tool call took longer than its timeout."""
+
+    type: Literal["tool_timed_out"] = "tool_timed_out"
+    tool: str
+    tool_use_id: str
+    timeout: float
+
+    def describe(self) -> str:
+        return f"{self.tool} timed out after {self.timeout:g}s"
+
+
+class ToolRepeatedFailure(Event):
+    """The same call (same tool, same arguments) failed again in this turn."""
+
+    type: Literal["tool_repeated_failure"] = "tool_repeated_failure"
+    tool: str
+    count: int
+    limit_reached: bool
+
+    def describe(self) -> str:
+        return f"{self.tool} failed the same way {self.count} times"
+
+
+class CheckpointRecorded(Event):
+    """A file's prior state was saved before a change."""
+
+    type: Literal["checkpoint_recorded"] = "checkpoint_recorded"
+    path: str
+    existed_before: bool
+    turn: int
+    tool_use_id: str
+
+    def describe(self) -> str:
+        return f"checkpoint of {self.path}"
+
+
+class RolledBack(Event):
+    """A failed call's partial changes were undone."""
+
+    type: Literal["rolled_back"] = "rolled_back"
+    tool: str
+    tool_use_id: str
+    restored: list[str]
+    failed: list[str]
+
+    def describe(self) -> str:
+        extra = f", {len(self.failed)} failed" if self.failed else ""
+        return f"{self.tool}: rolled back {len(self.restored)} file(s){extra}"
+
+
+class UndoApplied(Event):
+    """``/undo`` restored the files of one turn."""
+
+    type: Literal["undo_applied"] = "undo_applied"
+    turn: int
+    restored: list[str]
+    failed: list[str]
+
+    def describe(self) -> str:
+        extra = f", {len(self.failed)} could not be restored" if self.failed else ""
+        return f"undo: restored {len(self.restored)} file(s){extra}"

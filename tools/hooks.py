@@ -1,0 +1,124 @@
+"""``before_tool`` hooks: the safety policy, the approval gate, and the types hooks share."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel
+
+from agent.llm.messages import ToolUseBlock
+from tools.base import Tool, ToolContext, ToolKind
+from tools.policy import check_command
+from tools.workspace import PathOutsideWorkspace, resolve_in_workspace
+
+ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
+"""``ask``: edits and commands need approval; ``auto-edit``: only commands do;
+``full-auto``: nothing does (the safety policy still applies)."""
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What the person is asked to approve."""
+
+    tool: str
+    summary: str
+    """One line, e.g. ``run: pytest -q`` or ``edit_file src/app.py``."""
+    details: str
+    """A diff for file changes, the full command for commands."""
+    kind: ToolKind
+
+
+class Approver(Protocol):
+    """Asks the person; the REPL implements it with a prompt."""
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        """True if the person allows the call."""
+        ...
+
+
+@dataclass(frozen=True)
+class ToolInvocation:
+    """A validated call about to run, as hooks see it."""
+
+    call: ToolUseBlock
+    tool: Tool[Any]
+    args: BaseModel
+    context: ToolContext
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A hook's "no": the reason and what the model could do instead."""
+
+    reason: str
+    hint: str = ""
+    by: Literal["policy", "approval", "hook"] = "hook"
+
+
+BeforeToolHook = Callable[[ToolInvocation], Awaitable[Refusal | None]]
+"""Returns a `Refusal` to stop the call, or None to let it through."""
+
+
+def needs_approval(mode: ApprovalMode, kind: ToolKind) -> bool:
+    """Whether a tool of ``kind`` must be approved by the person under ``mode``."""
+    if kind == "read" or mode == "full-auto":
+        return False
+    return mode == "ask" or kind == "command"
+
+
+class SafetyPolicy:
+    """Refuses paths outside the workspace and catastrophic commands, in every mode."""
+
+    def __init__(self, home: Path | None = None) -> None:
+        self._home = home
+
+    async def __call__(self, invocation: ToolInvocation) -> Refusal | None:
+        tool, args, ctx = invocation.tool, invocation.args, invocation.context
+        for raw in tool.paths(args):
+            try:
+                resolve_in_workspace(ctx.workspace, raw)
+            except PathOutsideWorkspace as exc:
+                return Refusal(str(exc), "use a path relative to the workspace root", by="policy")
+        command = tool.command(args)
+        if command is not None:
+            home = self._home or Path.home()
+            decision = check_command(command, home=home, workspace=ctx.workspace.resolve())
+            if not decision.allowed:
+                return Refusal(f"refused: {decision.reason}", decision.hint, by="policy")
+        return None
+
+
+class ApprovalGate:
+    """Asks the `Approver` when the mode requires it; refuses when nobody can be asked."""
+
+    def __init__(self, mode: ApprovalMode, approver: Approver | None) -> None:
+        self._mode = mode
+        self._approver = approver
+
+    async def __call__(self, invocation: ToolInvocation) -> Refusal | None:
+        tool, args = invocation.tool, invocation.args
+        if not needs_approval(self._mode, tool.kind):
+            return None
+        if self._approver is None:
+            return Refusal(
+                f"{tool.name} needs the person's approval (approval mode {self._mode!r}), "
+                "but the agent is running non-interactively",
+                "do not retry this call; finish what you can without it and tell the person "
+                "to re-run with --yes (or a less strict --approval) to allow it",
+                by="approval",
+            )
+        try:
+            details = tool.details(args, invocation.context)
+        except Exception as exc:  # details are a courtesy; the summary is still shown
+            details = f"(details unavailable: {exc})"
+        request = ApprovalRequest(tool.name, tool.summary(args), details, tool.kind)
+        if await self._approver.approve(request):
+            return None
+        return Refusal(
+            "the person declined this call",
+            "do not repeat it; ask the person what they want instead, or take another approach",
+            by="approval",
+        )

@@ -1,0 +1,135 @@
+"""Which files the tools skip: ``.git`` and whatever ``.gitignore`` files ignore.
+
+A small matcher for the common ``.gitignore`` syntax (``*``, ``?``, ``[...]``, ``**``,
+anchoring with ``/``, directory-only patterns ending in ``/``, negation with ``!``).
+Each directory's ``.gitignore`` applies below that directory, as in git.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ALWAYS_SKIPPED = frozenset({".git", ".hg", ".svn"})
+
+
+def glob_to_regex(pattern: str) -> str:
+    """Translate a glob with ``**`` support into a regex matching a whole POSIX path."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif char == "*":
+            out.append("[^/]*")
+            i += 1
+        elif char == "?":
+            out.append("[^/]")
+            i += 1
+        elif char == "[":
+            end = pattern.find("]", i + 1)
+            if end == -1:
+                out.append(re.escape(char))
+                i += 1
+            else:
+                body = pattern[i + 1 : end].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = end + 1
+        else:
+            out.append(re.escape(char))
+            i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class _Rule:
+    regex: re.Pattern[str]
+    negated: bool
+    dir_only: bool
+
+
+def _parse_rule(line: str) -> _Rule | None:
+    line = line.rstrip("\n").rstrip()
+    if not line or line.startswith("#"):
+        return None
+    negated = line.startswith("!")
+    if negated:
+        line = line[1:]
+    line = line.removeprefix("\\")
+    dir_only = line.endswith("/")
+    line = line.rstrip("/")
+    if not line:
+        return None
+    anchored = "/" in line
+    line = line.lstrip("/")
+    body = glob_to_regex(line)
+    regex = f"^{body}$" if anchored else f"^(?:.*/)?{body}$"
+    return _Rule(re.compile(regex), negated, dir_only)
+
+
+class GitIgnore:
+    """Decides whether a path below ``root`` is ignored, reading ``.gitignore`` files lazily."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root.resolve()
+        self._rules: dict[Path, list[_Rule]] = {}
+
+    def _rules_in(self, directory: Path) -> list[_Rule]:
+        if directory not in self._rules:
+            rules: list[_Rule] = []
+            try:
+                text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            for line in text.splitlines():
+                rule = _parse_rule(line)
+                if rule is not None:
+                    rules.append(rule)
+            self._rules[directory] = rules
+        return self._rules[directory]
+
+    def is_ignored(self, path: Path, is_dir: bool) -> bool:
+        """Whether ``path`` (inside the root) is ignored; the last matching rule wins."""
+        if path.name in ALWAYS_SKIPPED:
+            return True
+        rel = path.relative_to(self._root)
+        ignored = False
+        directory = self._root
+        for depth in range(len(rel.parts)):
+            sub = Path(*rel.parts[depth:]).as_posix()
+            for rule in self._rules_in(directory):
+                if rule.dir_only and not is_dir:
+                    continue
+                if rule.regex.match(sub):
+                    ignored = not rule.negated
+            directory = directory / rel.parts[depth]
+        return ignored
+
+    def walk(self, start: Path) -> Iterator[Path]:
+        """Yield every file below ``start`` that is not ignored, in sorted order.
+
+        Ignored directories are not entered; symlinked directories are not followed and
+        symlinks that point outside the root are skipped.
+        """
+        for current, dirs, files in os.walk(start):
+            base = Path(current)
+            dirs[:] = sorted(d for d in dirs if not self.is_ignored(base / d, is_dir=True))
+            for name in sorted(files):
+                path = base / name
+                if self._escapes(path) or self.is_ignored(path, is_dir=False):
+                    continue
+                yield path
+
+    def _escapes(self, path: Path) -> bool:
+        """Whether ``path`` is a symlink to something outside the root."""
+        return path.is_symlink() and self._root not in path.resolve().parents

@@ -1,0 +1,169 @@
+"""run_command: a shell command in its own process group, with a timeout that kills the group."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.settings import ToolSettings
+from tools.text import decode, trim_middle
+
+_TERM_GRACE = 2.0
+"""Seconds between SIGTERM and SIGKILL of a timed-out process group."""
+_DRAIN = 2.0
+"""Seconds to keep reading after the shell exited, for output still in the pipe."""
+_KEEP_BYTES = 512 * 1024
+"""Bytes of head and of tail kept while reading, so a flood of output cannot exhaust memory."""
+
+
+class RunCommandInput(BaseModel):
+    command: str = Field(description="Shell command, run with `bash -c` in the workspace root.")
+    timeout: float | None = Field(
+        default=None, gt=0, description="Seconds before the command is killed (optional)."
+    )
+
+
+@dataclass
+class _Capture:
+    """Head and tail of a process's output, with a count of what fell in between."""
+
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = _KEEP_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        if len(self.tail) > _KEEP_BYTES:
+            excess = len(self.tail) - _KEEP_BYTES
+            self.dropped += excess
+            del self.tail[:excess]
+
+    def text(self) -> str:
+        middle = f"\n[... {self.dropped:,} bytes of output cut ...]\n" if self.dropped else ""
+        return decode(bytes(self.head)) + middle + decode(bytes(self.tail))
+
+
+def _kill_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _read_all(stream: asyncio.StreamReader, capture: _Capture) -> None:
+    while chunk := await stream.read(65_536):
+        capture.add(chunk)
+
+
+async def _stop_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the whole group, then SIGKILL what is left after a grace period."""
+    _kill_group(proc.pid, signal.SIGTERM)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), _TERM_GRACE)
+    _kill_group(proc.pid, signal.SIGKILL)
+    await proc.wait()
+
+
+class RunCommand(Tool[RunCommandInput]):
+    name = "run_command"
+    description = (
+        "Run a shell command (bash -c) in the workspace root and return its combined "
+        "stdout/stderr and exit code. stdin is closed: do not run interactive programs. "
+        "Background processes are killed when the command ends."
+    )
+    input_model = RunCommandInput
+    kind = "command"
+
+    def timeout(self, args: RunCommandInput, settings: ToolSettings) -> float:
+        # The command enforces its own limit (to return the output so far); this outer
+        # bound only catches a failure to stop the process group.
+        return self._limit(args, settings) + _TERM_GRACE + _DRAIN + 5.0
+
+    def _limit(self, args: RunCommandInput, settings: ToolSettings) -> float:
+        return min(args.timeout or settings.command_timeout, settings.max_command_timeout)
+
+    def command(self, args: RunCommandInput) -> str:
+        return args.command
+
+    def summary(self, args: RunCommandInput) -> str:
+        first = args.command.strip().splitlines()[0] if args.command.strip() else ""
+        return f"run: {first[:120]}"
+
+    def details(self, args: RunCommandInput, ctx: ToolContext) -> str:
+        return args.command
+
+    async def run(self, args: RunCommandInput, ctx: ToolContext) -> ToolOutput:
+        # Our own pipe, not asyncio's: asyncio's wait() also waits for the pipe to close,
+        # which a background child holding stdout would delay until the timeout.
+        read_fd, write_fd = os.pipe()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                args.command,
+                cwd=ctx.workspace,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_fd,
+                stderr=write_fd,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            os.close(read_fd)
+            raise ToolError(f"could not start bash: {exc}") from None
+        finally:
+            os.close(write_fd)
+        limit = self._limit(args, ctx.settings)
+        capture = _Capture()
+        timed_out = False
+        stream, transport = await _open_reader(read_fd)
+        reader = asyncio.create_task(_read_all(stream, capture))
+        try:
+            try:
+                await asyncio.wait_for(proc.wait(), limit)
+            except TimeoutError:
+                timed_out = True
+                await _stop_group(proc)
+            # Leftover background children would hold the pipe open; the call is over.
+            _kill_group(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(reader), _DRAIN)
+        finally:
+            if proc.returncode is None:  # cancelled: never leave the group running
+                _kill_group(proc.pid, signal.SIGKILL)
+            reader.cancel()
+            transport.close()
+        return _command_output(capture, proc.returncode, timed_out, limit, ctx.settings)
+
+
+async def _open_reader(fd: int) -> tuple[asyncio.StreamReader, asyncio.BaseTransport]:
+    loop = asyncio.get_running_loop()
+    stream = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(stream), os.fdopen(fd, "rb", buffering=0)
+    )
+    return stream, transport
+
+
+def _command_output(
+    capture: _Capture, code: int | None, timed_out: bool, limit: float, settings: ToolSettings
+) -> ToolOutput:
+    output = trim_middle(capture.text(), settings.max_output_chars).rstrip("\n")
+    body = output if output else "(no output)"
+    if timed_out:
+        reason = (
+            f"[timed out after {limit:g}s; the command and its child processes were killed. "
+            "Output so far is shown above. Run it in smaller steps, or pass a larger timeout "
+            f"(at most {settings.max_command_timeout:g}s).]"
+        )
+        return ToolOutput(f"{body}\n{reason}", is_error=True)
+    if code is not None and code < 0:
+        return ToolOutput(f"{body}\n[killed by signal {-code}]", is_error=True)
+    return ToolOutput(f"{body}\n[exit code {code}]", is_error=code != 0)

@@ -1,0 +1,55 @@
+"""Text handling shared by the tools: binary detection, lenient decoding, trimming."""
+
+from __future__ import annotations
+
+_SNIFF_BYTES = 8_192
+_MAGIC = {
+    b"\x89PNG": "PNG image",
+    b"\xff\xd8\xff": "JPEG image",
+    b"GIF8": "GIF image",
+    b"%PDF": "PDF document",
+    b"PK\x03\x04": "zip archive",
+    b"\x7fELF": "ELF executable",
+    b"\x1f\x8b": "gzip archive",
+}
+
+
+def is_binary(data: bytes) -> bool:
+    """Whether ``data`` looks like a binary file (a NUL byte or mostly control bytes)."""
+    sample = data[:_SNIFF_BYTES]
+    if b"\x00" in sample:
+        return True
+    if not sample:
+        return False
+    control = sum(1 for byte in sample if byte < 32 and byte not in (9, 10, 12, 13, 27))
+    return control / len(sample) > 0.3
+
+
+def describe_binary(data: bytes, name: str) -> str:
+    """A one-line description of a binary file, in place of its content."""
+    kind = next((label for magic, label in _MAGIC.items() if data.startswith(magic)), "binary data")
+    return f"{name} is a binary file ({kind}, {len(data):,} bytes); its content is not shown."
+
+
+def decode(data: bytes) -> str:
+    """Decode as UTF-8; bytes that are not valid UTF-8 become U+FFFD instead of failing."""
+    return data.decode("utf-8", errors="replace")
+
+
+def trim_middle(text: str, limit: int) -> str:
+    """Keep the head and tail of ``text`` within about ``limit`` characters.
+
+    The cut is marked with how many characters and lines were removed, so the model knows
+    the output is incomplete and how to get the rest.
+    """
+    if len(text) <= limit:
+        return text
+    head_len = limit * 2 // 3
+    tail_len = limit - head_len
+    head, cut, tail = text[:head_len], text[head_len:-tail_len], text[-tail_len:]
+    marker = (
+        f"\n[... {len(cut):,} characters ({cut.count(chr(10)):,} lines) cut from the middle; "
+        "narrow the request (offset/limit, a more specific pattern, or filter the command "
+        "output) to see them ...]\n"
+    )
+    return head + marker + tail

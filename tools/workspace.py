@@ -1,0 +1,46 @@
+"""Confinement of paths to the workspace: no ``..``, absolute paths or symlinks that escape."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+class PathOutsideWorkspace(ValueError):
+    """A path resolves (possibly through a symlink) to somewhere outside the workspace."""
+
+
+def resolve_in_workspace(workspace: Path, raw: str) -> Path:
+    """Resolve ``raw`` against ``workspace`` and make sure it stays inside.
+
+    Relative paths are taken from the workspace root; absolute paths are accepted only if they
+    point inside it. Symlinks are followed (also for paths that do not exist yet: their
+    existing parent is resolved), so a link to ``/etc`` cannot be used to escape.
+
+    Raises:
+        PathOutsideWorkspace: with a message that names the path and the workspace.
+    """
+    root = workspace.resolve()
+    if "\x00" in raw:
+        raise PathOutsideWorkspace(f"path {raw!r} contains a NUL byte")
+    expanded = os.path.expanduser(raw) if raw.startswith("~") else raw
+    candidate = Path(expanded)
+    if not candidate.is_absolute():
+        candidate = root / candidate
+    resolved = candidate.resolve()
+    if resolved != root and root not in resolved.parents:
+        raise PathOutsideWorkspace(
+            f"path {raw!r} is outside the workspace {root}; "
+            "only files inside the workspace can be used (give a path relative to it)"
+        )
+    return resolved
+
+
+def relative_name(workspace: Path, path: Path) -> str:
+    """``path`` relative to the workspace root, for output the model reads."""
+    root = workspace.resolve()
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return str(path)
+    return "." if rel == Path() else rel.as_posix()
