@@ -60,11 +60,20 @@ class Transcript(Protocol):
 class TurnRecovery(Protocol):
     """Turn-level recovery: what to do when a response is truncated or the context overflows."""
 
-    async def before_request(self, messages: list[Message]) -> list[Message]:
+    async def before_request(
+        self, messages: list[Message], *, system: str, tools: Sequence[ToolSpec]
+    ) -> list[Message]:
         """Return the messages to send (compacted if they are over the threshold)."""
         ...
 
-    async def on_overflow(self, messages: list[Message], error: LlmError) -> list[Message] | None:
+    async def on_overflow(
+        self,
+        messages: list[Message],
+        error: LlmError,
+        *,
+        system: str,
+        tools: Sequence[ToolSpec],
+    ) -> list[Message] | None:
         """Return a smaller conversation to retry with, or None when nothing more can be done."""
         ...
 
@@ -238,23 +247,23 @@ class AgentLoop:
         )
 
     async def _request(self) -> ChatResponse:
-        messages = self.messages
+        specs = self.tools.specs()
         if self.recovery is not None:
-            messages = await self.recovery.before_request(messages)
-            self.messages = messages
+            self.messages = await self.recovery.before_request(
+                self.messages, system=self.system, tools=specs
+            )
         while True:
             request = ChatRequest(
-                system=self.system,
-                messages=self.messages,
-                tools=self.tools.specs(),
-                max_tokens=self.max_tokens,
+                system=self.system, messages=self.messages, tools=specs, max_tokens=self.max_tokens
             )
             try:
                 response = await self.provider.chat(request, self.on_delta)
             except LlmError as error:
                 if error.kind is not ErrorKind.CONTEXT_OVERFLOW or self.recovery is None:
                     raise
-                smaller = await self.recovery.on_overflow(self.messages, error)
+                smaller = await self.recovery.on_overflow(
+                    self.messages, error, system=self.system, tools=specs
+                )
                 if smaller is None:
                     raise
                 self.messages = smaller

@@ -93,7 +93,14 @@ class AnthropicProvider:
             raise timeout_error(message, provider=self.provider_name, model=request.model) from exc
         except Exception as exc:
             error = classify_anthropic(exc, provider=self.provider_name, model=request.model)
-            log.info("llm_error", kind=error.kind.value, status=error.status, error=error.message)
+            log.info(
+                "llm_error",
+                kind=error.kind.value,
+                status=error.status,
+                error=error.message,
+                request_id=error.request_id,
+                exc_info=error.kind == ErrorKind.UNKNOWN,
+            )
             raise error from exc
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
@@ -108,7 +115,8 @@ class AnthropicProvider:
         if request.tools:
             params["tools"] = to_anthropic_tools(request.tools)
         if request.temperature is not None:
-            params["temperature"] = request.temperature
+            # Not a named parameter of every SDK version's create(); the API still takes it.
+            params["extra_body"] = {"temperature": request.temperature}
         return params
 
     def _timeout(self, read: float) -> httpx2.Timeout:

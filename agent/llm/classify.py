@@ -63,6 +63,10 @@ _SERVER_TYPES: dict[str, ErrorKind] = {
     "invalid_request_error": ErrorKind.BAD_REQUEST,
 }
 
+_GENERIC_TYPES = frozenset(
+    {"api_error", "server_error", "internal_server_error", "invalid_request_error", "error"}
+)
+
 _STATUS: dict[int, ErrorKind] = {
     400: ErrorKind.BAD_REQUEST,
     401: ErrorKind.AUTH,
@@ -122,25 +126,24 @@ def classify(
 ) -> ErrorKind | None:
     """Classify by server type/code, then status, then message keywords.
 
-    A generic verdict (``bad_request``) is refined to ``context_overflow`` when the message
-    says so, because vendors send overflow as a plain 400 ``invalid_request_error``.
+    A specific type (``insufficient_quota``) beats the status (429); the status beats a generic
+    type (``api_error`` on a 503). A ``bad_request`` verdict becomes ``context_overflow`` when
+    the message says so: vendors send overflow as a plain 400 ``invalid_request_error``.
     Returns None when nothing here decides; the adapter then uses the exception class.
     """
-    kind = next((k for t in server_types if (k := classify_server_type(t)) is not None), None)
-    if kind is None or kind == ErrorKind.BAD_REQUEST:
-        kind = _refine(kind, status) or kind
+    specific = [t for t in server_types if t and t.lower() not in _GENERIC_TYPES]
+    generic = [t for t in server_types if t and t.lower() in _GENERIC_TYPES]
+    kind = next((k for t in specific if (k := classify_server_type(t)) is not None), None)
+    if kind is None:
+        # A generic type (api_error, invalid_request_error) says less than the status does.
+        by_type = next((k for t in generic if (k := classify_server_type(t)) is not None), None)
+        kind = classify_status(status) or by_type
     if kind in (None, ErrorKind.BAD_REQUEST) and is_context_overflow(message):
         return ErrorKind.CONTEXT_OVERFLOW
     if kind is None:
         lowered = message.lower()
         kind = next((k for hint, k in _MESSAGE_HINTS if hint in lowered), None)
     return kind
-
-
-def _refine(kind: ErrorKind | None, status: int | None) -> ErrorKind | None:
-    by_status = classify_status(status)
-    # A type of invalid_request_error on a 404 or 413 still means what the status says.
-    return by_status if by_status is not None else kind
 
 
 def retry_after_from_headers(

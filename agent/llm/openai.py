@@ -91,7 +91,14 @@ class OpenAIProvider:
             raise timeout_error(message, provider=self.provider_name, model=request.model) from exc
         except Exception as exc:
             error = classify_openai(exc, provider=self.provider_name, model=request.model)
-            log.info("llm_error", kind=error.kind.value, status=error.status, error=error.message)
+            log.info(
+                "llm_error",
+                kind=error.kind.value,
+                status=error.status,
+                error=error.message,
+                request_id=error.request_id,
+                exc_info=error.kind == ErrorKind.UNKNOWN,
+            )
             raise error from exc
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:

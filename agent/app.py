@@ -1,0 +1,271 @@
+"""The one wiring point: builds providers, recovery, tools, the session and the loop.
+
+Everything else receives its collaborators as arguments; only this module constructs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from agent.config import Config, ConfigError, agent_home, load_config
+from agent.llm import Event, EventBus, Message, Provider
+from agent.llm.models import ModelLimits, ModelRef
+from agent.loop import AgentLoop, TurnResult, TurnStatus
+from agent.prompt import build_system_prompt
+from agent.turn import TurnRecoveryPolicy
+from agent.ui import ConsoleUI
+from compaction import Compactor
+from recovery import FallbackActivated, ModelTarget, RecoveringProvider
+from sessions import LoadedSession, Redactor, SessionError, SessionStore, SessionWriter
+from tools import Approver, CheckpointRecorded, ToolExecutor
+
+log = structlog.get_logger("agent.app")
+
+
+class SetupError(Exception):
+    """The agent cannot start as configured; the message says what to change (exit 2)."""
+
+
+@dataclass
+class Options:
+    """What the command line asked for."""
+
+    workspace: Path
+    config_file: Path | None = None
+    model: str | None = None
+    fallback_models: list[str] = field(default_factory=list)
+    approval: str | None = None
+    max_steps: int | None = None
+    resume: str | None = None
+    continue_latest: bool = False
+    verbose: bool = False
+
+    def overrides(self) -> dict[str, Any]:
+        """Flags as config keys (flags win over every file and the environment)."""
+        values: dict[str, Any] = {}
+        if self.model:
+            values["model"] = self.model
+        if self.fallback_models:
+            values["fallback_models"] = self.fallback_models
+        if self.approval:
+            values["approval"] = self.approval
+        if self.max_steps:
+            values["max_steps"] = self.max_steps
+        return values
+
+
+def load(options: Options, environ: Mapping[str, str] | None = None) -> Config:
+    """Load the configuration for ``options``, or raise `SetupError`."""
+    try:
+        config, _ = load_config(
+            cwd=options.workspace,
+            explicit=options.config_file,
+            overrides=options.overrides(),
+            environ=environ,
+        )
+    except ConfigError as error:
+        raise SetupError(str(error)) from None
+    return config
+
+
+def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -> Provider:
+    """The adapter for ``ref`` (vendor SDKs are imported here, lazily)."""
+    settings = config.provider(ref.provider)
+    key = settings.resolve_api_key(environ)
+    if settings.type == "local":
+        raise SetupError(f"{ref}: the local provider is not available in this build.")
+    if key is None and settings.base_url is None:
+        raise SetupError(_missing_key_message(ref, settings.api_key_env))
+    common: dict[str, Any] = {
+        "api_key": key or "not-needed",
+        "base_url": settings.base_url,
+        "headers": settings.headers,
+        "provider_name": ref.provider,
+        "stream_idle_timeout": config.stream_idle_timeout,
+    }
+    if settings.type == "anthropic":
+        from agent.llm.anthropic import AnthropicProvider
+
+        return AnthropicProvider(**common)
+    from agent.llm.openai import OpenAIProvider
+
+    return OpenAIProvider(**common)
+
+
+def _missing_key_message(ref: ModelRef, env_var: str | None) -> str:
+    var = env_var or f"{ref.provider.upper()}_API_KEY"
+    return (
+        f"No API key for {ref}. Set {var} in the environment, or set "
+        f"providers.{ref.provider}.api_key_env (or api_key) in ~/.config/agent/config.yaml. "
+        "Use --model to pick another provider."
+    )
+
+
+def build_chain(config: Config, environ: Mapping[str, str]) -> list[ModelTarget]:
+    """One target per model in the chain; models that cannot be set up are skipped."""
+    targets: list[ModelTarget] = []
+    problems: list[str] = []
+    for ref in config.model_chain():
+        try:
+            provider = create_provider(config, ref, environ)
+        except SetupError as error:
+            problems.append(str(error))
+            continue
+        targets.append(ModelTarget(ref=ref, provider=provider, limits=config.limits(ref)))
+    if not targets:
+        raise SetupError(problems[0] if len(problems) == 1 else "\n".join(problems))
+    for problem in problems:
+        log.warning("model_skipped", reason=problem)
+    return targets
+
+
+class Agent:
+    """One running agent: session, model chain, tools and loop, wired together."""
+
+    def __init__(
+        self,
+        config: Config,
+        options: Options,
+        *,
+        ui: ConsoleUI,
+        approver: Approver | None,
+        environ: Mapping[str, str],
+    ) -> None:
+        self.config = config
+        self.workspace = options.workspace
+        self.home = agent_home(environ)
+        self.ui = ui
+        self.events = EventBus()
+        self.recorded: list[Event] = []
+        self.events.subscribe(self.recorded.append)
+        self.events.subscribe(ui.on_event)
+        self.events.subscribe(_log_event)
+        self.store = SessionStore(self.home, redactor=Redactor.from_environ(environ))
+        chain = build_chain(config, environ)
+        self.loaded, self.session = self._open_session(options)
+        self.events.subscribe(self._persist_event)
+        self.provider = RecoveringProvider(chain, settings=config.recovery, events=self.events)
+        if self.loaded is not None:
+            self._restore_model(self.loaded.model_state.current)
+        self.tools = ToolExecutor(
+            workspace=self.workspace,
+            settings=config.tools,
+            approval=config.approval,
+            approver=approver,
+            events=self.events,
+            checkpoint_dir=self.home / "checkpoints" / self.session.id,
+            home=Path(environ.get("HOME", "~")).expanduser(),
+        )
+        self.turn_recovery = TurnRecoveryPolicy(
+            compactor=Compactor(
+                self.provider, self._limits(), config.compaction, events=self.events
+            ),
+            log=self.session,
+            limits=self._limits,
+            events=self.events,
+            max_continuations=config.compaction.max_output_recovery_limit,
+        )
+        self.loop = AgentLoop(
+            provider=self.provider,
+            tools=self.tools,
+            system=build_system_prompt(self.workspace),
+            history=self._resumed_history(),
+            transcript=self.session,
+            events=self.events,
+            on_delta=ui.on_delta,
+            on_tool_result=ui.on_tool_result,
+            recovery=self.turn_recovery,
+            max_steps=config.max_steps,
+            max_tokens=config.max_tokens,
+        )
+
+    def _open_session(self, options: Options) -> tuple[LoadedSession | None, SessionWriter]:
+        target = options.resume
+        if options.continue_latest:
+            target = self.store.latest_for(self.workspace)
+            if target is None:
+                raise SetupError(
+                    f"No session to continue in {self.workspace}. "
+                    "Start one with `agent`, or list them with `agent sessions --all`."
+                )
+        try:
+            if target is None:
+                chain = [str(ref) for ref in self.config.model_chain()]
+                return None, self.store.create(cwd=self.workspace, model_chain=chain)
+            return self.store.open(target)
+        except SessionError as error:
+            raise SetupError(str(error)) from None
+
+    def _restore_model(self, current: str) -> None:
+        try:
+            self.provider.switch_to(ModelRef.parse(current))
+        except ValueError:
+            log.info("resumed_model_not_in_chain", model=current)
+
+    def _resumed_history(self) -> list[Message]:
+        if self.loaded is None:
+            return []
+        history = list(self.loaded.view)
+        note = self.loaded.changed_files_note
+        if note:
+            # Tell the model before it relies on what it read earlier.
+            history.append(Message.user(note))
+            self.session.append_message(history[-1])
+        return history
+
+    def _limits(self) -> ModelLimits:
+        return self.config.limits(self.provider.current)
+
+    def _persist_event(self, event: Event) -> None:
+        if self.session.closed:
+            return
+        self.session.append_event(event)
+        if isinstance(event, FallbackActivated):
+            self.session.append_model_switch(event.to_model, sticky=True, reason=event.reason)
+        elif isinstance(event, CheckpointRecorded):
+            path = self.workspace / event.path
+            self.session.append_checkpoint(
+                path, existed_before=event.existed_before, content_hash=None, turn=event.turn
+            )
+
+    @property
+    def session_id(self) -> str:
+        return self.session.id
+
+    async def run_turn(self, prompt: str | None) -> TurnResult:
+        """Run one turn; the session records how it ended."""
+        result = await self.loop.run_turn(prompt)
+        self.session.append_turn_end(result.status.value, result.error)
+        return result
+
+    async def compact(self, focus: str | None = None) -> None:
+        """``/compact [focus]``: summarise the conversation now."""
+        view = await self.turn_recovery.compact(
+            self.loop.messages, focus=focus, system=self.loop.system, tools=self.tools.specs()
+        )
+        self.loop.replace_history(view)
+
+    def record_crash(self, message: str) -> None:
+        """Record a turn that ended in an unexpected exception."""
+        self.session.append_turn_end(TurnStatus.FAILED.value, message)
+
+    def interrupted(self) -> None:
+        """Record an interrupted turn (the loop has already closed dangling tool calls)."""
+        self.session.append_turn_end(TurnStatus.INTERRUPTED.value, "interrupted")
+
+    def close(self) -> None:
+        """Release the session (its lock); safe to call twice."""
+        if not self.session.closed:
+            self.session.close()
+
+    def resume_hint(self) -> str:
+        return f"Session saved. Resume with: agent --resume {self.session_id}"
+
+
+def _log_event(event: Event) -> None:
+    log.info("event", **event.model_dump(mode="json"))

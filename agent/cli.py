@@ -1,0 +1,141 @@
+"""The ``agent`` command line (Typer).
+
+Exit codes: 0 done, 1 failed after recovery (session saved), 2 usage or configuration error,
+130 interrupted. Heavy modules (the app, vendor SDKs) are imported only when needed so that
+``agent --version`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agent import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class OutputFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+class Approval(StrEnum):
+    ask = "ask"
+    auto_edit = "auto-edit"
+    full_auto = "full-auto"
+
+
+cli = typer.Typer(
+    add_completion=False,
+    help="A terminal coding agent that does not break. Run it in your repository.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"agent {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@cli.callback(invoke_without_command=True)
+def run(
+    ctx: typer.Context,
+    prompt: Annotated[
+        str | None,
+        typer.Option("-p", "--print", help="Run one turn with this prompt, print, and exit."),
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--output-format", help="Output of -p: text or json.")
+    ] = OutputFormat.text,
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="Model as provider:model.")
+    ] = None,
+    fallback_model: Annotated[
+        list[str] | None,
+        typer.Option("--fallback-model", help="Fallback model (repeatable), tried in order."),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Read this config file instead.")
+    ] = None,
+    resume: Annotated[
+        str | None, typer.Option("--resume", "-r", help="Resume the session with this id.")
+    ] = None,
+    continue_: Annotated[
+        bool,
+        typer.Option("--continue", "-c", help="Resume the latest session in this directory."),
+    ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Approve every tool call (same as full-auto).")
+    ] = False,
+    approval: Annotated[
+        Approval | None, typer.Option("--approval", help="ask, auto-edit or full-auto.")
+    ] = None,
+    max_steps: Annotated[
+        int | None, typer.Option("--max-steps", min=1, help="Model calls allowed per turn.")
+    ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr too.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Start the interactive agent, or run one prompt with -p."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if resume is not None and continue_:
+        raise typer.BadParameter("use either --resume or --continue, not both")
+    from agent.app import Options
+
+    options = Options(
+        workspace=Path.cwd(),
+        config_file=config,
+        model=model,
+        fallback_models=list(fallback_model or []),
+        approval=(Approval.full_auto.value if yes else approval.value if approval else None),
+        max_steps=max_steps,
+        resume=resume,
+        continue_latest=continue_,
+        verbose=verbose,
+    )
+    if prompt is not None:
+        from agent.oneshot import run_once
+
+        code = run_once(options, prompt, json_output=output_format is OutputFormat.json)
+    else:
+        if not sys.stdin.isatty():
+            typer.echo("agent: stdin is not a terminal; use -p PROMPT to run non-interactively.")
+            raise typer.Exit(EXIT_USAGE)
+        from agent.repl import run_interactive
+
+        code = run_interactive(options)
+    raise typer.Exit(code)
+
+
+@cli.command("sessions")
+def sessions(
+    all_dirs: Annotated[
+        bool, typer.Option("--all", "-a", help="Show sessions from every directory.")
+    ] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many to show.")] = 20,
+) -> None:
+    """List saved sessions (newest first)."""
+    from agent.sessions_view import list_sessions
+
+    raise typer.Exit(list_sessions(Path.cwd(), all_dirs=all_dirs, limit=limit))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        cli()
+    except KeyboardInterrupt:
+        sys.stderr.write("\nInterrupted.\n")
+        sys.exit(EXIT_INTERRUPTED)

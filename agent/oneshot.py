@@ -1,0 +1,107 @@
+"""``agent -p``: one turn, non-interactive, text or JSON output."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from typing import Any
+
+import structlog
+from rich.console import Console
+
+from agent.app import Agent, Options, SetupError, load
+from agent.config import agent_home
+from agent.logging import configure_logging
+from agent.loop import TurnResult, TurnStatus
+from agent.ui import ConsoleUI
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+log = structlog.get_logger("agent.oneshot")
+
+
+def run_once(options: Options, prompt: str, *, json_output: bool) -> int:
+    """Run one turn with ``prompt``; print the answer (or a JSON object). Returns the exit code."""
+    no_color = bool(os.environ.get("NO_COLOR"))
+    out = Console(file=sys.stdout, no_color=no_color, highlight=False, soft_wrap=True)
+    err = Console(file=sys.stderr, no_color=no_color, highlight=False)
+    environ = dict(os.environ)
+    ui = ConsoleUI(out, err, stream=not json_output)
+    try:
+        config = load(options, environ)
+        configure_logging(agent_home(environ), verbose=options.verbose)
+        agent = Agent(config, options, ui=ui, approver=None, environ=environ)
+    except SetupError as problem:
+        if json_output:
+            print(json.dumps(_payload(None, "error", "", str(problem), [], None)))
+        err.print(f"[red]agent: {problem}[/red]")
+        return EXIT_USAGE
+    if agent.loaded is not None:
+        for warning in agent.loaded.warnings:
+            err.print(f"[yellow]! {warning}[/yellow]")
+    status, result = _run_guarded(agent, prompt)
+    ui.finish()
+    agent.close()
+    error = (
+        result.error if result else ("Interrupted." if status is TurnStatus.INTERRUPTED else None)
+    )
+    if json_output:
+        events = [event.model_dump(mode="json") for event in agent.recorded]
+        usage = agent.loop.usage.model_dump()
+        answer = result.answer if result else ""
+        print(json.dumps(_payload(agent.session_id, status.value, answer, error, events, usage)))
+    elif error:
+        err.print(f"[red]{error}[/red]")
+    if status is not TurnStatus.DONE:
+        err.print(agent.resume_hint())
+    if status is TurnStatus.DONE:
+        return EXIT_OK
+    return EXIT_INTERRUPTED if status is TurnStatus.INTERRUPTED else EXIT_FAILED
+
+
+def _payload(
+    session_id: str | None,
+    status: str,
+    result: str,
+    error: str | None,
+    events: list[dict[str, Any]],
+    usage: dict[str, Any] | None,
+) -> dict[str, Any]:
+    return {
+        "session_id": session_id,
+        "status": status,
+        "result": result,
+        "error": error,
+        "events": events,
+        "usage": usage,
+    }
+
+
+def _run_guarded(agent: Agent, prompt: str) -> tuple[TurnStatus, TurnResult | None]:
+    """Run the turn; SIGINT, SIGTERM and SIGHUP cancel it and leave the session consistent."""
+
+    async def main() -> TurnResult:
+        task = asyncio.current_task()
+        assert task is not None
+        running = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            running.add_signal_handler(sig, task.cancel)
+        resume_pending = agent.loaded is not None and agent.loaded.ends_with_user_message
+        if resume_pending:
+            # The session stopped before the model answered: answer that first.
+            await agent.run_turn(None)
+        return await agent.run_turn(prompt)
+
+    try:
+        result = asyncio.run(main())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        agent.interrupted()
+        return TurnStatus.INTERRUPTED, None
+    except Exception as error:  # the session must stay consistent whatever went wrong
+        log.exception("turn_crashed")
+        message = f"Internal error: {error!r}. Details are in the log."
+        agent.record_crash(message)
+        return TurnStatus.FAILED, TurnResult(status=TurnStatus.FAILED, error=message)
+    return result.status, result

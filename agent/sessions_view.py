@@ -1,0 +1,60 @@
+"""``agent sessions`` and ``/sessions``: a table of saved sessions."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from agent.config import agent_home
+from sessions import SessionStore, SessionSummary
+
+
+def render_sessions(
+    console: Console, summaries: Sequence[SessionSummary], *, cwd: Path, all_dirs: bool = False
+) -> None:
+    """Print one row per session: id, when, directory, first prompt, messages, how it ended."""
+    if not summaries:
+        where = "" if all_dirs else f" in {cwd}"
+        hint = "" if all_dirs else " (use --all to see every directory)"
+        console.print(f"No saved sessions{where}{hint}.")
+        return
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("id", "updated", "directory", "first prompt", "msgs", "ended"):
+        table.add_column(column, no_wrap=column != "first prompt", overflow="ellipsis")
+    for summary in summaries:
+        table.add_row(
+            summary.id,
+            _when(summary.updated),
+            _short_dir(summary.cwd, cwd),
+            summary.first_prompt.replace("\n", " ")[:60],
+            str(summary.message_count),
+            str(summary.ended),
+        )
+    console.print(table)
+    console.print("[dim]Resume with: agent --resume <id> (any unique prefix)[/dim]")
+
+
+def list_sessions(cwd: Path, *, all_dirs: bool, limit: int) -> int:
+    """``agent sessions``; returns the exit code."""
+    console = Console(no_color=bool(os.environ.get("NO_COLOR")), highlight=False)
+    store = SessionStore(agent_home())
+    here = cwd.resolve()
+    summaries = [s for s in store.list() if all_dirs or Path(s.cwd).resolve() == here]
+    render_sessions(console, summaries[:limit], cwd=cwd, all_dirs=all_dirs)
+    return 0
+
+
+def _when(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+
+
+def _short_dir(path: str, cwd: Path) -> str:
+    if Path(path) == cwd:
+        return "."
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path.startswith(home) else path

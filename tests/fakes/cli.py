@@ -1,0 +1,81 @@
+"""Run the real ``agent`` command in a subprocess, pointed at the fake LLM server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from tests.fakes.llm_server import FakeLlmServer
+
+Protocol = Literal["anthropic", "openai"]
+MODELS: dict[Protocol, str] = {"anthropic": "anthropic:claude-test", "openai": "openai:gpt-test"}
+
+
+@dataclass
+class AgentRun:
+    """A finished ``agent`` process."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict[str, Any]:
+        data = json.loads(self.stdout)
+        assert isinstance(data, dict)
+        return data
+
+
+def agent_env(
+    server: FakeLlmServer, home: Path, extra: dict[str, str] | None = None
+) -> dict[str, str]:
+    """An environment for a subprocess: decoy HOME, AGENT_HOME, fake keys and base URLs."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.endswith(("_API_KEY", "_BASE_URL")) and key not in {"AGENT_CONFIG"}
+    }
+    env.update(
+        HOME=str(home),
+        AGENT_HOME=str(home / ".agent"),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        ANTHROPIC_API_KEY="sk-ant-test-key-0123456789",
+        OPENAI_API_KEY="sk-test-key-0123456789",
+        ANTHROPIC_BASE_URL=server.anthropic_url,
+        OPENAI_BASE_URL=server.openai_url,
+        NO_COLOR="1",
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(extra or {})
+    return env
+
+
+def agent_command(*args: str) -> list[str]:
+    """The argv that runs ``agent`` with this interpreter."""
+    return [sys.executable, "-m", "agent", *args]
+
+
+def run_agent(
+    *args: str,
+    server: FakeLlmServer,
+    workspace: Path,
+    home: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+) -> AgentRun:
+    """Run ``agent ARGS`` to completion in ``workspace``."""
+    proc = subprocess.run(
+        agent_command(*args),
+        cwd=workspace,
+        env=agent_env(server, home, env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+    return AgentRun(proc.returncode, proc.stdout, proc.stderr)
