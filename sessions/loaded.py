@@ -10,14 +10,10 @@ from agent.llm.messages import Message, Usage
 from sessions.files import DEFAULT_HASH_LIMIT, FileChange, changed_files, changed_files_note
 from sessions.records import (
     CheckpointRecord,
-    CompactionRecord,
-    EventRecord,
     FileStateRecord,
     Header,
-    MessageRecord,
     ModelSwitchRecord,
     TurnEndRecord,
-    UsageRecord,
 )
 from sessions.repair import repair_history
 from sessions.scan import ScannedFile
@@ -94,24 +90,24 @@ def build_session(
     turn_ends: list[TurnEndRecord] = []
     last_seen: dict[str, FileStateRecord | CheckpointRecord] = {}
     for record in scanned.records:
-        if isinstance(record, MessageRecord):
+        # Dispatch on the tag: isinstance on pydantic models is slow over 100k records.
+        if record.type == "message":
             messages.append(record.message)
             view.append(record.message)
-        elif isinstance(record, CompactionRecord):
-            view = list(record.messages)
-        elif isinstance(record, EventRecord):
+        elif record.type == "event":
             events.append(record.event)
-        elif isinstance(record, ModelSwitchRecord):
-            state = _switch(state, record)
-        elif isinstance(record, UsageRecord):
+        elif record.type == "usage":
             usage_total = usage_total + record.usage
             usage_by_model[record.model] = usage_by_model.get(record.model, Usage()) + record.usage
-        elif isinstance(record, CheckpointRecord):
-            checkpoints.append(record)
+        elif record.type == "file_state" or record.type == "checkpoint":
             last_seen[record.path] = record
-        elif isinstance(record, FileStateRecord):
-            last_seen[record.path] = record
-        elif isinstance(record, TurnEndRecord):
+            if record.type == "checkpoint":
+                checkpoints.append(record)
+        elif record.type == "compaction":
+            view = list(record.messages)
+        elif record.type == "model_switch":
+            state = _switch(state, record)
+        elif record.type == "turn_end":
             turn_ends.append(record)
     repaired, repairs = repair_history(view)
     tail = repaired[-1] if repaired and view and view[-1].tool_uses else None

@@ -20,6 +20,8 @@ def repair_history(messages: list[Message]) -> tuple[list[Message], list[str]]:
     Tool calls without a result get a synthetic ``is_error`` result; results whose call is
     missing are dropped; consecutive messages of one role are merged; empty messages dropped.
     """
+    if _is_valid(messages):
+        return list(messages), []
     notes: list[str] = []
     history = _merge_same_role([message for message in messages if message.content])
     history = _merge_same_role(_drop_orphan_results(history, notes))
@@ -57,6 +59,33 @@ def history_problems(messages: list[Message]) -> list[str]:
             if following is None or following.role != "user":
                 problems.append(f"{where} makes tool calls that are never answered")
     return problems
+
+
+def _is_valid(messages: list[Message]) -> bool:
+    """A quick check of the rules `history_problems` spells out (true for most histories)."""
+    if messages and messages[0].role != "user":
+        return False
+    previous_role = ""
+    open_calls: list[str] = []
+    for message in messages:
+        if not message.content or message.role == previous_role:
+            return False
+        previous_role = message.role
+        tags = [block.type for block in message.content]
+        if message.role == "assistant":
+            if "tool_result" in tags:
+                return False
+            open_calls = [b.id for b in message.content if isinstance(b, ToolUseBlock)]
+            continue
+        results = tags.count("tool_result")
+        if "tool_use" in tags or tags[:results] != ["tool_result"] * results:
+            return False
+        if results or open_calls:
+            answered = [b.tool_use_id for b in message.content if isinstance(b, ToolResultBlock)]
+            if sorted(answered) != sorted(open_calls):
+                return False
+        open_calls = []
+    return not open_calls
 
 
 def _drop_orphan_results(messages: list[Message], notes: list[str]) -> list[Message]:
