@@ -203,15 +203,11 @@ class Compactor:
         conversation is too big, whatever the estimate says.
         """
         before = self.tokens(messages, system=system, tools=tools)
-        target = self.budget.target
-        if reason is Reason.REACTIVE:
-            target = min(target, before // 2)
-        elif reason is Reason.MANUAL:
-            target = 0
+        target = self._target(reason, before)
         self.events(
             CompactionStarted(reason=reason, tokens_before=before, messages_before=len(messages))
         )
-        overhead = self.counter.estimate_overhead(system, tools)
+        room = max(0, target - self.counter.estimate_overhead(system, tools))
         current, tokens = list(messages), before
         applied: list[Stage] = []
         failed: list[Stage] = []
@@ -221,27 +217,17 @@ class Compactor:
                 break
             tried.append(stage)
             try:
-                new = await self._stage(stage, current, max(0, target - overhead), focus)
+                new = await self._stage(stage, current, room, focus)
             except SummaryFailed as error:
                 log.warning("compaction_stage_failed", stage=stage.value, error=str(error))
                 self.events(CompactionFailed(stage=stage, reason=reason, error=str(error)))
                 failed.append(stage)
                 continue
-            if new == current:
-                continue
-            after = self.tokens(new, system=system, tools=tools)
-            self.events(
-                CompactionApplied(
-                    stage=stage,
-                    reason=reason,
-                    tokens_before=tokens,
-                    tokens_after=after,
-                    messages_before=len(current),
-                    messages_after=len(new),
-                )
-            )
-            current, tokens = new, after
-            applied.append(stage)
+            if new != current:
+                after = self.tokens(new, system=system, tools=tools)
+                self.events(_applied(stage, reason, current, new, tokens, after))
+                current, tokens = new, after
+                applied.append(stage)
         return CompactionResult(
             messages=current,
             reason=reason,
@@ -251,6 +237,13 @@ class Compactor:
             tokens_before=before,
             tokens_after=tokens,
         )
+
+    def _target(self, reason: Reason, tokens: int) -> int:
+        if reason is Reason.REACTIVE:
+            return min(self.budget.target, tokens // 2)
+        if reason is Reason.MANUAL:
+            return 0  # summarise all that can be summarised
+        return self.budget.target
 
     async def _stage(
         self, stage: Stage, messages: list[Message], target: int, focus: str | None
@@ -272,3 +265,21 @@ class Compactor:
         # 10% slack: the estimate is rough, and this request must not overflow in turn.
         chars = int(max(1_000, room) * self.settings.chars_per_token * 0.9)
         return Summariser(self.provider, max_summary_tokens=max_tokens, max_transcript_chars=chars)
+
+
+def _applied(
+    stage: Stage,
+    reason: Reason,
+    before: Sequence[Message],
+    after: Sequence[Message],
+    tokens_before: int,
+    tokens_after: int,
+) -> CompactionApplied:
+    return CompactionApplied(
+        stage=stage,
+        reason=reason,
+        tokens_before=tokens_before,
+        tokens_after=tokens_after,
+        messages_before=len(before),
+        messages_after=len(after),
+    )
