@@ -1,0 +1,126 @@
+"""Session store benchmarks: the cost of durable appends and of resuming long sessions.
+
+Run: ``python benchmarks/sessions_bench.py`` (about a minute; writes only to a temp dir).
+
+1. Append: `SessionWriter.append_message` (serialise, redaction check, write, fsync) against a
+   bare loop that writes the same bytes to an O_APPEND file and fsyncs each line.
+2. Resume: `SessionStore.load` (validate every record, rebuild the view, repair, check files)
+   for 1k, 10k and 100k messages against reading the file and ``json.loads`` of every line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from agent.llm import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from sessions import Redactor, SessionStore
+
+REDACTOR = Redactor({"ANTHROPIC_API_KEY": "sk-ant-not-a-real-key-0123456789"})
+
+
+def conversation(count: int) -> list[Message]:
+    """A realistic mix: prompt, a tool call, its (1 KB) result, an answer; repeated."""
+    messages: list[Message] = []
+    for n in range(count):
+        step = n % 4
+        if step == 0:
+            messages.append(Message.user(f"please fix the failing test number {n} in module x"))
+        elif step == 1:
+            call = ToolUseBlock(id=f"toolu_{n}", name="read_file", input={"path": f"src/m{n}.py"})
+            messages.append(Message(role="assistant", content=[TextBlock(text="Reading."), call]))
+        elif step == 2:
+            body = ("def f(x):\n    return x * 2\n" * 40)[:1000]
+            result = ToolResultBlock(tool_use_id=f"toolu_{n - 1}", content=body)
+            messages.append(Message(role="user", content=[result]))
+        else:
+            messages.append(Message.assistant("Fixed: the test expected a doubled value. " * 3))
+    return messages
+
+
+def best_of(repeats: int, run: Callable[[], None]) -> float:
+    """The fastest of ``repeats`` runs, in seconds."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def bench_append(root: Path, count: int, fsync: bool) -> tuple[float, float, int]:
+    """Seconds to append ``count`` messages via the store and via bare writes; bytes written."""
+    store = SessionStore(root / f"append-{fsync}", redactor=REDACTOR, fsync=fsync)
+    messages = conversation(count)
+    writer = store.create(cwd=root, model_chain=["anthropic:x"])
+    header_size = writer.path.stat().st_size
+    start = time.perf_counter()
+    for message in messages:
+        writer.append_message(message)
+    ours = time.perf_counter() - start
+    writer.close()
+    lines = writer.path.read_bytes()[header_size:].splitlines(keepends=True)
+    bare_path = root / f"bare-{fsync}.jsonl"
+    fd = os.open(bare_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    start = time.perf_counter()
+    for line in lines:
+        os.write(fd, line)
+        if fsync:
+            os.fsync(fd)
+    bare = time.perf_counter() - start
+    os.close(fd)
+    return ours, bare, sum(map(len, lines))
+
+
+def bench_resume(root: Path, count: int, repeats: int) -> tuple[float, float, int]:
+    """Seconds to load a ``count``-message session, to json.loads its lines, and its size."""
+    store = SessionStore(root / f"resume-{count}", redactor=REDACTOR, fsync=False)
+    with store.create(cwd=root, model_chain=["anthropic:x"]) as writer:
+        for message in conversation(count):
+            writer.append_message(message)
+    path = writer.path
+
+    def bare() -> None:
+        for line in path.read_bytes().split(b"\n"):
+            if line:
+                json.loads(line)
+
+    def ours() -> None:
+        loaded = store.load(writer.id)
+        assert len(loaded.messages) == count
+
+    return best_of(repeats, ours), best_of(repeats, bare), path.stat().st_size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--appends", type=int, default=2000)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(dir=Path.cwd()) as tmp:
+        root = Path(tmp)
+        print(f"Append {args.appends} messages, one record each")
+        print(f"{'mode':<10}{'store':>12}{'bare':>12}{'store/s':>12}{'ratio':>8}")
+        for fsync in (True, False):
+            ours, bare, size = bench_append(root, args.appends, fsync)
+            label = "fsync" if fsync else "no fsync"
+            rate = args.appends / ours
+            print(f"{label:<10}{ours:>11.3f}s{bare:>11.3f}s{rate:>12,.0f}{ours / bare:>7.2f}x")
+        print(f"(average record: {size / args.appends:.0f} bytes)")
+        print()
+        print("Resume (load) vs json.loads of every line")
+        print(f"{'messages':>9}{'file':>10}{'load':>10}{'json.loads':>12}{'ratio':>8}")
+        for count in args.sizes:
+            repeats = 3 if count <= 10_000 else 1
+            ours, bare, size = bench_resume(root, count, repeats)
+            mb = size / 1e6
+            print(f"{count:>9,}{mb:>8.1f}MB{ours:>9.3f}s{bare:>11.3f}s{ours / bare:>7.2f}x")
+
+
+if __name__ == "__main__":
+    main()
