@@ -27,7 +27,7 @@ __all__ = ["FakeLlmServer", "Fault", "RecordedRequest", "Reply"]
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One request as the server saw it."""
+    """One request as the server saw it (header names lowercased)."""
 
     protocol: Protocol
     path: str
@@ -128,7 +128,8 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("content-length", 0)))
         protocol: Protocol = "anthropic" if self.path.endswith("/messages") else "openai"
         body = json.loads(raw or b"{}")
-        request = RecordedRequest(protocol, self.path, dict(self.headers.items()), body)
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        request = RecordedRequest(protocol, self.path, headers, body)
         fake: FakeLlmServer = self.server.fake  # type: ignore[attr-defined]
         step, release = fake._take(request)
         if step is None:

@@ -124,9 +124,11 @@ def anthropic_events(reply: Reply, model: str) -> list[bytes]:
             event = {"type": "content_block_delta", "index": index, "delta": delta}
             events.append(sse(event, "content_block_delta"))
         events.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
-    delta = {"stop_reason": reply.stop, "stop_sequence": None}
+    stop_delta: dict[str, Any] = {"stop_reason": reply.stop, "stop_sequence": None}
     usage = {"output_tokens": reply.output_tokens}
-    events.append(sse({"type": "message_delta", "delta": delta, "usage": usage}, "message_delta"))
+    events.append(
+        sse({"type": "message_delta", "delta": stop_delta, "usage": usage}, "message_delta")
+    )
     events.append(sse({"type": "message_stop"}, "message_stop"))
     return events
 
