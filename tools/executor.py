@@ -7,8 +7,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,6 +39,7 @@ from tools.hooks import (
     SafetyPolicy,
     ToolInvocation,
 )
+from tools.repeats import RepeatedFailures, change_approach
 from tools.results import (
     Failure,
     classify_exception,
@@ -98,8 +97,9 @@ class ToolExecutor:
         ]
         self._store = CheckpointStore(checkpoint_dir)
         self._turn = 0
-        self._failures: Counter[str] = Counter()
-        self._stop_reason: str | None = None
+        self._repeats = RepeatedFailures(
+            settings.repeated_failure_warn, settings.repeated_failure_limit
+        )
 
     def specs(self) -> list[ToolSpec]:
         """The offered tools as the model sees them (name, description, JSON schema)."""
@@ -123,13 +123,12 @@ class ToolExecutor:
 
         The loop should end the turn with this message.
         """
-        return self._stop_reason
+        return self._repeats.stop_reason
 
     def begin_turn(self) -> None:
         """Start a new turn: later checkpoints form one `/undo` step; failure counts reset."""
         self._turn += 1
-        self._failures.clear()
-        self._stop_reason = None
+        self._repeats.reset()
 
     def undo_last_turn(self) -> UndoReport:
         """Restore the files changed in the latest turn that changed any, last in first out."""
@@ -315,22 +314,12 @@ class ToolExecutor:
         return ToolResultBlock(tool_use_id=call.id, content=content, is_error=True)
 
     def _note_repeat(self, call: ToolUseBlock, content: str) -> str:
-        key = call.name + json.dumps(call.input, sort_keys=True, default=str)
-        self._failures[key] += 1
-        count = self._failures[key]
-        if count < self._settings.repeated_failure_warn:
+        count = self._repeats.count(call)
+        if not self._repeats.should_warn(count):
             return content
-        limit_reached = count >= self._settings.repeated_failure_limit
+        limit_reached = self._repeats.limit_reached(count)
         self._emit(ToolRepeatedFailure(tool=call.name, count=count, limit_reached=limit_reached))
-        if limit_reached:
-            self._stop_reason = (
-                f"{call.name} failed {count} times with the same arguments; the turn was "
-                "stopped. Rephrase the request or fix the problem, then try again."
-            )
-        return (
-            f"{content}\nThis exact call has failed {count} times in this turn. Do not repeat "
-            "it: change approach (different arguments, another tool, or ask the person)."
-        )
+        return f"{content}\n{change_approach(count)}"
 
     def _emit(self, event: Event) -> None:
         if self._events is not None:

@@ -31,13 +31,13 @@ def read_bytes(path: Path, shown: str) -> bytes:
 
 def write_text(path: Path, text: str, ctx: ToolContext) -> None:
     """Record a checkpoint, then write ``text`` (creating parent directories)."""
-    ctx.record_checkpoint(path)
     shown = relative_name(ctx.workspace, path)
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory; give a file path")
+    ctx.record_checkpoint(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    except IsADirectoryError:
-        raise ToolError(f"{shown} is a directory; give a file path") from None
     except OSError as exc:
         raise ToolError(f"cannot write {shown}: {exc.strerror or exc}") from None
 
