@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class ToolSettings(BaseModel):
@@ -67,3 +67,11 @@ class ToolSettings(BaseModel):
         ge=2,
         description="After this many identical failing calls in a turn, the loop ends the turn.",
     )
+
+    @model_validator(mode="after")
+    def _check_order(self) -> ToolSettings:
+        if self.repeated_failure_limit < self.repeated_failure_warn:
+            raise ValueError("repeated_failure_limit must be at least repeated_failure_warn")
+        if self.max_command_timeout < self.command_timeout:
+            raise ValueError("max_command_timeout must be at least command_timeout")
+        return self
