@@ -44,6 +44,9 @@ class UndoReport:
     def ok(self) -> bool:
         return not self.failed
 
+    def __str__(self) -> str:
+        return self.describe()
+
     def describe(self) -> str:
         """A short line for the person."""
         if self.turn is None:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from agent.llm.events import Event, EventSink
 from agent.llm.messages import ToolResultBlock, ToolUseBlock
+from agent.llm.openai_mapping import RAW_ARGUMENTS_KEY
 from agent.llm.provider import ToolSpec
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
 from tools.builtin import builtin_tools
@@ -44,6 +45,7 @@ from tools.results import (
     Failure,
     classify_exception,
     error_text,
+    not_json_text,
     rollback_text,
     validation_text,
 )
@@ -166,6 +168,9 @@ class ToolExecutor:
                 f"call one of the available tools: {names}",
             )
             return self._failed(call, failure)
+        if RAW_ARGUMENTS_KEY in call.input:
+            text = not_json_text(tool.name, call.input[RAW_ARGUMENTS_KEY], tool.input_model)
+            return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
         try:
             args = tool.input_model.model_validate(call.input)
         except ValidationError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,6 +80,19 @@ def validation_text(tool: str, exc: ValidationError, model: type[BaseModel]) -> 
     lines.append(f"Expected arguments: {expected_fields(model)}.")
     lines.append("Fix the arguments and call the tool again.")
     return "\n".join(lines)
+
+
+def not_json_text(tool: str, raw: Any, model: type[BaseModel]) -> str:
+    """The arguments were not a JSON object: say where parsing failed and what is expected."""
+    try:
+        json.loads(str(raw))
+        problem = "a JSON value, but not an object"
+    except ValueError as exc:
+        problem = f"not valid JSON ({exc})"
+    return (
+        f"Error: the arguments for {tool} are {problem}: {_short(raw)}\n"
+        f"Send one JSON object with these fields: {expected_fields(model)}."
+    )
 
 
 def expected_fields(model: type[BaseModel]) -> str:

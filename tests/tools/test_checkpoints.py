@@ -111,9 +111,7 @@ def test_store_on_disk_keeps_content_in_the_given_directory(tmp_path: Path) -> N
     assert list((tmp_path / "checkpoints").iterdir()) == []
 
 
-async def test_writing_over_a_directory_fails_cleanly(
-    harness: Harness, workspace: Path
-) -> None:
+async def test_writing_over_a_directory_fails_cleanly(harness: Harness, workspace: Path) -> None:
     (workspace / "d").mkdir()
     result = await harness.run("write_file", path="d", content="x")
     assert result.is_error

@@ -108,6 +108,13 @@ async def test_schema_errors_name_the_field_and_expectation(harness: Harness) ->
     assert "path (string, required)" in result.content
 
 
+async def test_arguments_that_are_not_json_are_explained(harness: Harness) -> None:
+    result = await harness.run("read_file", __raw_arguments__='{"path": "a.txt"')
+    assert result.is_error
+    assert "arguments for read_file are not valid JSON" in result.content
+    assert "path (string, required)" in result.content
+
+
 async def test_idempotent_tool_is_retried_on_transient_failure(make_harness: MakeHarness) -> None:
     tool = Flaky(2, OSError(errno.EBUSY, "Device or resource busy"), idempotent=True)
     harness = make_harness(tools=[tool])
@@ -182,6 +189,22 @@ async def test_path_outside_workspace_is_refused_by_policy(harness: Harness) -> 
         assert result.content.startswith("Refused:")
         assert "outside the workspace" in result.content
     assert [e.model_dump()["by"] for e in harness.of_type("tool_refused")] == ["policy"] * 2
+
+
+async def test_symlink_escape_is_refused(harness: Harness, workspace: Path) -> None:
+    outside = workspace.parent
+    (workspace / "canary_link").symlink_to(outside / "OUTSIDE_CANARY")
+    (workspace / "up").symlink_to(outside)
+    for tool, arguments in [
+        ("write_file", {"path": "canary_link", "content": "pwned"}),
+        ("edit_file", {"path": "up/OUTSIDE_CANARY", "old_string": "outside", "new_string": "x"}),
+        ("read_file", {"path": "up/OUTSIDE_CANARY"}),
+        ("list_files", {"path": "up"}),
+    ]:
+        result = await harness.run(tool, **arguments)
+        assert result.is_error, tool
+        assert "outside the workspace" in result.content
+    assert (outside / "OUTSIDE_CANARY").read_text() == "outside the workspace"
 
 
 async def test_ask_mode_asks_with_a_diff_and_respects_no(
