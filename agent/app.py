@@ -13,6 +13,7 @@ from typing import Any
 import structlog
 
 from agent.config import Config, ConfigError, agent_home, load_config
+from agent.lazy_provider import LazyProvider
 from agent.llm import Event, EventBus, Message, Provider
 from agent.llm.models import ModelLimits, ModelRef
 from agent.loop import AgentLoop, TurnResult, TurnStatus
@@ -74,7 +75,7 @@ def load(options: Options, environ: Mapping[str, str] | None = None) -> Config:
 
 
 def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -> Provider:
-    """The adapter for ``ref`` (vendor SDKs are imported here, lazily)."""
+    """The adapter for ``ref``; its vendor SDK is imported on the first request."""
     settings = config.provider(ref.provider)
     key = settings.resolve_api_key(environ)
     if settings.type == "local":
@@ -88,13 +89,18 @@ def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -
         "provider_name": ref.provider,
         "stream_idle_timeout": config.stream_idle_timeout,
     }
-    if settings.type == "anthropic":
-        from agent.llm.anthropic import AnthropicProvider
+    kind = settings.type
 
-        return AnthropicProvider(**common)
-    from agent.llm.openai import OpenAIProvider
+    def build() -> Provider:
+        if kind == "anthropic":
+            from agent.llm.anthropic import AnthropicProvider
 
-    return OpenAIProvider(**common)
+            return AnthropicProvider(**common)
+        from agent.llm.openai import OpenAIProvider
+
+        return OpenAIProvider(**common)
+
+    return LazyProvider(build, str(ref))
 
 
 def _missing_key_message(ref: ModelRef, env_var: str | None) -> str:
