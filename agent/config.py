@@ -20,9 +20,9 @@ from agent.llm.models import ModelLimits, ModelRef, known_limits
 from compaction.settings import CompactionSettings
 from recovery.settings import RecoverySettings
 from sessions.settings import SessionSettings
+from tools.hooks import ApprovalMode
 from tools.settings import ToolSettings
 
-ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
 ProviderType = Literal["anthropic", "openai", "local"]
 
 

@@ -48,6 +48,11 @@ class ToolRunner(Protocol):
 
     def begin_turn(self) -> None: ...
 
+    @property
+    def repeated_failure_stop(self) -> str | None:
+        """Why the turn must stop because the model repeats a failing call, if it must."""
+        ...
+
 
 class Transcript(Protocol):
     """Where the loop persists the conversation before moving on (a session, or nothing)."""
@@ -222,6 +227,9 @@ class AgentLoop:
             if calls:
                 await self._run_tools(calls)
                 answer.clear()
+                stop = self.tools.repeated_failure_stop
+                if stop is not None:
+                    return TurnResult(status=TurnStatus.FAILED, error=stop, steps=step)
                 continue
             if response.stop_reason in (StopReason.MAX_TOKENS, StopReason.CONTEXT_WINDOW):
                 continuation = (
