@@ -1,0 +1,1 @@
+"""Benchmarks: each prints ratios; see BENCHMARKS.md."""
