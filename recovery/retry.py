@@ -105,6 +105,8 @@ class RetryLoop:
         self.budget = RetryBudget(settings)
         self.breakers: dict[ModelRef, CircuitBreaker] = {}
         self.last_error: dict[ModelRef, LlmError] = {}
+        self.not_before: dict[ModelRef, float] = {}
+        """Per model: the clock time before which its server asked not to be called again."""
         self.requests = 0
         self.waited = 0.0
 
@@ -131,6 +133,8 @@ class RetryLoop:
         """
         attempt = overloads = 0
         while True:
+            if not await self._honour_server_wait(target, call):
+                return None
             attempt += 1
             self._restart_stream(on_delta, call, target)
             tracker = DeltaCounter(on_delta) if on_delta is not None else None
@@ -176,9 +180,31 @@ class RetryLoop:
             )
         return response
 
+    async def _honour_server_wait(self, target: ModelTarget, call: CallLog) -> bool:
+        """Wait out a retry-after the server gave an earlier call; False if it is too long.
+
+        A server's wait binds the whole session, not just the call that was told: a new
+        call sent earlier would be rejected again and counts against the client.
+        """
+        hold = self.not_before.get(target.ref, 0.0) - self._clock()
+        if hold <= 0:
+            return True
+        settings = self._settings
+        if hold > settings.max_retry_wait or call.waited + hold > settings.max_total_wait:
+            note = f"server asked to wait {hold:.0f}s"
+            call.failures.append(Failure(target.ref, note, self.last_error.get(target.ref), hold))
+            return False
+        call.waited += hold
+        self.waited += hold
+        await self._sleep(hold)
+        return True
+
     def _judge(self, error: LlmError, target: ModelTarget, state: CallState) -> Decision:
         """`decide`, plus what the session's breaker and budget have to say."""
         self.last_error[target.ref] = error
+        if POLICY[error.kind].honour_server_wait and error.retry_after is not None:
+            until = self._clock() + error.retry_after
+            self.not_before[target.ref] = max(self.not_before.get(target.ref, until), until)
         breaker = self.breaker(target.ref)
         if POLICY[error.kind].model_fault and breaker.record_failure():
             cooldown = self._settings.breaker_cooldown
