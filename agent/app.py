@@ -88,6 +88,7 @@ def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -
         "headers": settings.headers,
         "provider_name": ref.provider,
         "stream_idle_timeout": config.stream_idle_timeout,
+        "request_timeout": config.request_timeout,
     }
     kind = settings.type
 

@@ -48,6 +48,7 @@ class AnthropicProvider:
         headers: Extra headers sent with every request.
         provider_name: Name used in errors and responses.
         stream_idle_timeout: Seconds a stream may stay silent before it counts as timed out.
+        request_timeout: Seconds a whole request may take when the request sets none.
         connect_timeout: Seconds to wait for a connection.
         stream: Stream responses (the default) or ask for one JSON body.
     """
@@ -60,11 +61,13 @@ class AnthropicProvider:
         headers: dict[str, str] | None = None,
         provider_name: str = "anthropic",
         stream_idle_timeout: float = 90.0,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         connect_timeout: float = 10.0,
         stream: bool = True,
     ) -> None:
         self.provider_name = provider_name
         self._idle = stream_idle_timeout
+        self._request_timeout = request_timeout
         self._connect = connect_timeout
         self._stream = stream
         self._client = anthropic.AsyncAnthropic(
@@ -79,8 +82,9 @@ class AnthropicProvider:
         self, request: ChatRequest, on_delta: DeltaHandler | None = None
     ) -> ChatResponse:
         """Send ``request``; stream deltas to ``on_delta``; raise only `LlmError`."""
+        deadline = request.timeout or self._request_timeout
         try:
-            async with asyncio.timeout(request.timeout):
+            async with asyncio.timeout(deadline):
                 if self._stream:
                     return await self._chat_stream(request, on_delta)
                 return await self._chat_once(request)
@@ -89,7 +93,7 @@ class AnthropicProvider:
         except StreamIdleTimeout as exc:
             raise timeout_error(str(exc), provider=self.provider_name, model=request.model) from exc
         except TimeoutError as exc:
-            message = f"no complete answer within {request.timeout:g}s"
+            message = f"no complete answer within {deadline:g}s"
             raise timeout_error(message, provider=self.provider_name, model=request.model) from exc
         except Exception as exc:
             error = classify_anthropic(exc, provider=self.provider_name, model=request.model)
@@ -123,7 +127,7 @@ class AnthropicProvider:
         return httpx2.Timeout(read, connect=self._connect)
 
     async def _chat_once(self, request: ChatRequest) -> ChatResponse:
-        read = request.timeout or DEFAULT_REQUEST_TIMEOUT
+        read = request.timeout or self._request_timeout
         raw = await self._client.messages.with_raw_response.create(
             **self._params(request), timeout=self._timeout(read)
         )
