@@ -26,7 +26,7 @@ def run_once(options: Options, prompt: str, *, json_output: bool) -> int:
     """Run one turn with ``prompt``; print the answer (or a JSON object). Returns the exit code."""
     no_color = bool(os.environ.get("NO_COLOR"))
     out = Console(file=sys.stdout, no_color=no_color, highlight=False, soft_wrap=True)
-    err = Console(file=sys.stderr, no_color=no_color, highlight=False)
+    err = Console(file=sys.stderr, no_color=no_color, highlight=False, soft_wrap=True)
     environ = dict(os.environ)
     ui = ConsoleUI(out, err, stream=not json_output)
     try:

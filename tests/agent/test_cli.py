@@ -1,0 +1,175 @@
+"""The command line: clear messages and exit code 2 for bad keys, config and flags."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.fakes.cli import agent_command, agent_env, run_agent
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
+
+
+def _run_without_keys(
+    workspace: Path, env: dict[str, str], *args: str
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in env.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    return subprocess.run(
+        agent_command(*args),
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_version_is_printed(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> None:
+    run = run_agent("--version", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert run.code == 0
+    assert run.stdout.startswith("agent ")
+
+
+def test_missing_api_key_names_the_variable_and_the_config_key(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    env = agent_env(fake_llm, decoy_home, {"AGENT_NO_LOCAL_DEFAULT": "1"})
+    proc = _run_without_keys(workspace, env, "-p", "hi", "--model", "anthropic:claude-test")
+    assert proc.returncode == 2, proc.stderr
+    assert "ANTHROPIC_API_KEY" in proc.stderr
+    assert "api_key_env" in proc.stderr
+    assert fake_llm.requests == []
+
+
+def test_bad_config_names_file_key_value_and_allowed(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text("approval: sometimes\nmax_steps: lots\n")
+    run = run_agent("-p", "hi", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert run.code == 2
+    assert "agent.yaml" in run.stderr
+    assert "approval" in run.stderr
+    assert "full-auto" in run.stderr
+    assert "max_steps" in run.stderr
+    assert "'lots'" in run.stderr
+
+
+def test_unknown_config_key_lists_the_allowed_keys(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text("recovery:\n  max_atempts: 3\n")
+    run = run_agent("-p", "hi", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert run.code == 2
+    assert "recovery.max_atempts" in run.stderr
+    assert "max_attempts" in run.stderr
+
+
+def test_config_that_is_not_yaml_is_reported(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text("model: [unclosed\n")
+    run = run_agent("-p", "hi", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert run.code == 2
+    assert "not valid YAML" in run.stderr
+
+
+def test_bad_flag_is_a_usage_error(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    run = run_agent("--frobnicate", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert run.code == 2
+    assert "--frobnicate" in run.stderr
+
+
+def test_bad_model_reference_is_a_usage_error(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    run = run_agent(
+        "-p", "hi", "--model", "gpt4", server=fake_llm, workspace=workspace, home=decoy_home
+    )
+    assert run.code == 2
+    assert "provider:model" in run.stderr
+
+
+def test_json_output_reports_setup_errors_too(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text("max_steps: 0\n")
+    run = run_agent(
+        "-p", "hi", "--output-format", "json", server=fake_llm, workspace=workspace, home=decoy_home
+    )
+    assert run.code == 2
+    assert json.loads(run.stdout)["status"] == "error"
+
+
+def test_user_config_and_flag_precedence(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    user_config = decoy_home / ".config" / "agent" / "config.yaml"
+    user_config.parent.mkdir(parents=True)
+    user_config.write_text("model: anthropic:from-user-config\n")
+    (workspace / "agent.yaml").write_text("model: anthropic:from-project\n")
+    fake_llm.script(Reply.text("one"), Reply.text("two"))
+
+    run_agent("-p", "hi", server=fake_llm, workspace=workspace, home=decoy_home)
+    run_agent(
+        "-p",
+        "hi",
+        "--model",
+        "anthropic:from-flag",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+
+    assert [r.model for r in fake_llm.requests] == ["from-project", "from-flag"]
+
+
+def test_missing_file_tool_error_is_recovered_from(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "src").mkdir()
+    (workspace / "src" / "app.py").write_text("x = 1\n")
+    fake_llm.script(
+        Reply.tool_call("read_file", {"path": "app.py"}),
+        Reply.tool_call("list_files", {"pattern": "**/*.py"}),
+        Reply.tool_call("read_file", {"path": "src/app.py"}),
+        Reply.text("x is 1."),
+    )
+    run = run_agent(
+        "-p",
+        "what is x?",
+        "--model",
+        "anthropic:claude-test",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 0, run.stderr
+    assert "x is 1." in run.stdout
+    error_result = json.dumps(fake_llm.requests[1].body)
+    assert "app.py" in error_result
+    assert "list_files" in error_result
+
+
+def test_max_steps_stops_the_turn(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(*[Reply.tool_call("list_files", {"pattern": "*"}) for _ in range(3)])
+    run = run_agent(
+        "-p",
+        "loop",
+        "--max-steps",
+        "2",
+        "--output-format",
+        "json",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 1
+    data = run.json()
+    assert data["status"] == "max_steps"
+    assert len(fake_llm.requests) == 2
