@@ -188,6 +188,7 @@ class Agent:
             on_tool_result=ui.on_tool_result,
             recovery=self.turn_recovery,
             max_steps=config.max_steps,
+            turn_timeout=config.turn_timeout,
             max_tokens=config.max_tokens,
         )
 

@@ -88,6 +88,7 @@ class Config(BaseModel):
     models: dict[str, ModelOverride] = Field(default_factory=dict)
     max_tokens: int | None = Field(default=None, gt=0)
     max_steps: int = Field(default=50, gt=0)
+    turn_timeout: float | None = Field(default=None, gt=0)
     request_timeout: float = Field(default=600.0, gt=0)
     stream_idle_timeout: float = Field(default=90.0, gt=0)
     approval: ApprovalMode = "ask"

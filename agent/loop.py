@@ -9,6 +9,7 @@ Everything it needs arrives through the constructor, so it runs the same in the 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -149,6 +150,8 @@ class AgentLoop:
         on_delta: Receives streamed output.
         recovery: Turn-level recovery (continuation, compaction); optional.
         max_steps: Model calls allowed per turn.
+        turn_timeout: Wall-clock seconds a turn may run before it stops (None: no limit).
+        clock: Monotonic time, injected for tests.
         max_tokens: Output tokens to ask for per call (None: the provider's choice).
     """
 
@@ -166,6 +169,8 @@ class AgentLoop:
         recovery: TurnRecovery | None = None,
         max_steps: int = 50,
         max_tokens: int | None = None,
+        turn_timeout: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -178,6 +183,8 @@ class AgentLoop:
         self.recovery = recovery
         self.max_steps = max_steps
         self.max_tokens = max_tokens
+        self.turn_timeout = turn_timeout
+        self.clock = clock
         self.usage = Usage()
 
     def _append(self, message: Message) -> None:
@@ -217,7 +224,16 @@ class AgentLoop:
 
     async def _steps(self) -> TurnResult:
         answer: list[str] = []
+        started = self.clock()
         for step in range(1, self.max_steps + 1):
+            if self.turn_timeout is not None and self.clock() - started > self.turn_timeout:
+                return TurnResult(
+                    status=TurnStatus.FAILED,
+                    answer="".join(answer),
+                    error=f"Stopped after {self.turn_timeout:g}s (turn_timeout). "
+                    "Continue with a new prompt.",
+                    steps=step - 1,
+                )
             raw = await self._request()
             response = _drop_incomplete_calls(raw)
             dropped = response is not raw

@@ -1,0 +1,98 @@
+"""The loop against a scripted provider and the real tool executor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.llm import ErrorKind, LlmError, Message, StopReason
+from agent.loop import INTERRUPTED_RESULT, AgentLoop, TurnStatus
+from tests.fakes.clock import VirtualClock
+from tests.fakes.scripted import ScriptedProvider, text, tool_call
+from tools import ToolExecutor, ToolSettings
+
+
+def _loop(provider: ScriptedProvider, workspace: Path, **options: object) -> AgentLoop:
+    tools = ToolExecutor(
+        workspace=workspace, settings=ToolSettings(), approval="full-auto", approver=None
+    )
+    return AgentLoop(provider=provider, tools=tools, system="sys", **options)  # type: ignore[arg-type]
+
+
+async def test_tool_results_go_back_to_the_model(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("alpha\n")
+    provider = ScriptedProvider([tool_call("read_file", path="a.txt"), text("It says alpha.")])
+    loop = _loop(provider, workspace)
+
+    result = await loop.run_turn("what is in a.txt?")
+
+    assert result.status is TurnStatus.DONE
+    assert result.answer == "It says alpha."
+    sent = provider.requests[1].messages[-1].tool_results[0]
+    assert "alpha" in sent.content
+    assert not sent.is_error
+
+
+async def test_provider_failure_ends_the_turn_with_an_actionable_message(workspace: Path) -> None:
+    error = LlmError(ErrorKind.AUTH, "invalid x-api-key", status=401, provider="anthropic")
+    loop = _loop(ScriptedProvider([error]), workspace)
+
+    result = await loop.run_turn("hi")
+
+    assert result.status is TurnStatus.FAILED
+    assert result.error_kind is ErrorKind.AUTH
+    assert result.error is not None
+    assert "API key" in result.error
+
+
+async def test_refusal_is_reported_not_treated_as_done(workspace: Path) -> None:
+    loop = _loop(ScriptedProvider([text("", stop=StopReason.REFUSAL)]), workspace)
+    result = await loop.run_turn("hi")
+    assert result.status is TurnStatus.FAILED
+    assert result.error_kind is ErrorKind.REFUSAL
+
+
+async def test_turn_timeout_stops_between_steps(workspace: Path) -> None:
+    clock = VirtualClock()
+
+    def slow(request: object) -> object:
+        clock.advance(30)
+        return tool_call("list_files", pattern="*")
+
+    provider = ScriptedProvider([slow, slow, slow])  # type: ignore[list-item]
+    loop = _loop(provider, workspace, turn_timeout=45.0, clock=clock.now)
+
+    result = await loop.run_turn("go")
+
+    assert result.status is TurnStatus.FAILED
+    assert result.error is not None
+    assert "turn_timeout" in result.error
+    assert len(provider.requests) == 2
+
+
+async def test_cancellation_mid_tool_leaves_every_call_answered(workspace: Path) -> None:
+    import asyncio
+
+    provider = ScriptedProvider([tool_call("run_command", command="sleep 30")])
+    loop = _loop(provider, workspace)
+    task = asyncio.create_task(loop.run_turn("wait"))
+    await asyncio.sleep(0.5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    last = loop.messages[-1]
+    assert last.role == "user"
+    assert last.tool_results[0].content == INTERRUPTED_RESULT
+    assert last.tool_results[0].is_error
+
+
+async def test_resumed_history_ending_on_a_user_message_is_answered(workspace: Path) -> None:
+    provider = ScriptedProvider([text("Answer.")])
+    loop = _loop(provider, workspace, history=[Message.user("pending question")])
+
+    result = await loop.run_turn(None)
+
+    assert result.answer == "Answer."
+    assert provider.requests[0].messages == [Message.user("pending question")]
