@@ -1,46 +1,41 @@
-"""The interactive REPL: prompt-toolkit input, rich output, slash commands, Ctrl-C handling."""
+"""The interactive REPL: prompt-toolkit input, rich output, slash commands, Ctrl-C handling.
+
+Ctrl-C during a turn (or a command such as /compact) cancels it at once, also in the middle
+of a backoff; the loop closes dangling tool calls and the session records the interruption.
+At an empty prompt, Ctrl-C twice within two seconds or Ctrl-D leaves with the resume hint.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
+import structlog
 from prompt_toolkit import PromptSession
-from prompt_toolkit.history import FileHistory
 from rich.console import Console
+from rich.text import Text
 
-from agent.app import Agent, Options, SetupError, load
+from agent import __version__
+from agent.app import Agent, Options, SetupError, create_provider, load
+from agent.commands import SlashCommands
 from agent.config import Config, agent_home
+from agent.llm.models import ModelRef
 from agent.logging import configure_logging
-from agent.ui import ConsoleUI
-from tools import ApprovalRequest
+from agent.repl_approval import PromptApprover
+from agent.repl_input import PROMPT, EmptyInterrupt, build_session
+from agent.repl_view import last_exchange
+from agent.ui import ConsoleUI, StatusSource
+from agent.ui_status import compact_number
+from recovery import ModelTarget
 
 EXIT_OK, EXIT_USAGE = 0, 2
-
-Command = Callable[[str], Awaitable[bool]]
-
-
-class PromptApprover:
-    """Asks the person before a tool call that needs approval."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.always: set[str] = set()
-
-    async def approve(self, request: ApprovalRequest) -> bool:
-        if request.tool in self.always:
-            return True
-        self.console.print(f"[bold]{request.tool}[/bold] wants to: {request.summary}")
-        if request.details:
-            self.console.print(request.details, markup=False, highlight=False)
-        answer = await PromptSession[str]().prompt_async("Allow? [y]es / [n]o / [a]lways: ")
-        choice = answer.strip().lower()
-        if choice in {"a", "always"}:
-            self.always.add(request.tool)
-            return True
-        return choice in {"y", "yes"}
+DOUBLE_INTERRUPT = 2.0
+T = TypeVar("T")
+log = structlog.get_logger("agent.repl")
 
 
 class Repl:
@@ -53,185 +48,214 @@ class Repl:
         self.config = config
         self.options = options
         self.environ = environ
-        self.ui = ConsoleUI(console)
-        self.approver = PromptApprover(console)
+        self.workspace = options.workspace
+        self.ui = ConsoleUI(console, workspace=options.workspace)
+        self.approver = PromptApprover(self.ui)
         self.agent = self._make_agent(options)
-        home = agent_home(environ)
-        home.mkdir(parents=True, exist_ok=True)
-        self.session: PromptSession[str] = PromptSession(
-            history=FileHistory(str(home / "history")), multiline=False
+        self._answered = False
+        self.ui.bind(
+            StatusSource(
+                model=lambda: str(self.agent.provider.current), usage=lambda: self.agent.loop.usage
+            )
         )
-        self.commands: dict[str, tuple[Command, str]] = {
-            "/help": (self._help, "show the commands"),
-            "/exit": (self._exit, "leave (the session is saved)"),
-            "/undo": (self._undo, "restore the files the last turn changed"),
-            "/model": (self._model, "show or switch the model: /model provider:model"),
-            "/stats": (self._stats, "recovery and usage counters"),
-            "/clear": (self._clear, "start a fresh session"),
-            "/resume": (self._resume, "resume a saved session: /resume ID"),
-            "/sessions": (self._sessions, "list saved sessions"),
-            "/compact": (self._compact, "compact the conversation now: /compact [focus]"),
-        }
+        self.commands = SlashCommands(self)
+        self.prompt = build_session(
+            agent_home(environ) / "history", self.commands.infos, self._toolbar
+        )
 
     def _make_agent(self, options: Options) -> Agent:
         return Agent(self.config, options, ui=self.ui, approver=self.approver, environ=self.environ)
 
     def run(self) -> int:
+        """Run until the person leaves; returns the exit code."""
         return asyncio.run(self._main())
 
     async def _main(self) -> int:
         self._greet()
-        last_interrupt = 0.0
+        last_interrupt = float("-inf")
         while True:
             try:
-                text = await self.session.prompt_async("› ")
-            except KeyboardInterrupt:
-                now = asyncio.get_running_loop().time()
-                if now - last_interrupt < 2.0:
+                text = await self.prompt.prompt_async(PROMPT)
+            except (EmptyInterrupt, KeyboardInterrupt):
+                now = time.monotonic()
+                if now - last_interrupt < DOUBLE_INTERRUPT:
                     break
                 last_interrupt = now
-                self.console.print("[dim](Ctrl-C again or Ctrl-D to exit)[/dim]")
+                self.ui.show(Text("Press Ctrl-C again to exit (or Ctrl-D).", style="dim"))
                 continue
             except EOFError:
                 break
-            text = text.strip()
-            if not text:
-                continue
-            if text.startswith("/"):
-                name, _, arg = text.partition(" ")
-                if not await self._command(name, arg.strip()):
+            if text.strip().startswith("/"):
+                if not await self.commands.run(text):
                     break
                 continue
-            await self._turn(text)
+            if text.strip() or self._pending():
+                await self._answer(text.strip() or None)
         self.agent.close()
-        self.console.print(self.agent.resume_hint())
+        self.ui.show(Text(self.agent.resume_hint(), style="bold"))
         return EXIT_OK
 
-    def _greet(self) -> None:
-        model = self.agent.provider.current
-        self.console.print(
-            f"[bold]agent[/bold] · {model} · {self.options.workspace}\n"
-            "[dim]Type a request, /help for commands, Ctrl-D to exit.[/dim]"
-        )
-        if self.agent.loaded is not None:
-            for warning in self.agent.loaded.warnings:
-                self.console.print(f"[yellow]! {warning}[/yellow]")
+    # -- what the commands use --------------------------------------------------------------
 
-    async def _turn(self, prompt: str | None) -> None:
-        task = asyncio.create_task(self.agent.run_turn(prompt))
+    async def ask(self, question: str) -> str:
+        """One line of input outside the main prompt (a picker); empty on Ctrl-C or Ctrl-D."""
+        try:
+            return await PromptSession[str]().prompt_async(question)
+        except (KeyboardInterrupt, EOFError):
+            return ""
+
+    async def run_command(self, work: Coroutine[Any, Any, T]) -> T | None:
+        """Run a command's work so that Ctrl-C cancels it; None if it was cancelled."""
+        self.ui.begin_turn()
+        try:
+            return await self._cancellable(work)
+        finally:
+            self.ui.finish()
+
+    def switch_model(self, ref: ModelRef) -> None:
+        """``/model ref``: use ``ref`` from now on (built on demand if not in the chain)."""
+        provider = self.agent.provider
+        if all(target.ref != ref for target in provider.chain):
+            try:
+                adapter = create_provider(self.config, ref, self.environ)
+            except SetupError as error:
+                raise ValueError(str(error)) from None
+            provider.switch_to(
+                ModelTarget(ref=ref, provider=adapter, limits=self.config.limits(ref))
+            )
+        else:
+            provider.switch_to(ref)
+        self.agent.session.append_model_switch(str(ref), sticky=True, reason="/model")
+
+    def new_session(self) -> None:
+        """``/clear``: a fresh session in the same workspace."""
+        fresh = Options(**{**vars(self.options), "resume": None, "continue_latest": False})
+        if self._replace(fresh):
+            self.console.clear()
+            self.ui.show(Text(f"New session {self.agent.session_id}.", style="green"))
+
+    def resume(self, target: str) -> None:
+        """``/resume id``: continue a saved session; the current one stays saved."""
+        if self.agent.session_id.startswith(target):
+            self.ui.show(Text("That is the current session.", style="yellow"))
+            return
+        options = Options(**{**vars(self.options), "resume": target, "continue_latest": False})
+        if self._replace(options):
+            self.ui.show(Text(f"Resumed {self.agent.session_id}.", style="green"))
+            self._show_resumed()
+
+    def _replace(self, options: Options) -> bool:
+        try:
+            fresh = self._make_agent(options)
+        except SetupError as error:
+            self.ui.show(Text(str(error), style="red"))
+            return False
+        self.agent.close()
+        self.agent = fresh
+        self._answered = False
+        return True
+
+    # -- turns ----------------------------------------------------------------------------
+
+    def _pending(self) -> bool:
+        """Whether the resumed session ends on a prompt the model has not answered yet."""
+        loaded = self.agent.loaded
+        return loaded is not None and loaded.ends_with_user_message and not self._answered
+
+    async def _answer(self, text: str | None) -> None:
+        # A saved session that stopped before the model answered: answer that first.
+        answered = await self._turn(None) if self._pending() else True
+        if answered and text is not None:
+            await self._turn(text)
+
+    async def _turn(self, prompt: str | None) -> bool:
+        """Run one turn; False if it did not finish (interrupted or crashed)."""
+        self.ui.begin_turn()
+        self._answered = True
+        try:
+            result = await self._cancellable(self.agent.run_turn(prompt))
+        except Exception as error:  # the session must stay consistent whatever went wrong
+            log.exception("turn_crashed")
+            self.ui.finish()
+            message = f"Internal error: {error!r}. Details are in the log."
+            self.agent.record_crash(message)
+            self.ui.show(Text(message, style="red"))
+            return False
+        self.ui.finish()
+        if result is None:
+            self.agent.interrupted()
+            self.ui.show(
+                Text("Interrupted. The session is saved; go on or try again.", style="yellow")
+            )
+            return False
+        if result.error:
+            self.ui.show(Text(result.error, style="red"))
+        return result.error is None
+
+    async def _cancellable(self, work: Coroutine[Any, Any, T]) -> T | None:
+        task = asyncio.create_task(work)
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:
-            result = await task
+            return await task
         except asyncio.CancelledError:
-            self.ui.finish()
-            self.agent.interrupted()
-            self.console.print("[yellow]Interrupted. The session is saved.[/yellow]")
-            return
+            if not task.cancelled():
+                raise
+            return None
         finally:
             loop.remove_signal_handler(signal.SIGINT)
-        self.ui.finish()
-        if result.error:
-            self.console.print(f"[red]{result.error}[/red]")
 
-    async def _command(self, name: str, arg: str) -> bool:
-        entry = self.commands.get(name)
-        if entry is None:
-            close = _closest(name, list(self.commands))
-            hint = f" Did you mean {close}?" if close else ""
-            self.console.print(f"Unknown command {name}.{hint} Type /help.")
-            return True
-        return await entry[0](arg)
+    # -- display --------------------------------------------------------------------------
 
-    async def _help(self, _: str) -> bool:
-        for name, (_handler, text) in self.commands.items():
-            self.console.print(f"  [bold]{name:<10}[/bold] {text}")
-        return True
-
-    async def _exit(self, _: str) -> bool:
-        return False
-
-    async def _undo(self, _: str) -> bool:
-        report = self.agent.tools.undo_last_turn()
-        self.console.print(str(report))
-        return True
-
-    async def _model(self, arg: str) -> bool:
-        if not arg:
-            self.console.print(f"Model: {self.agent.provider.current}")
-            return True
-        from agent.llm.models import ModelRef
-
-        try:
-            self.agent.provider.switch_to(ModelRef.parse(arg))
-        except (ValueError, KeyError) as error:
-            self.console.print(f"[red]{error}[/red]")
-            return True
-        self.console.print(f"Model: {self.agent.provider.current}")
-        return True
-
-    async def _stats(self, _: str) -> bool:
-        counts: dict[str, int] = {}
-        for event in self.agent.recorded:
-            counts[event.type] = counts.get(event.type, 0) + 1
-        usage = self.agent.loop.usage
-        self.console.print(f"Tokens: {usage.input_tokens} in, {usage.output_tokens} out")
-        for kind, count in sorted(counts.items()):
-            self.console.print(f"  {kind}: {count}")
-        return True
-
-    async def _clear(self, _: str) -> bool:
-        self.agent.close()
-        self.agent = self._make_agent(
-            Options(**{**vars(self.options), "resume": None, "continue_latest": False})
+    def _greet(self) -> None:
+        agent = self.agent
+        head = Text.assemble(
+            ("agent ", "bold"),
+            (__version__, "dim"),
+            f" · {agent.provider.current} · ",
+            (str(self.workspace), "dim"),
         )
-        self.console.print(f"New session {self.agent.session_id}.")
-        return True
+        self.ui.show(head)
+        if (self.workspace / "AGENTS.md").is_file():
+            self.ui.show(Text("Project instructions: AGENTS.md", style="dim"))
+        if agent.loaded is not None:
+            self._show_resumed()
+        self.ui.show(Text("Type a request · /help for commands · Ctrl-D to exit", style="dim"))
 
-    async def _resume(self, arg: str) -> bool:
-        if not arg:
-            return await self._sessions("")
-        self.agent.close()
-        try:
-            self.agent = self._make_agent(
-                Options(**{**vars(self.options), "resume": arg, "continue_latest": False})
+    def _show_resumed(self) -> None:
+        loaded = self.agent.loaded
+        if loaded is None:
+            return
+        exchange = loaded.last_exchange()
+        if exchange:
+            self.ui.show(Text("Last exchange:", style="dim"))
+            self.ui.show(last_exchange(exchange, self.console.width))
+        for warning in loaded.warnings:
+            self.ui.show(Text(f"! {warning}", style="yellow"))
+        if self._pending():
+            self.ui.show(
+                Text(
+                    "The last request has no answer yet: press Enter to answer it.", style="yellow"
+                )
             )
-        except SetupError as error:
-            self.console.print(f"[red]{error}[/red]")
-            self.agent = self._make_agent(self.options)
-            return True
-        self.console.print(f"Resumed {self.agent.session_id}.")
-        return True
 
-    async def _sessions(self, _: str) -> bool:
-        from agent.sessions_view import render_sessions
-
-        render_sessions(
-            self.console, self.agent.store.list()[:20], cwd=self.options.workspace, all_dirs=False
+    def _toolbar(self) -> str:
+        usage = self.agent.loop.usage
+        tokens = compact_number(usage.input_tokens + usage.output_tokens)
+        return (
+            f" {self.agent.provider.current} · {tokens} tokens · session {self.agent.session_id} "
         )
-        return True
-
-    async def _compact(self, arg: str) -> bool:
-        await self.agent.compact(focus=arg or None)
-        return True
-
-
-def _closest(name: str, names: list[str]) -> str | None:
-    import difflib
-
-    matches = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
-    return matches[0] if matches else None
 
 
 def run_interactive(options: Options) -> int:
     """``agent``: the REPL. Returns the exit code."""
     environ = dict(os.environ)
-    console = Console(no_color=bool(environ.get("NO_COLOR")), highlight=False)
+    console = Console(highlight=False)
     try:
         config = load(options, environ)
         configure_logging(agent_home(environ), verbose=options.verbose)
         repl = Repl(console=console, config=config, options=options, environ=environ)
     except SetupError as error:
-        console.print(f"[red]agent: {error}[/red]")
+        console.print(Text(f"agent: {error}", style="red"))
         return EXIT_USAGE
     return repl.run()

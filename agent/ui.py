@@ -1,77 +1,242 @@
-"""Rendering of streamed output, tool calls and events to a terminal (rich)."""
+"""Rendering of a turn to a terminal (rich): streamed markdown, tool calls, diffs, banners.
+
+On a terminal the answer streams as markdown above a live status line (spinner, model,
+tokens, retry countdown). When the output is not a terminal, or answer and activity go to
+different streams (``-p``), everything is plain text and the answer is printed verbatim.
+"""
 
 from __future__ import annotations
 
-import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
-from rich.console import Console
-from rich.markup import escape
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.text import Text
 
 from agent.llm import Event, StreamDelta, StreamReset, TextDelta, ToolResultBlock, ToolUseBlock
+from agent.llm.provider import ToolUseDelta
+from agent.ui_events import banner, is_quiet
+from agent.ui_render import diff_view, excerpt, read_excerpt, tool_line, unified_diff
+from agent.ui_status import StatusLine, StatusSource
+from agent.ui_stream import MarkdownStream
+from compaction.events import CompactionStarted
+from recovery import RetryScheduled
+from tools import CheckpointRecorded
 
-QUIET_EVENTS = frozenset({"turn_ended"})
+MAX_STASHED_BYTES = 512_000
 
 
 class ConsoleUI:
     """Shows a turn as it happens: answer text on ``out``, activity on ``err``.
 
-    Under ``-p`` the answer goes to stdout and activity to stderr, so the answer can be piped.
-    In the REPL both are the same console.
+    Args:
+        out: Where the answer goes.
+        err: Where activity goes (tool lines, banners); defaults to ``out``.
+        stream: Print the answer as it streams (off for ``--output-format json``).
+        workspace: Lets edits be shown as diffs against the file before the change.
+        clock: The clock of `RetryScheduled.retry_at`, for the countdown.
+        live: Force the live (terminal) mode on or off; by default it is on when ``out`` is
+            an interactive terminal and is also where activity goes.
     """
 
-    def __init__(self, out: Console, err: Console | None = None, *, stream: bool = True) -> None:
+    def __init__(
+        self,
+        out: Console,
+        err: Console | None = None,
+        *,
+        stream: bool = True,
+        workspace: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        live: bool | None = None,
+    ) -> None:
         self.out = out
         self.err = err or out
         self.stream = stream
+        self.workspace = workspace
+        terminal = out.is_terminal and not out.is_dumb_terminal
+        self.live_mode = live if live is not None else (err is None or err is out) and terminal
+        self.status = StatusLine(clock=clock)
+        self._markdown = MarkdownStream()
+        self._live: Live | None = None
         self._open_line = False
+        self._before: dict[str, tuple[str, str | None]] = {}
+
+    def bind(self, source: StatusSource) -> None:
+        """Read the model and token counts for the status line from ``source``."""
+        self.status.source = source
+
+    def begin_turn(self) -> None:
+        """A turn starts: show the status line (terminal mode)."""
+        self.status.start()
+        self._start_live()
 
     def on_delta(self, delta: StreamDelta) -> None:
-        """Print streamed answer text; note a restarted stream."""
-        if isinstance(delta, TextDelta) and self.stream:
-            self.out.print(delta.text, end="", markup=False, highlight=False, soft_wrap=True)
-            self._open_line = not delta.text.endswith("\n")
+        """Stream answer text; note a restarted stream."""
+        if isinstance(delta, TextDelta):
+            self.status.doing("writing")
+            if self.stream:
+                self._text(delta.text)
+        elif isinstance(delta, ToolUseDelta):
+            if delta.name:
+                self.status.doing(f"preparing {delta.name}")
         elif isinstance(delta, StreamReset):
-            self._end_line()
-            self.err.print(f"[dim]↻ stream restarted ({escape(delta.reason)})[/dim]")
+            self._discard_partial(delta.reason)
 
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
-        """One compact line per tool call with its outcome."""
-        self._end_line()
-        args = _short_args(call.input)
-        first = result.content.strip().splitlines()[0] if result.content.strip() else ""
-        if result.is_error:
-            self.err.print(
-                f"[red]✗ {call.name}[/red]({escape(args)}) [red]{escape(first[:120])}[/red]"
-            )
-        else:
-            self.err.print(
-                f"[green]✓ {call.name}[/green]({escape(args)}) [dim]{escape(first[:80])}[/dim]"
-            )
+        """One compact line per tool call with its outcome, then a diff or an excerpt."""
+        self._commit()
+        self._print_activity(tool_line(call, result, self.err.width))
+        detail = self._detail(call, result)
+        if detail is not None:
+            self._print_activity(detail)
+        self.status.doing("thinking")
 
     def on_event(self, event: Event) -> None:
-        """A one-line banner for recovery, compaction and tool events."""
-        if event.type in QUIET_EVENTS:
+        """A one-line banner for recovery, compaction and continuation; a countdown for retries."""
+        if isinstance(event, CheckpointRecorded):
+            self._stash(event)
+        if isinstance(event, RetryScheduled):
+            self.status.waiting(event)
+        elif isinstance(event, CompactionStarted):
+            self.status.doing("compacting the conversation")
+        if is_quiet(event):
             return
-        self._end_line()
-        self.err.print(f"[yellow]• {escape(event.describe())}[/yellow]")
+        self._commit()
+        self._print_activity(banner(event))
 
     def finish(self) -> None:
-        """End the streamed answer with a newline."""
-        self._end_line()
+        """End the answer: print what is left of it and remove the status line."""
+        self._commit(final=True)
+        self._stop_live()
+        self._before.clear()
 
-    def _end_line(self) -> None:
-        if self._open_line:
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Hide the status line while something else owns the terminal (a prompt)."""
+        running = self._live is not None
+        self._commit()
+        self._stop_live()
+        try:
+            yield
+        finally:
+            if running:
+                self._start_live()
+
+    def show(self, renderable: RenderableType) -> None:
+        """Print something between turns (a command's output) on the activity console."""
+        self._print_activity(renderable)
+
+    # -- answer text ---------------------------------------------------------------------
+
+    def _text(self, text: str) -> None:
+        if not self.live_mode:
+            self.out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+            self._open_line = not text.endswith("\n")
+            return
+        for block in self._markdown.feed(text):
+            self.out.print(Markdown(block))
+        self._refresh()
+
+    def _commit(self, final: bool = False) -> None:
+        """Print the unfinished tail for good (before a tool line, a banner, the end)."""
+        if self.live_mode:
+            rest = self._markdown.flush()
+            if rest:
+                self.out.print(Markdown(rest))
+            self._refresh()
+        elif self._open_line:
             self.out.print()
             self._open_line = False
 
+    def _discard_partial(self, reason: str) -> None:
+        self._markdown.reset()
+        self._refresh()
+        if self._open_line:
+            self.out.print()
+            self._open_line = False
+        self._print_activity(
+            Text(f"↻ {reason} — the partial answer above is discarded", style="dim")
+        )
 
-def _short_args(arguments: dict[str, object], limit: int = 80) -> str:
-    parts = []
-    for key, value in arguments.items():
-        text = value if isinstance(value, str) else json.dumps(value)
-        text = text.replace("\n", "⏎")
-        if len(text) > 40:
-            text = text[:37] + "…"
-        parts.append(f"{key}={text}")
-    joined = ", ".join(parts)
-    return joined if len(joined) <= limit else joined[: limit - 1] + "…"
+    # -- activity -------------------------------------------------------------------------
+
+    def _print_activity(self, renderable: RenderableType) -> None:
+        if not self.live_mode and self._open_line:
+            self.out.print()
+            self._open_line = False
+        self.err.print(renderable, highlight=False)
+
+    def _detail(self, call: ToolUseBlock, result: ToolResultBlock) -> RenderableType | None:
+        if not self.live_mode or result.is_error:
+            return None
+        path = str(call.input.get("path", ""))
+        if call.name == "read_file":
+            return read_excerpt(result, path)
+        if call.name not in ("edit_file", "write_file"):
+            return None
+        stashed = self._before.pop(call.id, None)
+        if stashed is not None and self.workspace is not None:
+            relative, before = stashed
+            after = _read(self.workspace / relative)
+            if before is None and after is not None:
+                return excerpt(after, relative)
+            if after is not None:
+                return diff_view(unified_diff(before or "", after, relative))
+        if call.name == "edit_file":
+            old, new = str(call.input.get("old_string", "")), str(call.input.get("new_string", ""))
+            return diff_view(unified_diff(old, new, path))
+        return excerpt(str(call.input.get("content", "")), path)
+
+    def _stash(self, event: CheckpointRecorded) -> None:
+        """Keep a file's content from before a change, to show the change as a diff."""
+        if self.workspace is None or not self.live_mode:
+            return
+        before = _read(self.workspace / event.path) if event.existed_before else None
+        self._before[event.tool_use_id] = (event.path, before)
+
+    # -- live area ------------------------------------------------------------------------
+
+    def _start_live(self) -> None:
+        if not self.live_mode or self._live is not None:
+            return
+        self._live = Live(
+            self._live_view(),
+            console=self.out,
+            refresh_per_second=8,
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+            vertical_overflow="ellipsis",
+        )
+        self._live.start()
+
+    def _stop_live(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def _refresh(self) -> None:
+        if self._live is not None:
+            self._live.update(self._live_view())
+
+    def _live_view(self) -> RenderableType:
+        tail = self._markdown.tail.strip("\n")
+        if not tail:
+            return self.status
+        return Group(Markdown(tail), Text(""), self.status)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > MAX_STASHED_BYTES:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+__all__ = ["ConsoleUI", "StatusSource"]

@@ -1,0 +1,72 @@
+"""The approval prompt of the ``ask`` mode, shown inside a running REPL turn."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from prompt_toolkit import PromptSession
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from agent.ui import ConsoleUI
+from agent.ui_render import diff_view
+from tools import ApprovalRequest
+
+QUESTION = "Allow? [y]es / [n]o / [a]lways for this tool: "
+
+Ask = Callable[[str], Awaitable[str]]
+
+
+async def _ask_with_prompt_toolkit(question: str) -> str:
+    # The terminal is in raw mode while prompting, so Ctrl-C arrives as a key, not a signal;
+    # leaving SIGINT alone keeps the REPL's own handler (which cancels the turn) in place.
+    return await PromptSession[str]().prompt_async(question, handle_sigint=False)
+
+
+def approval_view(request: ApprovalRequest) -> RenderableType:
+    """The call to approve: a summary line, then a diff or the full command."""
+    head = Text.assemble(("? ", "bold magenta"), (request.summary, "bold"))
+    if not request.details:
+        return head
+    if request.details.startswith(("---", "@@")):
+        diff = diff_view(request.details, max_lines=60)
+        return Group(head, diff) if diff is not None else head
+    return Group(head, Text("  " + request.details.replace("\n", "\n  "), style="cyan"))
+
+
+class PromptApprover:
+    """Asks the person before a tool call that needs approval (`tools.Approver`).
+
+    Ctrl-C at the question interrupts the whole turn; Ctrl-D or an empty answer says no.
+
+    Args:
+        ui: Paused while asking, so the status line does not draw over the question.
+        ask: Reads one answer; prompt-toolkit by default.
+    """
+
+    def __init__(self, ui: ConsoleUI, ask: Ask | None = None) -> None:
+        self.ui = ui
+        self.ask = ask or _ask_with_prompt_toolkit
+        self.always: set[str] = set()
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        """True if the person allows the call."""
+        if request.tool in self.always:
+            return True
+        with self.ui.paused():
+            self.ui.show(approval_view(request))
+            try:
+                answer = await self.ask(QUESTION)
+            except KeyboardInterrupt:
+                raise asyncio.CancelledError from None
+            except EOFError:
+                answer = "n"
+        choice = answer.strip().lower()
+        if choice in {"a", "always"}:
+            self.always.add(request.tool)
+            return True
+        allowed = choice in {"y", "yes"}
+        if not allowed:
+            self.ui.show(Text("  denied", style="red"))
+        return allowed

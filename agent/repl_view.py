@@ -1,0 +1,117 @@
+"""What the REPL shows between turns: the last exchange on resume, /stats, /cost, /help."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from rich.console import Console, Group, RenderableType
+from rich.markdown import Markdown
+from rich.table import Table
+from rich.text import Text
+
+from agent.llm import Event, Message, ToolResultBlock, ToolUseBlock, Usage
+from agent.repl_input import CommandInfo
+from agent.ui_render import tool_line
+from agent.ui_status import compact_number
+from recovery import RecoveryStats, RetryScheduled
+
+
+def last_exchange(messages: Sequence[Message], width: int) -> RenderableType:
+    """The person's last prompt, the tool calls it led to, and the answer."""
+    results: dict[str, ToolResultBlock] = {
+        block.tool_use_id: block
+        for message in messages
+        for block in message.content
+        if isinstance(block, ToolResultBlock)
+    }
+    parts: list[RenderableType] = []
+    for message in messages:
+        if message.role == "user":
+            if message.text and not message.tool_results:
+                parts.append(Text("› " + message.text, style="bold"))
+            continue
+        if message.text.strip():
+            parts.append(Markdown(message.text))
+        for block in message.content:
+            if isinstance(block, ToolUseBlock):
+                result = results.get(block.id) or ToolResultBlock(
+                    tool_use_id=block.id, content="(no result)", is_error=True
+                )
+                parts.append(tool_line(block, result, width))
+    return Group(*parts)
+
+
+def stats_table(stats: RecoveryStats, events: Sequence[Event]) -> Table:
+    """``/stats``: what recovery did this session, counted by kind."""
+    counts = Counter(event.type for event in events)
+    by_kind = Counter(event.kind.value for event in events if isinstance(event, RetryScheduled))
+    retries = ", ".join(f"{kind} {n}" for kind, n in sorted(by_kind.items())) or "none"
+    rows = [
+        ("model", stats.current),
+        ("requests", str(stats.requests)),
+        ("retries", f"{stats.retries} ({retries})"),
+        ("time spent waiting", f"{stats.waited:.1f}s"),
+        ("fallbacks", str(stats.fallbacks)),
+        ("max_tokens escalations", str(stats.escalations)),
+        ("stream restarts", str(stats.stream_restarts)),
+        ("continuations", str(counts["continuation_requested"])),
+        ("compactions", str(counts["compaction_applied"])),
+        ("tool failures", str(counts["tool_failed"])),
+        ("tool retries", str(counts["tool_retried"])),
+        ("retry budget left", f"{stats.budget_tokens:.1f}"),
+        ("models skipped (circuit open)", ", ".join(stats.open_circuits) or "none"),
+    ]
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+def cost_table(this_run: Usage, session_total: Usage, by_model: dict[str, Usage]) -> Table:
+    """``/cost``: tokens used in this run and over the whole session, per model."""
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("", "input", "output", "cache read", "cache write"):
+        table.add_column(column, justify="right" if column else "left", no_wrap=True)
+
+    def row(name: str, usage: Usage) -> None:
+        table.add_row(
+            name,
+            compact_number(usage.input_tokens),
+            compact_number(usage.output_tokens),
+            compact_number(usage.cache_read_tokens),
+            compact_number(usage.cache_write_tokens),
+        )
+
+    row("this run", this_run)
+    row("session", session_total)
+    for model, usage in sorted(by_model.items()):
+        row(f"  {model}", usage)
+    return table
+
+
+def help_table(commands: Sequence[CommandInfo]) -> RenderableType:
+    """``/help``: the commands and the keys."""
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    for info in commands:
+        table.add_row(info.usage, info.description)
+    keys = Text(
+        "Enter sends · Alt-Enter or Esc-Enter: new line · Ctrl-R: search history · "
+        "Ctrl-C: interrupt a turn · Ctrl-C twice or Ctrl-D: exit",
+        style="dim",
+    )
+    return Group(table, Text(""), keys)
+
+
+def print_picker(console: Console, rows: Sequence[tuple[str, str, str]]) -> None:
+    """A numbered list of sessions: (id, when, first prompt)."""
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("#", "id", "updated", "first prompt"):
+        table.add_column(column, no_wrap=column != "first prompt", overflow="ellipsis")
+    for number, (session_id, when, prompt) in enumerate(rows, start=1):
+        table.add_row(str(number), session_id, when, prompt)
+    console.print(table)

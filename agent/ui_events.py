@@ -1,0 +1,51 @@
+"""One-line banners for events: what recovery, compaction and tools did, without noise."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from agent.llm import Event
+
+QUIET = frozenset(
+    {
+        "turn_ended",  # the REPL shows how a turn ended
+        "checkpoint_recorded",  # the tool line and its diff say it
+        "tool_failed",  # the tool line is red already
+        "tool_refused",
+        "stream_restarted",  # the stream reset is shown where the text is
+        "compaction_started",  # the status line says it; the outcome gets a banner
+        "circuit_closed",
+    }
+)
+
+_STYLES: dict[str, tuple[str, str]] = {
+    "retry_scheduled": ("⏳", "yellow"),
+    "fallback_activated": ("⇄", "bold yellow"),
+    "tokens_escalated": ("⤒", "yellow"),
+    "continuation_requested": ("↪", "yellow"),
+    "continuation_exhausted": ("!", "red"),
+    "compaction_applied": ("⇣", "cyan"),
+    "compaction_failed": ("!", "red"),
+    "compaction_disabled": ("!", "red"),
+    "budget_exhausted": ("!", "red"),
+    "circuit_opened": ("!", "red"),
+    "gave_up": ("✗", "bold red"),
+    "tool_retried": ("↻", "yellow"),
+    "tool_timed_out": ("⏱", "red"),
+    "tool_repeated_failure": ("!", "yellow"),
+    "rolled_back": ("↶", "yellow"),
+    "undo_applied": ("↶", "green"),
+}
+
+
+def is_quiet(event: Event) -> bool:
+    """Whether ``event`` is shown some other way (or not at all)."""
+    return event.type in QUIET
+
+
+def banner(event: Event) -> Text:
+    """``⇄ Switched from a to b (reason)``: an icon, then the event's own description."""
+    icon, style = _STYLES.get(event.type, ("•", "yellow"))
+    line = Text(f"{icon} ", style=style)
+    line.append(event.describe(), style=style)
+    return line

@@ -1,0 +1,134 @@
+"""Renderables for tool calls, diffs, code excerpts and banners (pure: no console, no state)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+
+from agent.llm import ToolResultBlock, ToolUseBlock
+
+MAX_DIFF_LINES = 40
+EXCERPT_LINES = 6
+_NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")
+_ARG_ORDER = ("path", "command", "pattern", "glob", "old_string", "new_string", "content")
+
+
+def tool_line(call: ToolUseBlock, result: ToolResultBlock, width: int) -> Text:
+    """``✓ name(args) — first line of the outcome``, cut to ``width``."""
+    mark, style = ("✗", "red") if result.is_error else ("✓", "green")
+    line = Text(no_wrap=True, overflow="ellipsis")
+    line.append(f"{mark} ", style=style)
+    line.append(call.name, style=f"bold {style}")
+    budget = max(width - len(call.name) - 6, 10)
+    args = short_args(call.input, limit=min(budget, 100))
+    line.append(f"({args})", style="default")
+    outcome = outcome_text(result)
+    if outcome:
+        line.append(" — ", style="dim")
+        line.append(outcome, style="red" if result.is_error else "dim")
+    line.truncate(width, overflow="ellipsis")
+    return line
+
+
+def short_args(arguments: dict[str, object], limit: int = 80) -> str:
+    """``key=value, ...`` with long values cut; the most telling keys first."""
+    keys = sorted(arguments, key=lambda k: _ARG_ORDER.index(k) if k in _ARG_ORDER else 99)
+    parts = []
+    for key in keys:
+        value = arguments[key]
+        text = value if isinstance(value, str) else json.dumps(value)
+        text = text.replace("\n", "⏎")
+        if len(text) > 40:
+            text = text[:39] + "…"
+        parts.append(text if key in ("path", "command") else f"{key}={text}")
+    joined = ", ".join(parts)
+    return joined if len(joined) <= limit else joined[: max(limit - 1, 1)] + "…"
+
+
+def outcome_text(result: ToolResultBlock) -> str:
+    """What a result says in a few words: ``12 lines`` for numbered file content."""
+    lines = result.content.splitlines()
+    numbered = sum(1 for line in lines if _NUMBERED.match(line))
+    if not result.is_error and numbered and numbered >= len(lines) - 1:
+        return f"{numbered} lines"
+    return first_line(result.content)
+
+
+def first_line(content: str, limit: int = 160) -> str:
+    """The first non-empty line of a tool result."""
+    for line in content.splitlines():
+        if line.strip():
+            return line.strip()[:limit]
+    return ""
+
+
+def unified_diff(before: str, after: str, name: str) -> str:
+    """A unified diff of two versions of a file, with two lines of context."""
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        f"a/{name}",
+        f"b/{name}",
+        n=2,
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def diff_view(diff: str, *, max_lines: int = MAX_DIFF_LINES) -> RenderableType | None:
+    """A coloured, indented diff; None when there is nothing to show."""
+    lines = [line for line in diff.splitlines() if not line.startswith(("---", "+++"))]
+    if not lines:
+        return None
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for line in lines[:max_lines]:
+        style = "green" if line[:1] == "+" else "red" if line[:1] == "-" else "dim"
+        if line.startswith("@@"):
+            style = "cyan"
+        text.append("  " + line + "\n", style=style)
+    if len(lines) > max_lines:
+        text.append(f"  … {len(lines) - max_lines} more diff lines\n", style="dim")
+    text.rstrip()
+    return text
+
+
+def excerpt(
+    code: str, path: str, *, start: int = 1, max_lines: int = EXCERPT_LINES
+) -> RenderableType:
+    """The first lines of ``code``, highlighted by the file's type, with line numbers."""
+    lines = code.splitlines()
+    shown = "\n".join(lines[:max_lines])
+    syntax = Syntax(
+        shown,
+        Syntax.guess_lexer(path, shown),
+        line_numbers=True,
+        start_line=start,
+        word_wrap=False,
+        theme="ansi_dark",
+        background_color="default",
+        code_width=None,
+    )
+    if len(lines) <= max_lines:
+        return syntax
+    return Group(syntax, Text(f"  … {len(lines) - max_lines} more lines", style="dim"))
+
+
+def read_excerpt(result: ToolResultBlock, path: str) -> RenderableType | None:
+    """An excerpt of a ``read_file`` result (numbered ``N<tab>line`` lines)."""
+    if result.is_error:
+        return None
+    code: list[str] = []
+    start: int | None = None
+    for line in result.content.splitlines():
+        match = _NUMBERED.match(line)
+        if match is None:
+            break
+        start = start if start is not None else int(match.group(1))
+        code.append(match.group(2))
+    if not code or start is None:
+        return None
+    return excerpt("\n".join(code), path, start=start)

@@ -1,0 +1,101 @@
+"""The status line under a running turn: spinner, what is happening, model, tokens, countdown."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.spinner import Spinner
+from rich.text import Text
+
+from agent.llm import Usage
+from recovery import RetryScheduled
+
+
+@dataclass
+class StatusSource:
+    """Where the status line reads the model and the tokens used so far."""
+
+    model: Callable[[], str]
+    usage: Callable[[], Usage]
+
+
+def compact_number(value: int) -> str:
+    """``950``, ``12.3k``, ``1.2M``."""
+    if value < 1000:
+        return str(value)
+    if value < 1_000_000:
+        return f"{value / 1000:.1f}k"
+    return f"{value / 1_000_000:.1f}M"
+
+
+def countdown_text(event: RetryScheduled, now: float) -> str:
+    """``retrying in 3s (attempt 2/8)``, or ``retrying now`` once the wait is over."""
+    remaining = event.retry_at - now
+    when = f"in {math.ceil(remaining)}s" if remaining > 0 else "now"
+    return f"retrying {when} (attempt {event.attempt}/{event.max_attempts})"
+
+
+class StatusLine:
+    """A live renderable: each refresh recomputes the countdown and the elapsed time.
+
+    Args:
+        source: Model and usage; None shows neither.
+        clock: The clock `RetryScheduled.retry_at` is measured on (monotonic).
+    """
+
+    def __init__(
+        self, source: StatusSource | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.source = source
+        self.clock = clock
+        self.activity = "thinking"
+        self.retry: RetryScheduled | None = None
+        self.started = clock()
+        self._spinner = Spinner("dots", style="cyan")
+
+    def start(self) -> None:
+        """A new turn begins."""
+        self.started = self.clock()
+        self.activity = "thinking"
+        self.retry = None
+
+    def waiting(self, event: RetryScheduled) -> None:
+        """Show a countdown until ``event.retry_at``."""
+        self.retry = event
+
+    def doing(self, activity: str) -> None:
+        """Show ``activity`` (and end any countdown)."""
+        self.activity = activity
+        self.retry = None
+
+    def text(self) -> Text:
+        """The line without the spinner (also what tests read)."""
+        now = self.clock()
+        line = Text(no_wrap=True, overflow="ellipsis")
+        if self.retry is not None:
+            line.append(f"{self.retry.describe().split(' — ')[0]} — ", style="yellow")
+            line.append(countdown_text(self.retry, now), style="bold yellow")
+        else:
+            line.append(self.activity)
+        parts = [f"{now - self.started:.0f}s"]
+        if self.source is not None:
+            usage = self.source.usage()
+            parts.insert(0, str(self.source.model()))
+            total = usage.input_tokens + usage.output_tokens
+            if total:
+                parts.insert(1, f"{compact_number(total)} tokens")
+        line.append(" · " + " · ".join(parts), style="dim")
+        line.append(" · Ctrl-C to interrupt", style="dim")
+        return line
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        frame = self._spinner.render(console.get_time())
+        line = Text.assemble(frame if isinstance(frame, Text) else "", " ", self.text())
+        line.no_wrap = True
+        line.overflow = "ellipsis"
+        line.truncate(options.max_width, overflow="ellipsis")
+        yield line
