@@ -72,6 +72,15 @@ class Repl:
 
     async def _main(self) -> int:
         self._greet()
+        try:
+            await self._read_eval_loop()
+        finally:
+            # Also when a Ctrl-C between two prompts cancels everything.
+            self.agent.close()
+            self.ui.show(Text(self.agent.resume_hint(), style="bold"))
+        return EXIT_OK
+
+    async def _read_eval_loop(self) -> None:
         last_interrupt = float("-inf")
         while True:
             try:
@@ -91,9 +100,6 @@ class Repl:
                 continue
             if text.strip() or self._pending():
                 await self._answer(text.strip() or None)
-        self.agent.close()
-        self.ui.show(Text(self.agent.resume_hint(), style="bold"))
-        return EXIT_OK
 
     # -- what the commands use --------------------------------------------------------------
 

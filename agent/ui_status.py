@@ -34,7 +34,7 @@ def compact_number(value: int) -> str:
 
 def countdown_text(event: RetryScheduled, now: float) -> str:
     """``retrying in 3s (attempt 2/8)``, or ``retrying now`` once the wait is over."""
-    remaining = event.retry_at - now
+    remaining = min(event.retry_at - now, 86_400.0)
     when = f"in {math.ceil(remaining)}s" if remaining > 0 else "now"
     return f"retrying {when} (attempt {event.attempt}/{event.max_attempts})"
 

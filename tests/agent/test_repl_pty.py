@@ -1,0 +1,233 @@
+"""The real ``agent`` REPL in a pseudo-terminal, against the fake LLM server."""
+
+from __future__ import annotations
+
+import re
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.fakes.cli import MODELS, agent_command, agent_env
+from tests.fakes.llm_script import Fault, Reply
+from tests.fakes.llm_server import FakeLlmServer
+
+PROMPT = "\x1b[?2004h"  # prompt-toolkit turns bracketed paste on as each prompt starts
+MODEL = MODELS["anthropic"]
+# A pty answers no cursor-position queries; without this prompt-toolkit waits and warns.
+TERMINAL_ENV = {"TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"}
+
+
+class Terminal:
+    """A running REPL: send keys, wait for text."""
+
+    def __init__(self, child: pexpect.spawn) -> None:
+        self.child = child
+
+    def expect(self, pattern: str, timeout: float = 20) -> str:
+        self.child.expect(pattern, timeout=timeout)
+        return str(self.child.before) + str(self.child.after)
+
+    def prompt(self, timeout: float = 20) -> None:
+        self.child.expect_exact(PROMPT, timeout=timeout)
+
+    def send_line(self, text: str) -> None:
+        self.child.send(text + "\r")
+
+    def interrupt(self) -> None:
+        self.child.sendintr()
+
+    def exit(self) -> str:
+        """Ctrl-D at the prompt; returns what was printed until the process ended."""
+        self.child.sendcontrol("d")
+        self.child.expect(pexpect.EOF, timeout=20)
+        self.child.wait()
+        return str(self.child.before)
+
+
+Spawn = Callable[..., Terminal]
+
+
+@pytest.fixture
+def spawn(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> Iterator[Spawn]:
+    """Start ``agent ARGS`` in a 100x40 pseudo-terminal (the pty answers no cursor queries)."""
+    children: list[pexpect.spawn] = []
+
+    def start(*args: str) -> Terminal:
+        argv = agent_command("--model", MODEL, *args)
+        child = pexpect.spawn(
+            argv[0],
+            argv[1:],
+            cwd=str(workspace),
+            env=agent_env(fake_llm, decoy_home, TERMINAL_ENV),
+            dimensions=(40, 100),
+            encoding="utf-8",
+            codec_errors="replace",
+        )
+        children.append(child)
+        return Terminal(child)
+
+    yield start
+    for child in children:
+        if child.isalive():
+            child.kill(signal.SIGKILL)
+
+
+def clean(text: str) -> str:
+    """Terminal output without escape sequences."""
+    return re.sub(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\r", "", text)
+
+
+def test_a_turn_with_a_tool_call_shows_the_call_and_the_answer(
+    spawn: Spawn,
+    fake_llm: FakeLlmServer,
+    workspace: Path,
+) -> None:
+    (workspace / "notes.txt").write_text("alpha\nbeta\n")
+    fake_llm.script(
+        Reply.tool_call("read_file", {"path": "notes.txt"}),
+        Reply.text("The file has **two** lines."),
+    )
+    term = spawn()
+    term.prompt()
+    term.send_line("what is in notes.txt?")
+
+    shown = clean(term.expect("two"))
+    term.prompt()
+
+    assert "read_file(notes.txt)" in shown
+    assert "alpha" in shown  # the excerpt
+    out = clean(term.exit())
+    assert "agent --resume" in out
+
+
+def test_a_rate_limit_shows_a_live_countdown_then_the_answer(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Fault.status(429, headers={"retry-after": "3"}), Reply.text("Made it."))
+    term = spawn()
+    term.prompt()
+    term.send_line("hello")
+
+    shown = clean(term.expect("Made it", timeout=30))
+
+    assert "Rate limited" in shown
+    for second in ("3s", "2s", "1s"):
+        assert f"retrying in {second}" in shown
+    term.prompt()
+    term.exit()
+
+
+def test_ctrl_c_during_a_backoff_returns_to_the_prompt_at_once(
+    spawn: Spawn, fake_llm: FakeLlmServer, decoy_home: Path
+) -> None:
+    fake_llm.script(Fault.status(429, headers={"retry-after": "30"}), Reply.text("late"))
+    term = spawn()
+    term.prompt()
+    term.send_line("hello")
+    term.expect("retrying in")
+
+    started = time.monotonic()
+    term.interrupt()
+    term.expect("Interrupted")
+    term.prompt(timeout=5)
+    took = time.monotonic() - started
+
+    assert took < 5  # generous for a loaded machine; the benchmark-free bound is the 30s wait
+    assert len(fake_llm.requests) == 1
+    out = clean(term.exit())
+    assert "agent --resume" in out
+
+
+def test_resume_after_a_restart_shows_the_last_exchange(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Reply.text("The capital is Paris."))
+    first = spawn()
+    first.prompt()
+    first.send_line("capital of France?")
+    first.expect("Paris")
+    first.prompt()
+    hint = clean(first.exit())
+    session_id = re.search(r"agent --resume (\w+)", hint)
+    assert session_id is not None
+
+    second = spawn()
+    second.prompt()
+    second.send_line(f"/resume {session_id.group(1)}")
+    shown = clean(second.expect("Paris"))
+    second.prompt()
+
+    assert "Resumed" in shown
+    assert "capital of France?" in shown
+    second.exit()
+
+
+def test_undo_restores_a_file_the_turn_changed(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    target = workspace / "greet.py"
+    target.write_text('print("helo")\n')
+    fake_llm.script(
+        Reply.tool_call(
+            "edit_file", {"path": "greet.py", "old_string": "helo", "new_string": "hello"}
+        ),
+        Reply.text("Fixed."),
+    )
+    term = spawn("--yes")
+    term.prompt()
+    term.send_line("fix the typo")
+    shown = clean(term.expect("Fixed"))
+    term.prompt()
+    assert '+print("hello")' in shown  # the edit is shown as a diff
+    assert target.read_text() == 'print("hello")\n'
+
+    term.send_line("/undo")
+    term.expect("Restored 1 file")
+    term.prompt()
+
+    assert target.read_text() == 'print("helo")\n'
+    term.exit()
+
+
+def test_ask_mode_prompts_for_approval_inside_the_repl(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "new.txt", "content": "hi\n"}),
+        Reply.text("Wrote it."),
+    )
+    term = spawn("--approval", "ask")
+    term.prompt()
+    term.send_line("make new.txt")
+    term.expect("Allow\\?")
+    term.send_line("y")
+    term.expect("Wrote it")
+    term.prompt()
+
+    assert (workspace / "new.txt").read_text() == "hi\n"
+    term.exit()
+
+
+def test_unknown_commands_suggest_the_closest_one(spawn: Spawn) -> None:
+    term = spawn()
+    term.prompt()
+    term.send_line("/stast")
+    shown = clean(term.expect("Did you mean /\\w+"))
+    assert "/stats" in shown
+    term.prompt()
+    term.exit()
+
+
+def test_ctrl_c_twice_at_an_empty_prompt_exits_with_the_resume_hint(spawn: Spawn) -> None:
+    term = spawn()
+    term.prompt()
+    term.child.sendcontrol("c")
+    term.expect("Ctrl-C again")
+    term.prompt()
+    term.child.sendcontrol("c")
+    term.child.expect(pexpect.EOF, timeout=20)
+    assert "agent --resume" in clean(str(term.child.before))

@@ -1,0 +1,222 @@
+"""ConsoleUI rendered into a string: markdown, tool lines, diffs, banners, countdown, plain mode."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from agent.llm import ErrorKind, TextDelta, ToolResultBlock, ToolUseBlock, Usage
+from agent.llm.provider import StreamReset
+from agent.turn import ContinuationRequested
+from agent.ui import ConsoleUI, StatusSource
+from agent.ui_status import StatusLine
+from agent.ui_stream import MarkdownStream
+from compaction.events import CompactionApplied, Reason
+from compaction.stages import Stage
+from recovery import FallbackActivated, RetryScheduled, TokensEscalated
+from tests.fakes.clock import VirtualClock
+from tools import CheckpointRecorded
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def terminal(width: int = 80, **options: object) -> tuple[Console, io.StringIO]:
+    buffer = io.StringIO()
+    return Console(file=buffer, width=width, force_terminal=True, **options), buffer  # type: ignore[arg-type]
+
+
+def plain(text: str) -> str:
+    return ANSI.sub("", text).replace("\r", "")
+
+
+def retry_event(retry_at: float) -> RetryScheduled:
+    return RetryScheduled(
+        kind=ErrorKind.RATE_LIMIT,
+        attempt=2,
+        max_attempts=8,
+        delay=3.0,
+        retry_at=retry_at,
+        model="claude-test",
+        provider="anthropic",
+    )
+
+
+def test_streamed_markdown_is_rendered_not_shown_raw() -> None:
+    console, buffer = terminal()
+    ui = ConsoleUI(console)
+    ui.begin_turn()
+    for chunk in ["Some **bold", "** words.\n\n```python\nx = 1\n", "\ny = 2\n```\n\n- a\n- b"]:
+        ui.on_delta(TextDelta(text=chunk))
+    ui.finish()
+
+    shown = plain(buffer.getvalue())
+    assert "Some bold words." in shown
+    assert "**" not in shown
+    assert "x = 1" in shown and "y = 2" in shown
+    assert "```" not in shown
+    assert "• a" in shown
+
+
+def test_plain_mode_prints_the_answer_verbatim_without_escape_codes() -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=80, force_terminal=False)
+    ui = ConsoleUI(console)
+    ui.begin_turn()
+    ui.on_delta(TextDelta(text="Some **bold** text"))
+    ui.on_tool_result(
+        ToolUseBlock(id="t1", name="run_command", input={"command": "ls"}),
+        ToolResultBlock(tool_use_id="t1", content="a.txt\nb.txt"),
+    )
+    ui.finish()
+
+    assert buffer.getvalue() == "Some **bold** text\n✓ run_command(ls) — a.txt\n"
+
+
+def test_tool_lines_fit_a_narrow_terminal() -> None:
+    console, buffer = terminal(width=40)
+    ui = ConsoleUI(console)
+    call = ToolUseBlock(
+        id="t1", name="run_command", input={"command": "pytest -q tests/ --maxfail=1 -x " * 3}
+    )
+    ui.on_tool_result(call, ToolResultBlock(tool_use_id="t1", content="boom " * 30, is_error=True))
+
+    lines = plain(buffer.getvalue()).splitlines()
+    assert lines[0].startswith("✗ run_command(pytest")
+    assert all(len(line) <= 40 for line in lines)
+
+
+def test_an_edit_is_shown_as_a_diff_against_the_file_before_the_change(tmp_path: Path) -> None:
+    target = tmp_path / "app.py"
+    target.write_text("def main():\n    return 1\n")
+    console, buffer = terminal()
+    ui = ConsoleUI(console, workspace=tmp_path)
+    ui.begin_turn()
+    ui.on_event(CheckpointRecorded(path="app.py", existed_before=True, turn=1, tool_use_id="t1"))
+    target.write_text("def main():\n    return 2\n")
+    call = ToolUseBlock(
+        id="t1",
+        name="edit_file",
+        input={"path": "app.py", "old_string": "return 1", "new_string": "return 2"},
+    )
+    ui.on_tool_result(call, ToolResultBlock(tool_use_id="t1", content="Edited app.py."))
+    ui.finish()
+
+    shown = plain(buffer.getvalue())
+    assert "✓ edit_file(app.py" in shown
+    assert "-    return 1" in shown
+    assert "+    return 2" in shown
+    assert "def main():" in shown  # context line
+
+
+def test_a_read_file_result_shows_a_highlighted_excerpt() -> None:
+    console, buffer = terminal()
+    ui = ConsoleUI(console)
+    content = "\n".join(f"{n:>6}\tline {n}" for n in range(1, 21))
+    ui.on_tool_result(
+        ToolUseBlock(id="t1", name="read_file", input={"path": "a.py"}),
+        ToolResultBlock(tool_use_id="t1", content=content),
+    )
+
+    shown = plain(buffer.getvalue())
+    assert "✓ read_file(a.py) — 20 lines" in shown
+    assert "line 1" in shown and "line 6" in shown
+    assert "line 7" not in shown
+    assert "14 more lines" in shown
+
+
+def test_recovery_banners_are_one_line_each() -> None:
+    console, buffer = terminal(width=200)
+    ui = ConsoleUI(console)
+    ui.on_event(FallbackActivated(from_model="a:x", to_model="b:y", reason="3 overloads"))
+    ui.on_event(TokensEscalated(model="a:x", from_tokens=4096, to_tokens=8192))
+    ui.on_event(ContinuationRequested(attempt=1, limit=3))
+    ui.on_event(
+        CompactionApplied(
+            stage=Stage.SNIP,
+            reason=Reason.PROACTIVE,
+            tokens_before=90_000,
+            tokens_after=40_000,
+            messages_before=30,
+            messages_after=30,
+        )
+    )
+
+    lines = plain(buffer.getvalue()).strip().splitlines()
+    assert len(lines) == 4
+    assert "Switched from a:x to b:y" in lines[0]
+    assert "8192" in lines[1]
+    assert "continue (1/3)" in lines[2]
+    assert "90,000" in lines[3]
+
+
+def test_the_countdown_follows_the_clock(clock: VirtualClock) -> None:
+    status = StatusLine(
+        StatusSource(model=lambda: "anthropic:claude-test", usage=lambda: Usage(input_tokens=1500)),
+        clock=clock.now,
+    )
+    status.waiting(retry_event(retry_at=clock.now() + 3.0))
+
+    first = status.text().plain
+    clock.advance(1.2)
+    second = status.text().plain
+    clock.advance(2.0)
+
+    assert "Rate limited by anthropic" in first
+    assert "retrying in 3s (attempt 2/8)" in first
+    assert "1.5k tokens" in first and "anthropic:claude-test" in first
+    assert "retrying in 2s" in second
+    assert "retrying now" in status.text().plain
+
+
+def test_a_retry_shows_a_banner_and_the_countdown_on_the_status_line() -> None:
+    console, buffer = terminal(width=120)
+    ui = ConsoleUI(console, clock=lambda: 0.0)
+    ui.begin_turn()
+    ui.on_event(retry_event(retry_at=3.0))
+    assert "retrying in" in ui.status.text().plain
+    ui.on_delta(TextDelta(text="ok"))
+    ui.finish()
+
+    assert "Rate limited by anthropic — retrying in 3s" in plain(buffer.getvalue())
+    assert "retrying in" not in ui.status.text().plain
+
+
+def test_no_color_keeps_the_layout_without_colours(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    console, buffer = terminal()
+    ui = ConsoleUI(console)
+    ui.on_tool_result(
+        ToolUseBlock(id="t1", name="list_files", input={"pattern": "*.py"}),
+        ToolResultBlock(tool_use_id="t1", content="a.py"),
+    )
+
+    assert not re.search(r"\x1b\[[0-9;]*3[0-7]m", buffer.getvalue())
+    assert "✓ list_files(pattern=*.py) — a.py" in plain(buffer.getvalue())
+
+
+def test_a_restarted_stream_discards_the_partial_tail() -> None:
+    console, buffer = terminal()
+    ui = ConsoleUI(console)
+    ui.begin_turn()
+    ui.on_delta(TextDelta(text="half an ans"))
+    ui.on_delta(StreamReset(reason="connection reset"))
+    ui.on_delta(TextDelta(text="A whole answer."))
+    ui.finish()
+
+    shown = plain(buffer.getvalue())
+    assert "connection reset" in shown
+    assert "A whole answer." in shown
+    assert "half an ans" not in shown.split("connection reset")[-1]
+
+
+def test_markdown_blocks_are_cut_at_blank_lines_outside_fences() -> None:
+    stream = MarkdownStream()
+
+    assert stream.feed("para one\n\n```\ncode\n\nmore code\n") == ["para one"]
+    assert stream.feed("```\n\ntail") == ["```\ncode\n\nmore code\n```"]
+    assert stream.tail == "tail"
+    assert stream.flush() == "tail"
