@@ -11,6 +11,7 @@ from typing import Any
 
 import structlog
 from rich.console import Console
+from rich.markup import escape
 
 from agent.app import Agent, Options, SetupError, load
 from agent.config import agent_home
@@ -36,11 +37,11 @@ def run_once(options: Options, prompt: str, *, json_output: bool) -> int:
     except SetupError as problem:
         if json_output:
             print(json.dumps(_payload(None, "error", "", str(problem), [], None)))
-        err.print(f"[red]agent: {problem}[/red]")
+        err.print(f"[red]agent: {escape(str(problem))}[/red]")
         return EXIT_USAGE
     if agent.loaded is not None:
         for warning in agent.loaded.warnings:
-            err.print(f"[yellow]! {warning}[/yellow]")
+            err.print(f"[yellow]! {escape(warning)}[/yellow]")
     status, result = _run_guarded(agent, prompt)
     ui.finish()
     agent.close()
@@ -53,7 +54,8 @@ def run_once(options: Options, prompt: str, *, json_output: bool) -> int:
         answer = result.answer if result else ""
         print(json.dumps(_payload(agent.session_id, status.value, answer, error, events, usage)))
     elif error:
-        err.print(f"[red]{error}[/red]")
+        # Errors quote the server, whose "[...]" must not be read as rich markup.
+        err.print(f"[red]{escape(error)}[/red]")
     if status is not TurnStatus.DONE:
         err.print(agent.resume_hint())
     if status is TurnStatus.DONE:
