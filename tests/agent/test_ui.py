@@ -56,7 +56,8 @@ def test_streamed_markdown_is_rendered_not_shown_raw() -> None:
     shown = plain(buffer.getvalue())
     assert "Some bold words." in shown
     assert "**" not in shown
-    assert "x = 1" in shown and "y = 2" in shown
+    assert "x = 1" in shown
+    assert "y = 2" in shown
     assert "```" not in shown
     assert "• a" in shown
 
@@ -123,7 +124,8 @@ def test_a_read_file_result_shows_a_highlighted_excerpt() -> None:
 
     shown = plain(buffer.getvalue())
     assert "✓ read_file(a.py) — 20 lines" in shown
-    assert "line 1" in shown and "line 6" in shown
+    assert "line 1" in shown
+    assert "line 6" in shown
     assert "line 7" not in shown
     assert "14 more lines" in shown
 
@@ -167,7 +169,8 @@ def test_the_countdown_follows_the_clock(clock: VirtualClock) -> None:
 
     assert "Rate limited by anthropic" in first
     assert "retrying in 3s (attempt 2/8)" in first
-    assert "1.5k tokens" in first and "anthropic:claude-test" in first
+    assert "1.5k tokens" in first
+    assert "anthropic:claude-test" in first
     assert "retrying in 2s" in second
     assert "retrying now" in status.text().plain
 
