@@ -29,7 +29,10 @@ def run_once(options: Options, prompt: str, *, json_output: bool) -> int:
     out = Console(file=sys.stdout, no_color=no_color, highlight=False, soft_wrap=True)
     err = Console(file=sys.stderr, no_color=no_color, highlight=False, soft_wrap=True)
     environ = dict(os.environ)
-    ui = ConsoleUI(out, err, stream=not json_output)
+    # Text already written to a pipe cannot be taken back when a stream restarts, so a
+    # pipe gets the finished answer once, at the end; a terminal sees it stream.
+    stream = not json_output and out.is_terminal
+    ui = ConsoleUI(out, err, stream=stream)
     try:
         config = load(options, environ)
         configure_logging(agent_home(environ), verbose=options.verbose)
@@ -53,7 +56,9 @@ def run_once(options: Options, prompt: str, *, json_output: bool) -> int:
         usage = agent.loop.usage.model_dump()
         answer = result.answer if result else ""
         print(json.dumps(_payload(agent.session_id, status.value, answer, error, events, usage)))
-    elif error:
+    elif not stream and result is not None and result.answer:
+        out.print(result.answer, markup=False, highlight=False, emoji=False)
+    if not json_output and error:
         # Errors quote the server, whose "[...]" must not be read as rich markup.
         err.print(f"[red]{escape(error)}[/red]")
     if status is not TurnStatus.DONE:
