@@ -25,6 +25,20 @@ class Charge(StrEnum):
     DOUBLE = "double"
 
 
+class Pace(StrEnum):
+    """How fast the backoff of a kind grows.
+
+    ``PROBE``: ``base_backoff`` doubling to ``probe_backoff``. A server that errors or drops
+    connections is usually back within a minute; asking again every few seconds (the
+    retry budget bounds how long) resumes work soon after it is.
+    ``SPREAD``: ``overload_backoff`` doubling to ``max_backoff``. A server shedding load
+    recovers only if its clients spread their retries over more than a second or two.
+    """
+
+    PROBE = "probe"
+    SPREAD = "spread"
+
+
 class Action(StrEnum):
     """What to do after a failed request."""
 
@@ -45,6 +59,7 @@ class KindPolicy:
         charge: What a retry costs the retry budget.
         overload: Counts towards the consecutive-overload fallback.
         model_fault: The model (not the request) failed: counts against its circuit breaker.
+        pace: How fast the backoff grows.
     """
 
     retry: bool
@@ -54,6 +69,7 @@ class KindPolicy:
     charge: Charge = Charge.NONE
     overload: bool = False
     model_fault: bool = False
+    pace: Pace = Pace.PROBE
 
 
 _TRANSIENT = KindPolicy(
@@ -65,7 +81,12 @@ _RAISE = KindPolicy(retry=False, fall_back=False)
 POLICY: Mapping[ErrorKind, KindPolicy] = {
     # A rate limit says nothing about the model's health, so it never opens a breaker.
     ErrorKind.RATE_LIMIT: KindPolicy(
-        retry=True, fall_back=False, honour_server_wait=True, floor=True, charge=Charge.RETRY
+        retry=True,
+        fall_back=False,
+        honour_server_wait=True,
+        floor=True,
+        charge=Charge.RETRY,
+        pace=Pace.SPREAD,
     ),
     ErrorKind.OVERLOADED: KindPolicy(
         retry=True,
@@ -74,6 +95,7 @@ POLICY: Mapping[ErrorKind, KindPolicy] = {
         charge=Charge.RETRY,
         overload=True,
         model_fault=True,
+        pace=Pace.SPREAD,
     ),
     ErrorKind.SERVER: _TRANSIENT,
     ErrorKind.TIMEOUT: KindPolicy(
@@ -134,20 +156,34 @@ class Decision:
     retry_after: float | None = None
 
 
-def backoff_delay(attempt: int, settings: RecoverySettings, jitter: float) -> float:
+def backoff_delay(
+    attempt: int, settings: RecoverySettings, jitter: float, pace: Pace = Pace.PROBE
+) -> float:
     """Capped exponential backoff with full jitter.
 
     Args:
         attempt: Requests already sent (1 before the first retry).
-        settings: Supplies ``base_backoff`` and ``max_backoff``.
+        settings: Supplies the first and largest caps of each pace.
         jitter: A uniform draw from ``[0, 1)``.
+        pace: Which caps to use.
 
     Returns:
-        A wait in ``[0, min(max_backoff, base_backoff * 2**(attempt-1)))``.
+        A wait in ``[0, min(largest, first * 2**(attempt-1)))``, where ``first`` and
+        ``largest`` are the pace's caps, neither above ``max_backoff``.
     """
+    first, largest = backoff_caps(pace, settings)
     exponent = min(max(attempt - 1, 0), 62)
-    cap = min(settings.max_backoff, settings.base_backoff * 2.0**exponent)
-    return cap * jitter
+    return min(largest, first * 2.0**exponent) * jitter
+
+
+def backoff_caps(pace: Pace, settings: RecoverySettings) -> tuple[float, float]:
+    """The first and the largest backoff cap of ``pace``."""
+    if pace is Pace.SPREAD:
+        first, largest = settings.overload_backoff, settings.max_backoff
+    else:
+        first, largest = settings.base_backoff, settings.probe_backoff
+    largest = min(largest, settings.max_backoff)
+    return min(first, largest), largest
 
 
 def overload_threshold(purpose: Purpose, settings: RecoverySettings) -> int:
@@ -191,7 +227,7 @@ def _wait(error: LlmError, attempt: int, settings: RecoverySettings, jitter: flo
     if policy.honour_server_wait and error.retry_after is not None:
         delay = max(error.retry_after, 0.0)
     else:
-        delay = backoff_delay(attempt, settings, jitter)
+        delay = backoff_delay(attempt, settings, jitter, policy.pace)
     if policy.floor:
         delay = max(delay, settings.rate_limit_floor)
     return delay

@@ -220,7 +220,10 @@ class RetryLoop:
         decision = decide(error, state, self._settings, self._rng.random())
         if decision.action is not Action.RETRY:
             return decision
-        if not breaker.allows():
+        # With no other model, an open breaker does not end the call: it goes on at the
+        # kind's pace, bounded by the budget and max_total_wait, and answers once the
+        # model is back. New calls still skip (or fail fast) while the breaker is open.
+        if not breaker.allows() and state.has_fallback:
             return Decision(Action.FALL_BACK, "failing repeatedly", retry_after=breaker.reopens_in)
         if not self.budget.try_spend(decision.charge):
             event = BudgetExhausted(

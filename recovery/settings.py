@@ -15,13 +15,34 @@ class RecoverySettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     max_attempts: int = Field(
-        default=8, ge=1, description="Requests to one model within one call, the first included."
+        default=40,
+        ge=1,
+        description="Requests to one model within one call, the first included. The retry "
+        "budget and max_total_wait usually end a call first.",
     )
     base_backoff: float = Field(
-        default=1.0, gt=0, description="Backoff cap in seconds before the first retry."
+        default=1.0,
+        gt=0,
+        description="Backoff cap in seconds before the first retry after server errors, "
+        "timeouts and dropped connections; it doubles up to probe_backoff.",
+    )
+    probe_backoff: float = Field(
+        default=4.0,
+        gt=0,
+        description="Largest backoff cap in seconds after server errors, timeouts and dropped "
+        "connections: a server that is down is asked again every few seconds, within the "
+        "retry budget, so work resumes soon after it is back.",
+    )
+    overload_backoff: float = Field(
+        default=8.0,
+        gt=0,
+        description="Backoff cap in seconds before the first retry after an overload or a rate "
+        "limit without retry-after: clients spread out so a busy server can recover.",
     )
     max_backoff: float = Field(
-        default=32.0, gt=0, description="Largest backoff cap in seconds; the cap doubles per retry."
+        default=32.0,
+        gt=0,
+        description="Largest backoff cap in seconds; the cap doubles per retry. Caps the others.",
     )
     max_total_wait: float = Field(
         default=180.0, ge=0, description="Most seconds one call spends waiting between retries."
@@ -36,7 +57,10 @@ class RecoverySettings(BaseModel):
         default=2.0, ge=0, description="Shortest wait in seconds after a rate limit."
     )
     budget_capacity: float = Field(
-        default=100.0, gt=0, description="Size of the session's retry token bucket."
+        default=200.0,
+        gt=0,
+        description="Size of the session's retry token bucket: budget_capacity / retry_cost "
+        "retries in a row, then calls fail fast until successes refill it.",
     )
     retry_cost: float = Field(
         default=5.0, ge=0, description="Tokens one retry takes (twice this for unknown errors)."

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from agent.llm import ErrorKind, LlmError, Purpose
-from recovery.policy import POLICY, Action, CallState, Charge, backoff_delay, decide
+from recovery.policy import POLICY, Action, CallState, Charge, Pace, backoff_delay, decide
 from recovery.settings import RecoverySettings
 
 SETTINGS = RecoverySettings()
@@ -78,15 +78,31 @@ def test_only_model_faults_count_against_the_breaker() -> None:
 
 
 def test_backoff_is_capped_exponential_with_full_jitter() -> None:
-    settings = RecoverySettings(base_backoff=1.0, max_backoff=8.0)
+    settings = RecoverySettings(base_backoff=1.0, probe_backoff=4.0, max_backoff=8.0)
     caps = [backoff_delay(n, settings, jitter=0.999999) for n in range(1, 7)]
-    assert caps == pytest.approx([1, 2, 4, 8, 8, 8], rel=1e-5)
+    assert caps == pytest.approx([1, 2, 4, 4, 4, 4], rel=1e-5)
     assert backoff_delay(3, settings, jitter=0.0) == 0.0
+
+
+def test_overloads_spread_out_from_a_larger_first_cap() -> None:
+    settings = RecoverySettings(overload_backoff=8.0, max_backoff=32.0)
+    caps = [backoff_delay(n, settings, 0.999999, Pace.SPREAD) for n in range(1, 6)]
+    assert caps == pytest.approx([8, 16, 32, 32, 32], rel=1e-5)
+    assert POLICY[ErrorKind.OVERLOADED].pace is Pace.SPREAD
+    assert POLICY[ErrorKind.RATE_LIMIT].pace is Pace.SPREAD
+    assert POLICY[ErrorKind.SERVER].pace is Pace.PROBE
+
+
+def test_max_backoff_caps_every_pace() -> None:
+    settings = RecoverySettings(base_backoff=0.2, max_backoff=0.4)
+    for pace in Pace:
+        assert backoff_delay(1, settings, 0.999999, pace) <= 0.4
+        assert backoff_delay(9, settings, 0.999999, pace) <= 0.4
 
 
 def test_jittered_waits_stay_within_bounds_and_spread() -> None:
     rng = random.Random(7)
-    settings = RecoverySettings(base_backoff=1.0, max_backoff=32.0, max_attempts=20)
+    settings = RecoverySettings(base_backoff=1.0, probe_backoff=32.0, max_backoff=32.0)
     for attempt in range(1, 10):
         cap = min(32.0, 2.0 ** (attempt - 1))
         delays = [
