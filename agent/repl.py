@@ -32,7 +32,7 @@ from agent.ui import ConsoleUI, StatusSource
 from agent.ui_status import compact_number
 from recovery import ModelTarget
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 DOUBLE_INTERRUPT = 2.0
 T = TypeVar("T")
 log = structlog.get_logger("agent.repl")
@@ -68,9 +68,16 @@ class Repl:
 
     def run(self) -> int:
         """Run until the person leaves; returns the exit code."""
-        return asyncio.run(self._main())
+        try:
+            return asyncio.run(self._main())
+        except asyncio.CancelledError:  # SIGTERM or SIGHUP: the session is already saved
+            return EXIT_INTERRUPTED
 
     async def _main(self) -> int:
+        main = asyncio.current_task()
+        assert main is not None
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            asyncio.get_running_loop().add_signal_handler(sig, main.cancel)
         self._greet()
         try:
             await self._read_eval_loop()
@@ -180,6 +187,10 @@ class Repl:
         self._answered = True
         try:
             result = await self._cancellable(self.agent.run_turn(prompt))
+        except asyncio.CancelledError:  # the whole REPL is ending (SIGTERM, SIGHUP)
+            self.ui.finish()
+            self.agent.interrupted()
+            raise
         except Exception as error:  # the session must stay consistent whatever went wrong
             log.exception("turn_crashed")
             self.ui.finish()
@@ -205,7 +216,8 @@ class Repl:
         try:
             return await task
         except asyncio.CancelledError:
-            if not task.cancelled():
+            current = asyncio.current_task()
+            if not task.cancelled() or (current is not None and current.cancelling()):
                 raise
             return None
         finally:

@@ -231,3 +231,25 @@ def test_ctrl_c_twice_at_an_empty_prompt_exits_with_the_resume_hint(spawn: Spawn
     term.child.sendcontrol("c")
     term.child.expect(pexpect.EOF, timeout=20)
     assert "agent --resume" in clean(str(term.child.before))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_or_sighup_during_a_turn_saves_the_session_and_says_how_to_resume(
+    spawn: Spawn, fake_llm: FakeLlmServer, decoy_home: Path, sig: signal.Signals
+) -> None:
+    fake_llm.script(Fault.hang(30))
+    terminal = spawn()
+    terminal.prompt()
+    terminal.send_line("take your time")
+    deadline = time.monotonic() + 20
+    while not fake_llm.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    terminal.child.kill(sig)
+    terminal.child.expect(pexpect.EOF, timeout=10)
+    terminal.child.wait()
+
+    output = clean(str(terminal.child.before))
+    assert "Session saved. Resume with: agent --resume" in output
+    assert terminal.child.exitstatus == 130
+    session_file = next((decoy_home / ".agent" / "sessions").glob("*.jsonl"))
+    assert '"interrupted"' in session_file.read_text()
