@@ -67,6 +67,8 @@ class Result:
     requests: int = 0
     violations: int = 0
     give_up: list[float] = field(default_factory=list)
+    give_up_waiting: list[float] = field(default_factory=list)
+    """Per failed call: its duration less the time its requests took at the server."""
     lag: float = 0.0
     extra_requests: int = 0
     """The most requests any one session sent beyond one per logical request."""
@@ -161,7 +163,9 @@ async def _run(scenario: Scenario, policy: Policy, seed: int) -> Result:
         arrivals = [phase + k * scenario.interval for k in range(count)]
         caller = policy.build(server.endpoint(client), time, random.Random(rng.random()))
         sessions.append(
-            functools.partial(_session, caller, arrivals, time, scenario.recovers_at, result)
+            functools.partial(
+                _session, caller, arrivals, time, scenario.recovers_at, result, server, client
+            )
         )
     logical = await time.run(sessions)
     result.requests = server.tally.requests
@@ -177,17 +181,20 @@ async def _session(
     time: VirtualTime,
     recovers_at: float | None,
     result: Result,
+    server: SimulatedServer,
+    client: int,
 ) -> int:
     lag: float | None = None
     for arrival in arrivals:
         if arrival > time.now():
             await time.sleep(arrival - time.now())
-        start = time.now()
+        start, busy = time.now(), server.tally.busy[client]
         result.logical += 1
         try:
             await caller.chat(REQUEST)
         except LlmError:
             result.give_up.append(time.now() - start)
+            result.give_up_waiting.append(time.now() - start - server.tally.busy[client] + busy)
             continue
         result.succeeded += 1
         sent = time.now() - LATENCY

@@ -97,6 +97,8 @@ class Tally:
     requests: int = 0
     violations: int = 0
     by_client: Counter[int] = field(default_factory=Counter)
+    busy: Counter[int] = field(default_factory=Counter)
+    """Per client: seconds its requests spent at the server (answered or failed)."""
 
 
 class SimulatedServer:
@@ -130,12 +132,16 @@ class SimulatedServer:
             self.tally.violations += 1
         error = self._fault(now)
         if error is None:
-            await self.time.sleep(self._latency)
+            await self._take(client, self._latency)
             return ANSWER
         if error.retry_after is not None:
             self._not_before[client] = now + error.retry_after
-        await self.time.sleep(self._error_latency)
+        await self._take(client, self._error_latency)
         raise error
+
+    async def _take(self, client: int, seconds: float) -> None:
+        self.tally.busy[client] += seconds
+        await self.time.sleep(seconds)
 
 
 class SimulatedProvider:
