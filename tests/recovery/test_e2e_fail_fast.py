@@ -30,14 +30,14 @@ PROMPT = "is the build green?"
 RESUME_HINT = re.compile(r"Session saved\. Resume with: agent --resume (\S+)")
 
 
-def assert_turn_kept(run: TimedRun, home: Path) -> None:
-    """The resume hint names a session that still holds the unanswered prompt."""
+def assert_turn_kept(run: TimedRun, home: Path, ended: str = "failed") -> None:
+    """The resume hint names a session that holds the unanswered prompt and how the turn ended."""
     found = RESUME_HINT.search(run.stderr)
     assert found, run.stderr
     loaded = SessionStore(home / ".agent").load(found.group(1))
     assert loaded.ends_with_user_message
     assert loaded.view[-1].text == PROMPT
-    assert loaded.turn_ends, "the session does not say how the turn ended"
+    assert [record.status for record in loaded.turn_ends] == [ended]
 
 
 def wait_for_event(home: Path, event_type: str, timeout: float = 15) -> None:
@@ -148,4 +148,4 @@ def test_ctrl_c_during_a_long_backoff_exits_at_once_with_130(
     assert exited_after < 5, f"took {exited_after:.1f}s to stop after Ctrl-C"
     assert len(fake_llm.requests) == 1
     assert "retrying in 30s" in run.stderr
-    assert_turn_kept(run, decoy_home)
+    assert_turn_kept(run, decoy_home, ended="interrupted")
