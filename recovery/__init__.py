@@ -16,7 +16,7 @@ from recovery.events import (
     StreamRestarted,
     TokensEscalated,
 )
-from recovery.policy import POLICY, Action, CallState, Charge, Decision, KindPolicy, decide
+from recovery.policy import POLICY, Action, CallState, Charge, Decision, KindPolicy, Pace, decide
 from recovery.provider import RecoveringProvider, RecoveryStats
 from recovery.retry import ModelTarget
 from recovery.settings import RecoverySettings
@@ -36,6 +36,7 @@ __all__ = [
     "GaveUp",
     "KindPolicy",
     "ModelTarget",
+    "Pace",
     "RecoveringProvider",
     "RecoveryEvent",
     "RecoverySettings",
