@@ -15,8 +15,9 @@ from rich.text import Text
 
 from agent.config import Config, ConfigError, agent_home, load_config
 from agent.lazy_provider import LazyProvider
-from agent.llm import Event, EventBus, LlmError, Message, Provider
+from agent.llm import Event, EventBus, LlmError, Provider
 from agent.llm.models import ModelLimits, ModelRef
+from agent.logging import configure_logging
 from agent.loop import AgentLoop, TurnResult, TurnStatus
 from agent.prompt import build_system_prompt
 from agent.turn import TurnRecoveryPolicy
@@ -148,6 +149,23 @@ def embedded_default(config: Config, environ: Mapping[str, str]) -> Config | Non
     return config.model_copy(update={"model": EMBEDDED_MODEL})
 
 
+def start_logging(config: Config, options: Options, environ: Mapping[str, str]) -> None:
+    """Structured logs under ``$AGENT_HOME/logs``, with every known secret redacted."""
+    redactor = secret_redactor(config, environ)
+    configure_logging(agent_home(environ), verbose=options.verbose, redact=redactor.text)
+
+
+def secret_redactor(config: Config, environ: Mapping[str, str]) -> Redactor:
+    """Hides API keys (from the environment and the config file) in sessions and logs."""
+    literal = {
+        f"providers.{name}.api_key": entry.api_key
+        for name, entry in config.providers.items()
+        if entry.api_key
+    }
+    base = Redactor.from_environ(environ, extra_names=config.sessions.redact_env)
+    return base.with_secrets(literal)
+
+
 def _missing_key_message(ref: ModelRef, env_var: str | None) -> str:
     var = env_var or f"{ref.provider.upper()}_API_KEY"
     return (
@@ -201,9 +219,15 @@ class Agent:
         self.events.subscribe(self.recorded.append)
         self.events.subscribe(ui.on_event)
         self.events.subscribe(_log_event)
-        self.store = SessionStore(self.home, redactor=Redactor.from_environ(environ))
+        self.store = SessionStore(
+            self.home,
+            redactor=secret_redactor(config, environ),
+            fsync=config.sessions.fsync,
+            hash_limit=config.sessions.hash_limit_bytes,
+        )
         chain = build_chain(config, environ)
         self.loaded, self.session = self._open_session(options)
+        self.changed_files_note = self.loaded.changed_files_note if self.loaded else None
         self.events.subscribe(self._persist_event)
         self.provider = RecoveringProvider(chain, settings=config.recovery, events=self.events)
         if self.loaded is not None:
@@ -230,7 +254,7 @@ class Agent:
             provider=self.provider,
             tools=self.tools,
             system=build_system_prompt(self.workspace),
-            history=self._resumed_history(),
+            history=self.loaded.view if self.loaded else (),
             transcript=self.session,
             events=self.events,
             on_delta=ui.on_delta,
@@ -264,17 +288,6 @@ class Agent:
         except ValueError:
             log.info("resumed_model_not_in_chain", model=current)
 
-    def _resumed_history(self) -> list[Message]:
-        if self.loaded is None:
-            return []
-        history = list(self.loaded.view)
-        note = self.loaded.changed_files_note
-        if note:
-            # Tell the model before it relies on what it read earlier.
-            history.append(Message.user(note))
-            self.session.append_message(history[-1])
-        return history
-
     def _limits(self) -> ModelLimits:
         return self.config.limits(self.provider.current)
 
@@ -296,6 +309,12 @@ class Agent:
 
     async def run_turn(self, prompt: str | None) -> TurnResult:
         """Run one turn; the session records how it ended."""
+        note, self.changed_files_note = self.changed_files_note, None
+        if note and prompt is not None:
+            # Tell the model before it relies on what it read earlier.
+            prompt = f"{note}\n\n{prompt}"
+        elif note:
+            self.loop.annotate_last_user_message(note)
         result = await self.loop.run_turn(prompt)
         self.session.append_turn_end(result.status.value, result.error)
         return result
@@ -319,6 +338,16 @@ class Agent:
         """Release the session (its lock); safe to call twice."""
         if not self.session.closed:
             self.session.close()
+
+    def resume_notices(self) -> list[str]:
+        """What the person should know about a resumed session: repairs and changed files."""
+        if self.loaded is None:
+            return []
+        notices = list(self.loaded.warnings)
+        if self.loaded.changed_files:
+            changed = ", ".join(change.describe() for change in self.loaded.changed_files)
+            notices.append(f"Changed since this session last saw them: {changed}")
+        return notices
 
     def resume_hint(self) -> str:
         return f"Session saved. Resume with: agent --resume {self.session_id}"

@@ -191,6 +191,12 @@ class AgentLoop:
         self.transcript.append_message(message)
         self.messages.append(message)
 
+    def annotate_last_user_message(self, note: str) -> None:
+        """Add ``note`` to the pending user message of the view (not to the session log)."""
+        if self.messages and self.messages[-1].role == "user":
+            last = self.messages[-1]
+            self.messages[-1] = Message(role="user", content=[*last.content, TextBlock(text=note)])
+
     def replace_history(self, messages: Sequence[Message]) -> None:
         """Swap the working view (after compaction or `/clear`); the session log keeps all."""
         self.messages = list(messages)

@@ -13,9 +13,7 @@ import structlog
 from rich.console import Console
 from rich.markup import escape
 
-from agent.app import Agent, Options, SetupError, load
-from agent.config import agent_home
-from agent.logging import configure_logging
+from agent.app import Agent, Options, SetupError, load, start_logging
 from agent.loop import TurnResult, TurnStatus
 from agent.ui import ConsoleUI
 
@@ -35,16 +33,15 @@ def run_once(options: Options, prompt: str, *, json_output: bool) -> int:
     ui = ConsoleUI(out, err, stream=stream)
     try:
         config = load(options, environ)
-        configure_logging(agent_home(environ), verbose=options.verbose)
+        start_logging(config, options, environ)
         agent = Agent(config, options, ui=ui, approver=None, environ=environ)
     except SetupError as problem:
         if json_output:
             print(json.dumps(_payload(None, "error", "", str(problem), [], None)))
         err.print(f"[red]agent: {escape(str(problem))}[/red]")
         return EXIT_USAGE
-    if agent.loaded is not None:
-        for warning in agent.loaded.warnings:
-            err.print(f"[yellow]! {escape(warning)}[/yellow]")
+    for notice in agent.resume_notices():
+        err.print(f"[yellow]! {escape(notice)}[/yellow]")
     status, result = _run_guarded(agent, prompt)
     ui.finish()
     agent.close()

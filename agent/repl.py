@@ -20,11 +20,10 @@ from rich.console import Console
 from rich.text import Text
 
 from agent import __version__
-from agent.app import Agent, Options, SetupError, create_provider, load
+from agent.app import Agent, Options, SetupError, create_provider, load, start_logging
 from agent.commands import SlashCommands
 from agent.config import Config, agent_home
 from agent.llm.models import ModelRef
-from agent.logging import configure_logging
 from agent.repl_approval import PromptApprover
 from agent.repl_input import PROMPT, EmptyInterrupt, build_session
 from agent.repl_view import last_exchange
@@ -248,7 +247,7 @@ class Repl:
         if exchange:
             self.ui.show(Text("Last exchange:", style="dim"))
             self.ui.show(last_exchange(exchange, self.console.width))
-        for warning in loaded.warnings:
+        for warning in self.agent.resume_notices():
             self.ui.show(Text(f"! {warning}", style="yellow"))
         if self._pending():
             self.ui.show(
@@ -271,7 +270,7 @@ def run_interactive(options: Options) -> int:
     console = Console(highlight=False)
     try:
         config = load(options, environ)
-        configure_logging(agent_home(environ), verbose=options.verbose)
+        start_logging(config, options, environ)
         repl = Repl(console=console, config=config, options=options, environ=environ)
     except SetupError as error:
         console.print(Text(f"agent: {error}", style="red"))

@@ -1,0 +1,78 @@
+"""Resuming through the real CLI: changed files are told to the model; secrets never persist."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+from tests.fakes.cli import run_agent
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
+
+MODEL = "anthropic:claude-test"
+
+
+def test_files_changed_since_the_session_are_told_to_the_model(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "notes.txt").write_text("v1\n")
+    fake_llm.script(Reply.tool_call("read_file", {"path": "notes.txt"}), Reply.text("It says v1."))
+    first = run_agent(
+        "-p",
+        "read notes.txt",
+        "--output-format",
+        "json",
+        "--model",
+        MODEL,
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    session_id = first.json()["session_id"]
+    (workspace / "notes.txt").write_text("v2, edited by hand\n")
+
+    fake_llm.script(Reply.text("Noted."))
+    resumed = run_agent(
+        "-p",
+        "and now?",
+        "--resume",
+        session_id,
+        "--model",
+        MODEL,
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+
+    assert resumed.code == 0, resumed.stderr
+    assert "notes.txt" in resumed.stderr  # the person is told too
+    last_request = fake_llm.requests[-1].body
+    prompt = json.dumps(last_request["messages"][-1])
+    assert "notes.txt" in prompt
+    assert "and now?" in prompt
+    roles = [m["role"] for m in last_request["messages"]]
+    assert all(a != b for a, b in itertools.pairwise(roles))
+
+
+def test_api_keys_never_reach_the_session_or_the_logs(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    key = "sk-ant-test-key-0123456789"  # what tests.fakes.cli puts in the environment
+    fake_llm.script(Reply.text(f"The key you gave me is {key}."))
+    run = run_agent(
+        "-p",
+        f"remember {key}",
+        "--model",
+        MODEL,
+        "--verbose",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 0, run.stderr
+
+    stored = [p.read_text() for p in (decoy_home / ".agent").rglob("*") if p.is_file()]
+    assert stored
+    assert not any(key in text for text in stored)
+    assert any("[redacted" in text for text in stored)
