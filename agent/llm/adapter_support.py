@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
+
+import structlog
 
 from agent.llm.errors import ErrorKind, LlmError
 
-__all__ = ["StreamIdleTimeout", "idle_guarded"]
+__all__ = ["StreamIdleTimeout", "call_translating_errors", "idle_guarded"]
+
+Classifier = Callable[[Exception], LlmError]
 
 T = TypeVar("T")
 
@@ -42,3 +46,40 @@ async def idle_guarded(events: AsyncIterator[T], seconds: float) -> AsyncIterato
 def timeout_error(message: str, *, provider: str, model: str) -> LlmError:
     """A `LlmError` of kind timeout (overall deadline, idle stream, transport timeout)."""
     return LlmError(ErrorKind.TIMEOUT, message, provider=provider, model=model)
+
+
+async def call_translating_errors(
+    call: Callable[[], Awaitable[T]],
+    *,
+    deadline: float,
+    classify: Classifier,
+    provider: str,
+    model: str,
+    log: structlog.typing.FilteringBoundLogger,
+) -> T:
+    """Run ``call`` within ``deadline`` seconds; anything it raises leaves as a `LlmError`.
+
+    This is the one boundary where vendor exceptions are translated (like httpx's
+    ``map_httpcore_exceptions``). Cancellation passes through untouched.
+    """
+    try:
+        async with asyncio.timeout(deadline):
+            return await call()
+    except LlmError:
+        raise
+    except StreamIdleTimeout as exc:
+        raise timeout_error(str(exc), provider=provider, model=model) from exc
+    except TimeoutError as exc:
+        message = f"no complete answer within {deadline:g}s"
+        raise timeout_error(message, provider=provider, model=model) from exc
+    except Exception as exc:
+        error = classify(exc)
+        log.info(
+            "llm_error",
+            kind=error.kind.value,
+            status=error.status,
+            error=error.message,
+            request_id=error.request_id,
+            exc_info=error.kind == ErrorKind.UNKNOWN,
+        )
+        raise error from exc

@@ -11,7 +11,6 @@ Failure modes of the SDK this handles, beside plain HTTP errors:
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -19,7 +18,7 @@ import anthropic
 import httpx2
 import structlog
 
-from agent.llm.adapter_support import StreamIdleTimeout, idle_guarded, timeout_error
+from agent.llm.adapter_support import call_translating_errors, idle_guarded
 from agent.llm.anthropic_mapping import (
     EventAccumulator,
     response_from_message,
@@ -82,30 +81,21 @@ class AnthropicProvider:
         self, request: ChatRequest, on_delta: DeltaHandler | None = None
     ) -> ChatResponse:
         """Send ``request``; stream deltas to ``on_delta``; raise only `LlmError`."""
-        deadline = request.timeout or self._request_timeout
-        try:
-            async with asyncio.timeout(deadline):
-                if self._stream:
-                    return await self._chat_stream(request, on_delta)
-                return await self._chat_once(request)
-        except LlmError:
-            raise
-        except StreamIdleTimeout as exc:
-            raise timeout_error(str(exc), provider=self.provider_name, model=request.model) from exc
-        except TimeoutError as exc:
-            message = f"no complete answer within {deadline:g}s"
-            raise timeout_error(message, provider=self.provider_name, model=request.model) from exc
-        except Exception as exc:
-            error = classify_anthropic(exc, provider=self.provider_name, model=request.model)
-            log.info(
-                "llm_error",
-                kind=error.kind.value,
-                status=error.status,
-                error=error.message,
-                request_id=error.request_id,
-                exc_info=error.kind == ErrorKind.UNKNOWN,
-            )
-            raise error from exc
+        model = request.model
+
+        async def call() -> ChatResponse:
+            if self._stream:
+                return await self._chat_stream(request, on_delta)
+            return await self._chat_once(request)
+
+        return await call_translating_errors(
+            call,
+            deadline=request.timeout or self._request_timeout,
+            classify=lambda exc: classify_anthropic(exc, provider=self.provider_name, model=model),
+            provider=self.provider_name,
+            model=model,
+            log=log,
+        )
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         ceiling = known_limits(request.model).max_output_tokens

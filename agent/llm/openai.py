@@ -10,7 +10,6 @@ body's type/code.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -18,7 +17,7 @@ import httpx2
 import openai
 import structlog
 
-from agent.llm.adapter_support import StreamIdleTimeout, idle_guarded, timeout_error
+from agent.llm.adapter_support import call_translating_errors, idle_guarded
 from agent.llm.classify import classify, retry_after
 from agent.llm.errors import ErrorKind, LlmError
 from agent.llm.openai_mapping import to_openai_messages, to_openai_tools
@@ -80,30 +79,21 @@ class OpenAIProvider:
         self, request: ChatRequest, on_delta: DeltaHandler | None = None
     ) -> ChatResponse:
         """Send ``request``; stream deltas to ``on_delta``; raise only `LlmError`."""
-        deadline = request.timeout or self._request_timeout
-        try:
-            async with asyncio.timeout(deadline):
-                if self._stream:
-                    return await self._chat_stream(request, on_delta)
-                return await self._chat_once(request)
-        except LlmError:
-            raise
-        except StreamIdleTimeout as exc:
-            raise timeout_error(str(exc), provider=self.provider_name, model=request.model) from exc
-        except TimeoutError as exc:
-            message = f"no complete answer within {deadline:g}s"
-            raise timeout_error(message, provider=self.provider_name, model=request.model) from exc
-        except Exception as exc:
-            error = classify_openai(exc, provider=self.provider_name, model=request.model)
-            log.info(
-                "llm_error",
-                kind=error.kind.value,
-                status=error.status,
-                error=error.message,
-                request_id=error.request_id,
-                exc_info=error.kind == ErrorKind.UNKNOWN,
-            )
-            raise error from exc
+        model = request.model
+
+        async def call() -> ChatResponse:
+            if self._stream:
+                return await self._chat_stream(request, on_delta)
+            return await self._chat_once(request)
+
+        return await call_translating_errors(
+            call,
+            deadline=request.timeout or self._request_timeout,
+            classify=lambda exc: classify_openai(exc, provider=self.provider_name, model=model),
+            provider=self.provider_name,
+            model=model,
+            log=log,
+        )
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         params: dict[str, Any] = {
