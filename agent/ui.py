@@ -158,9 +158,9 @@ class ConsoleUI:
         if self._open_line:
             self.out.print()
             self._open_line = False
-        self._print_activity(
-            Text(f"↻ {reason} — the partial answer above is discarded", style="dim")
-        )
+        shown = self.stream and not self.live_mode
+        note = " — the partial answer above is discarded" if shown else " — restarting the answer"
+        self._print_activity(Text(f"↻ {reason}{note}", style="dim"))
 
     # -- activity -------------------------------------------------------------------------
 
