@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 from tests.fakes.clock import VirtualClock
 from tests.fakes.llm_server import FakeLlmServer
@@ -68,3 +69,10 @@ def fake_llm(_fake_llm_server: FakeLlmServer) -> Iterator[FakeLlmServer]:
     _fake_llm_server.reset()
     yield _fake_llm_server
     _fake_llm_server.reset()
+
+
+@pytest.fixture(autouse=True)
+def _structlog_defaults() -> Iterator[None]:
+    """Undo any structlog configuration a test (or code it runs in-process) made."""
+    yield
+    structlog.reset_defaults()
