@@ -7,6 +7,8 @@ Any other name is a path to a GGUF file. Loaded models are cached for the whole 
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import importlib.metadata
 import importlib.util
 import threading
@@ -140,4 +142,15 @@ def load_model(
         # lets each reuse its own prefix instead of reading the whole prompt again.
         llama.set_cache(LlamaRAMCache(capacity_bytes=STATE_CACHE_BYTES))
         loaded = _cache[key] = LoadedModel(llama, threading.Lock())
+        if len(_cache) == 1:
+            atexit.register(_close_all)
         return loaded
+
+
+def _close_all() -> None:
+    """Free models before interpreter shutdown, when llama.cpp's own finaliser would fail."""
+    with _cache_lock:
+        for loaded in _cache.values():
+            with contextlib.suppress(Exception):
+                loaded.llama.close()
+        _cache.clear()
