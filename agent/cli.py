@@ -50,23 +50,34 @@ def run(
     ctx: typer.Context,
     prompt: Annotated[
         str | None,
-        typer.Option("-p", "--print", help="Run one turn with this prompt, print, and exit."),
+        typer.Option(
+            "-p",
+            "--print",
+            metavar="PROMPT",
+            help="Run one turn with this prompt, print, and exit.",
+        ),
     ] = None,
     output_format: Annotated[
         OutputFormat, typer.Option("--output-format", help="Output of -p: text or json.")
     ] = OutputFormat.text,
     model: Annotated[
-        str | None, typer.Option("--model", "-m", help="Model as provider:model.")
+        str | None,
+        typer.Option("--model", "-m", metavar="PROVIDER:MODEL", help="Model as provider:model."),
     ] = None,
     fallback_model: Annotated[
         list[str] | None,
-        typer.Option("--fallback-model", help="Fallback model (repeatable), tried in order."),
+        typer.Option(
+            "--fallback-model",
+            metavar="PROVIDER:MODEL",
+            help="Fallback model (repeatable), tried in order.",
+        ),
     ] = None,
     config: Annotated[
-        Path | None, typer.Option("--config", help="Read this config file instead.")
+        Path | None, typer.Option("--config", metavar="FILE", help="Read this config file instead.")
     ] = None,
     resume: Annotated[
-        str | None, typer.Option("--resume", "-r", help="Resume the session with this id.")
+        str | None,
+        typer.Option("--resume", "-r", metavar="ID", help="Resume the session with this id."),
     ] = None,
     continue_: Annotated[
         bool,
@@ -79,7 +90,8 @@ def run(
         Approval | None, typer.Option("--approval", help="ask, auto-edit or full-auto.")
     ] = None,
     max_steps: Annotated[
-        int | None, typer.Option("--max-steps", min=1, help="Model calls allowed per turn.")
+        int | None,
+        typer.Option("--max-steps", min=1, metavar="N", help="Model calls allowed per turn."),
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr too.")] = False,
     version: Annotated[
