@@ -129,31 +129,49 @@ def test_a_conversation_past_the_window_is_compacted_not_crashed(
     assert "Internal error" not in run.stderr
 
 
-def test_a_truncated_answer_is_escalated_then_continued(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
-) -> None:
-    (workspace / "agent.yaml").write_text(
-        "max_tokens: 4\nlocal: {max_output_tokens: 8}\ncompaction: {max_output_recovery_limit: 1}\n"
+async def test_a_truncated_answer_is_escalated_then_continued(workspace: Path) -> None:
+    # In process and without tools, so the tiny model has to answer in text; everything on
+    # the path (recovery, the loop's continuation, the local runtime) is the real thing.
+    from agent.llm.local import LocalProvider
+    from agent.llm.models import ModelLimits, ModelRef
+    from agent.loop import AgentLoop
+    from agent.turn import TurnRecoveryPolicy
+    from compaction import Compactor
+    from recovery import ModelTarget, RecoveringProvider, RecoverySettings
+    from tools import ToolExecutor, ToolSettings
+
+    events: list[str] = []
+    limits = ModelLimits(context_window=2048, max_output_tokens=8)
+    provider = RecoveringProvider(
+        [ModelTarget(ModelRef("local", "smollm2"), LocalProvider("smollm2", n_ctx=2048), limits)],
+        settings=RecoverySettings(),
+        events=lambda event: events.append(event.type),
     )
-    (workspace / "AGENTS.md").write_text(GREETINGS_AS_MESSAGES)
-    run = _run(
-        "-p",
-        "Say hello in one short sentence.",
-        "--model",
-        "local:smollm2",
-        "--max-steps",
-        "3",
-        "--output-format",
-        "json",
-        fake_llm=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
+    recovery = TurnRecoveryPolicy(
+        compactor=Compactor(provider, limits),
+        log=SessionStore(workspace / ".home").create(cwd=workspace, model_chain=["local:smollm2"]),
+        limits=lambda: limits,
+        events=lambda event: events.append(event.type),
+        max_continuations=1,
     )
-    assert run.code in (0, 1), run.stderr
-    types = _event_types(run)
-    assert "tokens_escalated" in types
-    assert "continuation_requested" in types
-    assert run.json()["result"]
+    tools = ToolExecutor(
+        workspace=workspace, settings=ToolSettings(), approval="ask", approver=None, tools=[]
+    )
+    loop = AgentLoop(
+        provider=provider,
+        tools=tools,
+        system="You are a helpful assistant.",
+        recovery=recovery,
+        max_tokens=4,
+        max_steps=3,
+    )
+
+    result = await loop.run_turn("Write two sentences about the sea.")
+
+    assert events.count("tokens_escalated") >= 1
+    assert "continuation_requested" in events
+    assert result.answer
+    assert len(loop.messages) >= 3  # prompt, truncated answer, continuation prompt, ...
 
 
 def _seed_long_session(agent_home: Path, workspace: Path) -> None:
