@@ -1,0 +1,83 @@
+"""Configuration: the documented example, precedence and error messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent.config import Config, ConfigError, load_config
+from agent.llm.models import ModelRef
+
+EXAMPLE = Path(__file__).parents[2] / "config.example.yaml"
+
+
+def test_the_example_documents_every_key_with_its_default() -> None:
+    data = yaml.safe_load(EXAMPLE.read_text())
+    example = Config.model_validate(data)
+    assert example == Config()
+    documented = set(data)
+    assert documented == set(Config.model_fields)
+    for section in ("recovery", "tools", "compaction", "sessions", "local"):
+        model = type(getattr(example, section))
+        assert set(data[section]) == set(model.model_fields), section
+
+
+def test_flags_beat_environment_beat_project_beat_user(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".config" / "agent").mkdir(parents=True)
+    (home / ".config" / "agent" / "config.yaml").write_text("model: anthropic:user\nmax_steps: 7\n")
+    (tmp_path / "agent.yaml").write_text("model: anthropic:project\n")
+    environ = {"HOME": str(home), "AGENT_MODEL": "openai:env"}
+
+    config, paths = load_config(cwd=tmp_path, environ=environ)
+    assert config.model == "openai:env"
+    assert config.max_steps == 7  # from the user file, not overridden
+    assert len(paths) == 2
+
+    config, _ = load_config(cwd=tmp_path, environ=environ, overrides={"model": "anthropic:flag"})
+    assert config.model == "anthropic:flag"
+
+
+def test_base_url_from_the_environment_reaches_the_builtin_provider(tmp_path: Path) -> None:
+    environ = {"HOME": str(tmp_path), "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    config, _ = load_config(cwd=tmp_path, environ=environ)
+    openai = config.provider("openai")
+    assert openai.base_url == "http://127.0.0.1:9/v1"
+    assert openai.api_key_env == "OPENAI_API_KEY"
+
+
+def test_explicit_config_file_replaces_the_discovered_ones(tmp_path: Path) -> None:
+    (tmp_path / "agent.yaml").write_text("max_steps: 3\n")
+    explicit = tmp_path / "other.yaml"
+    explicit.write_text("max_steps: 9\n")
+    config, paths = load_config(cwd=tmp_path, explicit=explicit, environ={"HOME": str(tmp_path)})
+    assert config.max_steps == 9
+    assert paths == [explicit]
+
+
+def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(cwd=tmp_path, explicit=tmp_path / "nope.yaml", environ={})
+
+
+def test_unknown_provider_in_the_chain_is_named(tmp_path: Path) -> None:
+    (tmp_path / "agent.yaml").write_text("fallback_models: [ollama:qwen]\n")
+    with pytest.raises(ConfigError, match="ollama") as error:
+        load_config(cwd=tmp_path, environ={"HOME": str(tmp_path)})
+    assert "providers:" in str(error.value)
+
+
+def test_model_chain_is_deduplicated_in_order() -> None:
+    config = Config(
+        model="anthropic:a", fallback_models=["openai:b", "anthropic:a", "openai:b", "local:c"]
+    )
+    assert [str(ref) for ref in config.model_chain()] == ["anthropic:a", "openai:b", "local:c"]
+
+
+def test_limits_prefer_configured_values_over_known_ones() -> None:
+    config = Config(models={"anthropic:claude-sonnet-4-5": {"max_output_tokens": 1000}})
+    limits = config.limits(ModelRef.parse("anthropic:claude-sonnet-4-5"))
+    assert limits.max_output_tokens == 1000
+    assert limits.context_window == 200_000
