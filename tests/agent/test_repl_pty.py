@@ -5,80 +5,14 @@ from __future__ import annotations
 import re
 import signal
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
 
-from tests.fakes.cli import MODELS, agent_command, agent_env
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
-
-PROMPT = "\x1b[?2004h"  # prompt-toolkit turns bracketed paste on as each prompt starts
-MODEL = MODELS["anthropic"]
-# A pty answers no cursor-position queries; without this prompt-toolkit waits and warns.
-TERMINAL_ENV = {"TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"}
-
-
-class Terminal:
-    """A running REPL: send keys, wait for text."""
-
-    def __init__(self, child: pexpect.spawn) -> None:
-        self.child = child
-
-    def expect(self, pattern: str, timeout: float = 20) -> str:
-        self.child.expect(pattern, timeout=timeout)
-        return str(self.child.before) + str(self.child.after)
-
-    def prompt(self, timeout: float = 20) -> None:
-        self.child.expect_exact(PROMPT, timeout=timeout)
-
-    def send_line(self, text: str) -> None:
-        self.child.send(text + "\r")
-
-    def interrupt(self) -> None:
-        self.child.sendintr()
-
-    def exit(self) -> str:
-        """Ctrl-D at the prompt; returns what was printed until the process ended."""
-        self.child.sendcontrol("d")
-        self.child.expect(pexpect.EOF, timeout=20)
-        self.child.wait()
-        return str(self.child.before)
-
-
-Spawn = Callable[..., Terminal]
-
-
-@pytest.fixture
-def spawn(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> Iterator[Spawn]:
-    """Start ``agent ARGS`` in a 100x40 pseudo-terminal (the pty answers no cursor queries)."""
-    children: list[pexpect.spawn] = []
-
-    def start(*args: str) -> Terminal:
-        argv = agent_command("--model", MODEL, *args)
-        child = pexpect.spawn(
-            argv[0],
-            argv[1:],
-            cwd=str(workspace),
-            env=agent_env(fake_llm, decoy_home, TERMINAL_ENV),
-            dimensions=(40, 100),
-            encoding="utf-8",
-            codec_errors="replace",
-        )
-        children.append(child)
-        return Terminal(child)
-
-    yield start
-    for child in children:
-        if child.isalive():
-            child.kill(signal.SIGKILL)
-
-
-def clean(text: str) -> str:
-    """Terminal output without escape sequences."""
-    return re.sub(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\r", "", text)
+from tests.fakes.terminal import Spawn, clean
 
 
 def test_a_turn_with_a_tool_call_shows_the_call_and_the_answer(

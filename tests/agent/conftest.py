@@ -1,0 +1,39 @@
+"""Fixtures for the agent tests: the real REPL in a pseudo-terminal."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.fakes.cli import MODELS, agent_command, agent_env
+from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.terminal import TERMINAL_ENV, Spawn, Terminal
+
+
+@pytest.fixture
+def spawn(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> Iterator[Spawn]:
+    """Start ``agent --model anthropic:claude-test ARGS`` in a 100x40 pseudo-terminal."""
+    children: list[pexpect.spawn] = []
+
+    def start(*args: str) -> Terminal:
+        argv = agent_command("--model", MODELS["anthropic"], *args)
+        child = pexpect.spawn(
+            argv[0],
+            argv[1:],
+            cwd=str(workspace),
+            env=agent_env(fake_llm, decoy_home, TERMINAL_ENV),
+            dimensions=(40, 100),
+            encoding="utf-8",
+            codec_errors="replace",
+        )
+        children.append(child)
+        return Terminal(child)
+
+    yield start
+    for child in children:
+        if child.isalive():
+            child.kill(signal.SIGKILL)
