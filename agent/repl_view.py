@@ -98,7 +98,8 @@ def help_table(commands: Sequence[CommandInfo]) -> RenderableType:
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
     for info in commands:
-        table.add_row(info.usage, info.description)
+        # Text, not str: rich would read "[id]" in "/resume [id]" as a markup tag and drop it.
+        table.add_row(Text(info.usage), Text(info.description))
     keys = Text(
         "Enter sends · Alt-Enter or Esc-Enter: new line · Ctrl-R: search history · "
         "Ctrl-C: interrupt a turn · Ctrl-C twice or Ctrl-D: exit",
