@@ -114,5 +114,6 @@ def print_picker(console: Console, rows: Sequence[tuple[str, str, str]]) -> None
     for column in ("#", "id", "updated", "first prompt"):
         table.add_column(column, no_wrap=column != "first prompt", overflow="ellipsis")
     for number, (session_id, when, prompt) in enumerate(rows, start=1):
-        table.add_row(str(number), session_id, when, prompt)
+        # A prompt is the person's text: as markup, "[/b]" in it would crash the REPL.
+        table.add_row(str(number), session_id, when, Text(prompt))
     console.print(table)
