@@ -1,0 +1,228 @@
+"""Slash commands and multi-line input of the real REPL, in a pseudo-terminal."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.cli import MODELS
+from tests.fakes.llm_script import Fault, Reply
+from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.fakes.terminal import Spawn, Terminal, clean
+
+
+def session_records(home: Path) -> list[dict[str, Any]]:
+    """The records of the only session file."""
+    (path,) = (home / ".agent" / "sessions").glob("*.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def user_texts(request: RecordedRequest) -> list[str]:
+    """The text of each user message in a request (either wire format)."""
+    texts = []
+    for message in request.body["messages"]:
+        if message["role"] != "user":
+            continue
+        content = message["content"]
+        if isinstance(content, str):
+            texts.append(content)
+        else:
+            texts.append("".join(part.get("text", "") for part in content))
+    return texts
+
+
+def turn(term: Terminal, prompt: str, answer: str) -> str:
+    """Send ``prompt``, wait for ``answer`` and the next prompt; returns what was shown."""
+    term.send_line(prompt)
+    shown = clean(term.expect(re.escape(answer)))
+    term.prompt()
+    return shown
+
+
+def test_compact_with_a_focus_summarises_and_the_next_turn_sends_the_summary(
+    spawn: Spawn, fake_llm: FakeLlmServer, decoy_home: Path
+) -> None:
+    fake_llm.script(
+        Reply.text("Parsing is in parse.py."),
+        Reply.text("Tests are in tests/."),
+        Reply.text("SUMMARY: parser lives in parse.py"),
+        Reply.text("Done."),
+    )
+    term = spawn()
+    term.prompt()
+    turn(term, "where is parsing?", "parse.py")
+    turn(term, "where are the tests?", "tests/")
+
+    shown = term.command("/compact the parser")
+    summary_request = fake_llm.requests[2]
+    turn(term, "go on", "Done.")
+
+    assert "Compacted: summarised older turns" in shown
+    assert "focus on: the parser" in user_texts(summary_request)[0]
+    assert "where is parsing?" in user_texts(summary_request)[0]
+    sent = json.dumps(fake_llm.requests[3].body["messages"])
+    assert "SUMMARY: parser lives in parse.py" in sent
+    assert "where is parsing?" not in sent
+    (compaction,) = [r for r in session_records(decoy_home) if r["type"] == "compaction"]
+    assert "SUMMARY: parser lives in parse.py" in json.dumps(compaction["messages"])
+    term.exit()
+
+
+def test_compact_without_focus_sends_no_focus(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
+    fake_llm.script(Reply.text("one"), Reply.text("two"), Reply.text("SUMMARY"))
+    term = spawn()
+    term.prompt()
+    turn(term, "first", "one")
+    turn(term, "second", "two")
+
+    term.command("/compact")
+
+    assert len(fake_llm.requests) == 3
+    assert "focus on" not in user_texts(fake_llm.requests[2])[0]
+    term.exit()
+
+
+def test_model_shows_the_current_model_and_switches_to_openai(
+    spawn: Spawn, fake_llm: FakeLlmServer, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("From GPT."))
+    term = spawn()
+    term.prompt()
+
+    assert MODELS["anthropic"] in term.command("/model")
+    assert MODELS["openai"] in term.command(f"/model {MODELS['openai']}")
+    turn(term, "hello", "From GPT.")
+
+    (request,) = fake_llm.requests
+    assert request.protocol == "openai"
+    assert request.model == "gpt-test"
+    switches = [r for r in session_records(decoy_home) if r["type"] == "model_switch"]
+    assert [s["model"] for s in switches] == [MODELS["openai"]]
+    term.exit()
+
+
+def test_cost_shows_the_tokens_of_a_turn(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
+    fake_llm.script(Reply.text("Counted.", input_tokens=1234, output_tokens=56))
+    term = spawn()
+    term.prompt()
+    turn(term, "count", "Counted.")
+
+    shown = term.command("/cost")
+
+    assert re.search(r"this run\s+1\.2k\s+56", shown), shown
+    term.exit()
+
+
+def test_stats_shows_a_retry_by_kind_and_the_time_waited(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Fault.status(500), Reply.text("Recovered."))
+    term = spawn()
+    term.prompt()
+    turn(term, "hi", "Recovered.")
+
+    shown = term.command("/stats")
+
+    assert re.search(r"retries\s+1 \(server 1\)", shown), shown
+    waited = re.search(r"time spent waiting\s+(\d+\.\d)s", shown)
+    assert waited is not None, shown
+    assert float(waited.group(1)) > 0
+    term.exit()
+
+
+def test_clear_starts_a_new_session_without_the_old_history(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Reply.text("Noted."), Reply.text("Fresh."))
+    term = spawn()
+    term.prompt()
+    turn(term, "remember the word zebra", "Noted.")
+
+    shown = term.command("/clear")
+    turn(term, "what word?", "Fresh.")
+
+    new_id = re.search(r"New session (\w+)", shown)
+    assert new_id is not None, shown
+    assert user_texts(fake_llm.requests[1]) == ["what word?"]
+    assert new_id.group(1) in clean(term.exit())
+
+
+def test_resume_without_an_id_picks_a_session_by_number(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Reply.text("Blue whale."))
+    first = spawn()
+    first.prompt()
+    turn(first, "largest animal?", "Blue whale.")
+    first.exit()
+
+    second = spawn()
+    second.prompt()
+    second.send_line("/resume")
+    picker = clean(second.expect(r"Resume which\?"))
+    second.send_line("1")
+    shown = clean(second.expect("Blue whale"))
+    second.prompt()
+
+    assert "largest animal?" in picker
+    assert "Resumed" in shown
+    assert "largest animal?" in shown  # the last exchange
+    second.exit()
+
+
+def test_resume_picker_shows_prompts_with_brackets_as_typed(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Reply.text("Italics."))
+    first = spawn()
+    first.prompt()
+    turn(first, "why is [b] closed by [/i]?", "Italics.")
+    first.exit()
+
+    second = spawn()
+    second.prompt()
+    second.send_line("/resume")
+    picker = clean(second.expect(r"Resume which\?"))
+    second.send_line("")
+    second.prompt()
+
+    assert "why is [b] closed by [/i]?" in picker
+    second.exit()
+
+
+def test_help_lists_every_command_with_its_arguments(spawn: Spawn) -> None:
+    term = spawn()
+    term.prompt()
+
+    shown = term.command("/help")
+
+    for usage in (
+        "/help", "/resume [id]", "/sessions", "/compact [focus]", "/model [ref]",
+        "/undo", "/stats", "/cost", "/clear", "/exit",
+    ):  # fmt: skip
+        assert usage in shown
+    term.exit()
+
+
+def test_esc_enter_inserts_a_newline_into_the_prompt(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
+    fake_llm.script(Reply.text("Two lines."))
+    term = spawn()
+    term.prompt()
+    term.child.send("first line\x1b\rsecond line")
+    turn(term, "", "Two lines.")
+
+    assert user_texts(fake_llm.requests[0]) == ["first line\nsecond line"]
+    term.exit()
+
+
+def test_a_bracketed_paste_keeps_its_newlines(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
+    fake_llm.script(Reply.text("Pasted."))
+    term = spawn()
+    term.prompt()
+    term.child.send("\x1b[200~def f():\n    return 1\n\x1b[201~")
+    turn(term, "", "Pasted.")
+
+    assert user_texts(fake_llm.requests[0]) == ["def f():\n    return 1"]
+    term.exit()
