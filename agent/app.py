@@ -211,6 +211,7 @@ class Agent:
             config = embedded
             ui.show(Text(EMBEDDED_NOTICE))
         self.config = config
+        self.environ = environ
         self.workspace = options.workspace
         self.home = agent_home(environ)
         self.ui = ui
@@ -284,9 +285,23 @@ class Agent:
 
     def _restore_model(self, current: str) -> None:
         try:
-            self.provider.switch_to(ModelRef.parse(current))
-        except ValueError:
-            log.info("resumed_model_not_in_chain", model=current)
+            self.use_model(ModelRef.parse(current))
+        except (ValueError, SetupError) as error:
+            log.info("resumed_model_unavailable", model=current, reason=str(error))
+
+    def use_model(self, ref: ModelRef) -> None:
+        """Switch to ``ref`` for the rest of the session, building it if it is not in the chain.
+
+        Raises:
+            SetupError: ``ref`` cannot be used (no key for its provider, say).
+        """
+        if all(target.ref != ref for target in self.provider.chain):
+            adapter = create_provider(self.config, ref, self.environ)
+            self.provider.switch_to(
+                ModelTarget(ref=ref, provider=adapter, limits=self.config.limits(ref))
+            )
+        else:
+            self.provider.switch_to(ref)
 
     def _limits(self) -> ModelLimits:
         return self.config.limits(self.provider.current)

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agent import __version__
-from agent.app import Agent, Options, SetupError, create_provider, load, start_logging
+from agent.app import Agent, Options, SetupError, load, start_logging
 from agent.commands import SlashCommands
 from agent.config import Config, agent_home
 from agent.llm.models import ModelRef
@@ -29,7 +29,6 @@ from agent.repl_input import PROMPT, EmptyInterrupt, build_session
 from agent.repl_view import last_exchange
 from agent.ui import ConsoleUI, StatusSource
 from agent.ui_status import compact_number
-from recovery import ModelTarget
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 DOUBLE_INTERRUPT = 2.0
@@ -126,17 +125,10 @@ class Repl:
 
     def switch_model(self, ref: ModelRef) -> None:
         """``/model ref``: use ``ref`` from now on (built on demand if not in the chain)."""
-        provider = self.agent.provider
-        if all(target.ref != ref for target in provider.chain):
-            try:
-                adapter = create_provider(self.config, ref, self.environ)
-            except SetupError as error:
-                raise ValueError(str(error)) from None
-            provider.switch_to(
-                ModelTarget(ref=ref, provider=adapter, limits=self.config.limits(ref))
-            )
-        else:
-            provider.switch_to(ref)
+        try:
+            self.agent.use_model(ref)
+        except SetupError as error:
+            raise ValueError(str(error)) from None
         self.agent.session.append_model_switch(str(ref), sticky=True, reason="/model")
 
     def new_session(self) -> None:

@@ -9,9 +9,12 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from agent.config import agent_home
 from sessions import SessionStore, SessionSummary
+
+COLUMNS = ("id", "updated", "directory", "first prompt", "msgs", "ended")
 
 
 def render_sessions(
@@ -23,11 +26,8 @@ def render_sessions(
         hint = "" if all_dirs else " (use --all to see every directory)"
         console.print(f"No saved sessions{where}{hint}.")
         return
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("id", "updated", "directory", "first prompt", "msgs", "ended"):
-        table.add_column(column, no_wrap=column != "first prompt", overflow="ellipsis")
-    for summary in summaries:
-        table.add_row(
+    rows = [
+        (
             summary.id,
             _when(summary.updated),
             _short_dir(summary.cwd, cwd),
@@ -35,6 +35,19 @@ def render_sessions(
             str(summary.message_count),
             str(summary.ended),
         )
+        for summary in summaries
+    ]
+    if not console.is_terminal:
+        # Piped: one tab-separated line per session, for scripts.
+        for row in [COLUMNS, *rows]:
+            console.file.write("\t".join(row) + "\n")
+        return
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in COLUMNS:
+        table.add_column(column, no_wrap=column != "first prompt", overflow="ellipsis")
+    for row in rows:
+        # Prompts and paths are the person's text, never rich markup.
+        table.add_row(*(Text(cell) for cell in row))
     console.print(table)
     console.print("[dim]Resume with: agent --resume <id> (any unique prefix)[/dim]")
 

@@ -66,8 +66,9 @@ class CompactionFailed(Event):
     error: str
 
     def describe(self) -> str:
-        what = f"{self.stage.value} stage" if self.stage else "compaction"
-        return f"Compaction {what} failed: {self.error}"
+        if self.stage is None:
+            return f"Could not compact: {self.error}"
+        return f"Compaction's {self.stage.value} stage failed: {self.error}"
 
 
 class CompactionDisabled(Event):

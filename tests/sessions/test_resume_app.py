@@ -76,3 +76,45 @@ def test_api_keys_never_reach_the_session_or_the_logs(
     assert stored
     assert not any(key in text for text in stored)
     assert any("[redacted" in text for text in stored)
+
+
+def test_a_model_switched_to_outside_the_chain_is_restored_on_resume(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    from sessions import SessionStore
+
+    store = SessionStore(decoy_home / ".agent")
+    writer = store.create(cwd=workspace, model_chain=[MODEL])
+    writer.append_model_switch("openai:gpt-test", sticky=True, reason="/model")
+    writer.close()
+
+    fake_llm.script(Reply.text("From the switched model."))
+    run = run_agent(
+        "-p",
+        "hi",
+        "--resume",
+        writer.id,
+        "--model",
+        MODEL,
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+
+    assert run.code == 0, run.stderr
+    assert [(r.protocol, r.model) for r in fake_llm.requests] == [("openai", "gpt-test")]
+
+
+def test_sessions_table_shows_prompts_verbatim(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    prompt = "explain [b]this[/i] markup"
+    fake_llm.script(Reply.text("ok"))
+    run_agent("-p", prompt, "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home)
+
+    listing = run_agent("sessions", server=fake_llm, workspace=workspace, home=decoy_home)
+
+    assert listing.code == 0, listing.stderr
+    header, row = listing.stdout.splitlines()
+    assert header.split("\t")[0] == "id"
+    assert row.split("\t")[3] == prompt
