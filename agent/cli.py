@@ -54,7 +54,7 @@ def run(
             "-p",
             "--print",
             metavar="PROMPT",
-            help="Run one turn with this prompt, print, and exit.",
+            help="Run one turn with this prompt, print, and exit ('-': read it from stdin).",
         ),
     ] = None,
     output_format: Annotated[
@@ -117,6 +117,10 @@ def run(
         continue_latest=continue_,
         verbose=verbose,
     )
+    if prompt == "-":
+        prompt = sys.stdin.read()
+    if prompt is not None and not prompt.strip():
+        raise typer.BadParameter("the prompt is empty", param_hint="-p")
     if prompt is not None:
         from agent.oneshot import run_once
 

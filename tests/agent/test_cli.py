@@ -173,3 +173,28 @@ def test_max_steps_stops_the_turn(
     data = run.json()
     assert data["status"] == "max_steps"
     assert len(fake_llm.requests) == 2
+
+
+def test_prompt_can_come_from_stdin(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("Read it."))
+    proc = subprocess.run(
+        agent_command("-p", "-", "--model", "anthropic:claude-test"),
+        cwd=workspace,
+        env=agent_env(fake_llm, decoy_home),
+        input="summarise\nthis text\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "summarise\\nthis text" in json.dumps(fake_llm.requests[0].body)
+
+
+def test_empty_prompt_is_a_usage_error(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    run = run_agent("-p", "  ", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert run.code == 2
+    assert "empty" in run.stderr
