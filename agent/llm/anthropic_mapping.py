@@ -1,7 +1,9 @@
 """Our messages ↔ the Anthropic Messages wire format, as plain dicts (no SDK import).
 
 Blocks map one to one (``text``, ``tool_use``, ``tool_result``), so conversations round-trip
-losslessly, except that empty text blocks are left out on the way out (the API rejects them).
+losslessly, except that text blocks that are empty or only whitespace are left out on the way out,
+and so is a message left with nothing to send: the API rejects both with a 400, and since the
+history is sent again on every request, one such reply would break every later turn.
 Streamed tool input that is not a JSON object is kept as
 ``{RAW_ARGUMENTS_KEY: "<the text>"}`` (see `agent.llm.openai_mapping`).
 """
@@ -69,15 +71,20 @@ def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
 
 
 def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """The conversation as Messages API ``messages``."""
-    return [
-        {"role": message.role, "content": [_block_out(b) for b in message.content if _sendable(b)]}
-        for message in messages
-    ]
+    """The conversation as Messages API ``messages`` (messages with nothing to send left out).
+
+    Leaving out an empty message may put two user messages in a row; the API joins those.
+    """
+    wire = []
+    for message in messages:
+        content = [_block_out(b) for b in message.content if _sendable(b)]
+        if content:
+            wire.append({"role": message.role, "content": content})
+    return wire
 
 
 def _sendable(block: Block) -> bool:
-    return not (isinstance(block, TextBlock) and not block.text)
+    return not (isinstance(block, TextBlock) and not block.text.strip())
 
 
 def _block_out(block: Block) -> dict[str, Any]:

@@ -8,6 +8,7 @@ Conventions, chosen so a well-formed conversation round-trips losslessly:
 - A user message's tool results become ``tool`` messages (they must directly follow the
   assistant's ``tool_calls``), then its text, if any, one ``user`` message; reading back,
   consecutive messages of the same role merge again.
+- An assistant message with no blocks at all (an empty reply) is left out.
 - ``is_error`` has no field on the wire: an error result's content starts with `ERROR_PREFIX`.
 - Tool-call arguments that are not a JSON object are kept, not dropped, as
   ``{RAW_ARGUMENTS_KEY: "<the text>"}``, so the tool executor can tell the model exactly what
@@ -105,7 +106,10 @@ def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, A
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for message in messages:
         if message.role == "assistant":
-            out.append(_assistant_to_openai(message))
+            # A reply with neither text nor tool calls would go out as content null without
+            # tool_calls, which the API rejects on this and every later request.
+            if message.content:
+                out.append(_assistant_to_openai(message))
             continue
         for result in message.tool_results:
             content = ERROR_PREFIX + result.content if result.is_error else result.content
