@@ -14,7 +14,14 @@ from typing import Any, Literal, get_args, get_origin
 
 import platformdirs
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from agent.llm.models import ModelLimits, ModelRef, known_limits
 from compaction.settings import CompactionSettings
@@ -24,6 +31,10 @@ from tools.hooks import ApprovalMode
 from tools.settings import ToolSettings
 
 ProviderType = Literal["anthropic", "openai", "local"]
+
+
+_ONE_LAYER = "one_layer"
+"""Validation context key: the data is one file of several, not the merged configuration."""
 
 
 class ConfigError(Exception):
@@ -82,9 +93,10 @@ class Config(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    # Before the model chain, so its validators can check the providers it names.
+    providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     model: str = "anthropic:claude-sonnet-4-5"
     fallback_models: list[str] = Field(default_factory=list)
-    providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     models: dict[str, ModelOverride] = Field(default_factory=dict)
     max_tokens: int | None = Field(default=None, gt=0)
     max_steps: int = Field(default=50, gt=0)
@@ -100,28 +112,16 @@ class Config(BaseModel):
 
     @field_validator("model")
     @classmethod
-    def _check_model(cls, value: str) -> str:
-        ModelRef.parse(value)
+    def _check_model(cls, value: str, info: ValidationInfo) -> str:
+        _check_provider_known(ModelRef.parse(value), value, info)
         return value
 
     @field_validator("fallback_models")
     @classmethod
-    def _check_fallbacks(cls, value: list[str]) -> list[str]:
+    def _check_fallbacks(cls, value: list[str], info: ValidationInfo) -> list[str]:
         for ref in value:
-            ModelRef.parse(ref)
+            _check_provider_known(ModelRef.parse(ref), ref, info)
         return value
-
-    @model_validator(mode="after")
-    def _check_providers_known(self) -> Config:
-        known = set(BUILTIN_PROVIDERS) | set(self.providers)
-        for ref in [self.model, *self.fallback_models]:
-            provider = ModelRef.parse(ref).provider
-            if provider not in known:
-                raise ValueError(
-                    f"model {ref!r} names provider {provider!r}, which is not configured; "
-                    f"use one of {sorted(known)} or add it under 'providers:'"
-                )
-        return self
 
     def provider(self, name: str) -> ProviderSettings:
         """The settings of provider ``name``: the configured entry over the built-in one."""
@@ -156,6 +156,18 @@ class Config(BaseModel):
         return ModelLimits(
             context_window=override.context_window or known.context_window,
             max_output_tokens=override.max_output_tokens or known.max_output_tokens,
+        )
+
+
+def _check_provider_known(ref: ModelRef, text: str, info: ValidationInfo) -> None:
+    # One file alone may name a provider another file defines: only the merge can tell.
+    if (info.context or {}).get(_ONE_LAYER) or "providers" not in info.data:
+        return
+    known = set(BUILTIN_PROVIDERS) | set(info.data["providers"])
+    if ref.provider not in known:
+        raise ValueError(
+            f"model {text!r} names provider {ref.provider!r}, which is not configured; "
+            f"use one of {sorted(known)} or add it under 'providers:'"
         )
 
 
@@ -237,7 +249,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 def _validate_layer(data: dict[str, Any], path: Path) -> None:
     """Validate one file alone so an error names the file that holds the bad value."""
     try:
-        Config.model_validate(data)
+        Config.model_validate(data, context={_ONE_LAYER: True})
     except ValidationError as exc:
         raise ConfigError(_describe(exc, dict.fromkeys(data, path), {})) from None
 
