@@ -147,7 +147,7 @@ class EditFile(Tool[EditFileInput]):
     def paths(self, args: EditFileInput) -> list[str]:
         return [args.path]
 
-    def _edited(self, args: EditFileInput, ctx: ToolContext) -> tuple[Path, str, str]:
+    def _edited(self, args: EditFileInput, ctx: ToolContext) -> tuple[Path, str, str, int]:
         path = ctx.resolve(args.path)
         shown = relative_name(ctx.workspace, path)
         data = read_bytes(path, shown)
@@ -160,7 +160,8 @@ class EditFile(Tool[EditFileInput]):
                 f"{shown} is not valid UTF-8, so editing it as text would corrupt it",
                 hint="use run_command with a byte-safe tool (e.g. sed or iconv) instead",
             ) from None
-        count = before.count(args.old_string)
+        old, new = _in_line_endings_of(before, args.old_string, args.new_string)
+        count = before.count(old)
         if count == 0:
             raise ToolError(
                 f"old_string was not found in {shown} (0 matches)",
@@ -171,18 +172,31 @@ class EditFile(Tool[EditFileInput]):
                 f"old_string occurs {count} times in {shown}; it must be unique",
                 hint="include more surrounding lines in old_string, or set replace_all=true",
             )
-        return path, before, before.replace(args.old_string, args.new_string)
+        return path, before, before.replace(old, new), count
 
     def details(self, args: EditFileInput, ctx: ToolContext) -> str:
         try:
-            path, before, after = self._edited(args, ctx)
+            path, before, after, _ = self._edited(args, ctx)
         except ToolError as exc:
             return exc.message
         return unified_diff(before, after, relative_name(ctx.workspace, path))
 
     async def run(self, args: EditFileInput, ctx: ToolContext) -> ToolOutput:
-        path, before, after = self._edited(args, ctx)
+        path, _, after, count = self._edited(args, ctx)
         write_text(path, after, ctx)
-        count = 1 if not args.replace_all else before.count(args.old_string)
         s = "" if count == 1 else "s"
         return ToolOutput(f"Edited {relative_name(ctx.workspace, path)}: {count} replacement{s}.")
+
+
+def _in_line_endings_of(text: str, old: str, new: str) -> tuple[str, str]:
+    """``old`` and ``new`` with CRLF line endings when ``text`` uses them.
+
+    read_file shows lines without their ``\r``, so the model writes plain newlines; matched
+    as written, no multi-line edit of a CRLF file could ever succeed.
+    """
+    if "\r\n" not in text or "\r" in old or "\r" in new:
+        return old, new
+    crlf_old = old.replace("\n", "\r\n")
+    if crlf_old != old and crlf_old not in text:  # mixed endings: the lines matched use LF
+        return old, new
+    return crlf_old, new.replace("\n", "\r\n")
