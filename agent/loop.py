@@ -363,6 +363,8 @@ def _explain(error: LlmError) -> str:
         ErrorKind.CONTEXT_OVERFLOW: "The conversation no longer fits the model's context; "
         "run /compact or start a new session.",
         ErrorKind.BAD_REQUEST: "The provider rejected the request.",
+        ErrorKind.REFUSAL: "The provider declined the request; rephrase it or try another "
+        "model with --model.",
     }
     hint = hints.get(error.kind, "The session is saved; try again later.")
     return f"{error} — {hint}"
