@@ -243,8 +243,8 @@ class AgentLoop:
             raw = await self._request()
             response = _drop_incomplete_calls(raw)
             dropped = response is not raw
-            self._append(response.message)
             answer.append(response.message.text)
+            self._append(_non_empty(response.message))
             calls = response.message.tool_uses
             if calls:
                 await self._run_tools(calls)
@@ -336,6 +336,17 @@ class AgentLoop:
                     ],
                 )
             )
+
+
+EMPTY_ANSWER = "(no answer)"
+
+
+def _non_empty(message: Message) -> Message:
+    """An answer with no content becomes a placeholder, so the session history stays valid
+    (both APIs reject empty messages) and a resume does not mistake the turn for unfinished."""
+    if any(not isinstance(b, TextBlock) or b.text.strip() for b in message.content):
+        return message
+    return Message.assistant(EMPTY_ANSWER)
 
 
 def _drop_incomplete_calls(response: ChatResponse) -> ChatResponse:

@@ -96,3 +96,17 @@ async def test_resumed_history_ending_on_a_user_message_is_answered(workspace: P
 
     assert result.answer == "Answer."
     assert provider.requests[0].messages == [Message.user("pending question")]
+
+
+async def test_an_empty_answer_is_kept_as_a_placeholder(workspace: Path) -> None:
+    from agent.loop import EMPTY_ANSWER
+
+    provider = ScriptedProvider([text("   "), text("Second.")])
+    loop = _loop(provider, workspace)
+
+    first = await loop.run_turn("first")
+    await loop.run_turn("second")
+
+    assert first.status is TurnStatus.DONE
+    assert loop.messages[1] == Message.assistant(EMPTY_ANSWER)
+    assert [m.role for m in provider.requests[1].messages] == ["user", "assistant", "user"]
