@@ -367,7 +367,8 @@ def _explain(error: LlmError) -> str:
     hints = {
         ErrorKind.AUTH: "Check the API key (ANTHROPIC_API_KEY, OPENAI_API_KEY or the "
         "provider's api_key_env in the config).",
-        ErrorKind.PERMISSION: "The key lacks access to this model; pick another with --model.",
+        ErrorKind.PERMISSION: "The key lacks access to this model; pick another (--model, or "
+        "/model in the REPL).",
         ErrorKind.QUOTA: "The account is out of credit or quota; add credit or use another "
         "provider.",
         ErrorKind.NOT_FOUND: "The provider does not know this model; check 'model' in the config.",
@@ -375,7 +376,7 @@ def _explain(error: LlmError) -> str:
         "run /compact or start a new session.",
         ErrorKind.BAD_REQUEST: "The provider rejected the request.",
         ErrorKind.REFUSAL: "The provider declined the request; rephrase it or try another "
-        "model with --model.",
+        "model (--model, or /model in the REPL).",
     }
     hint = hints.get(error.kind, "The session is saved; try again later.")
     return f"{error} — {hint}"
