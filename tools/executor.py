@@ -91,6 +91,8 @@ class ToolExecutor:
         self._events = events
         self._sleep = sleep
         chosen = builtin_tools() if tools is None else list(tools)
+        if settings.enabled is not None:
+            chosen = [tool for tool in chosen if tool.name in settings.enabled]
         self._tools: dict[str, Tool[Any]] = {tool.name: tool for tool in chosen}
         self._hooks: list[BeforeToolHook] = [
             SafetyPolicy(home),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+BUILTIN_TOOL_NAMES = ("read_file", "write_file", "edit_file", "list_files", "search", "run_command")
 
 
 class ToolSettings(BaseModel):
@@ -10,6 +12,11 @@ class ToolSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    enabled: list[str] | None = Field(
+        default=None,
+        description="Tools the model may call (null: all of them); e.g. a read-only set "
+        "[read_file, list_files, search].",
+    )
     max_output_chars: int = Field(
         default=30_000,
         ge=1_000,
@@ -67,6 +74,16 @@ class ToolSettings(BaseModel):
         ge=2,
         description="After this many identical failing calls in a turn, the loop ends the turn.",
     )
+
+    @field_validator("enabled")
+    @classmethod
+    def _check_enabled(cls, value: list[str] | None) -> list[str] | None:
+        unknown = sorted(set(value or ()) - set(BUILTIN_TOOL_NAMES))
+        if unknown:
+            raise ValueError(
+                f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(BUILTIN_TOOL_NAMES)}"
+            )
+        return value
 
     @model_validator(mode="after")
     def _check_order(self) -> ToolSettings:

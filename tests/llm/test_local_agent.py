@@ -49,7 +49,9 @@ def _event_types(run: AgentRun) -> list[str]:
 def test_with_no_api_key_the_embedded_model_answers_and_says_so(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    (workspace / "AGENTS.md").write_text(GREETINGS_AS_MESSAGES)
+    # No tools, so the tiny model must answer in text: whether it would rather call a tool
+    # depends on the whole prompt, the temporary workspace path included.
+    (workspace / "agent.yaml").write_text("tools: {enabled: []}\n")
     run = _run(
         "-p",
         "Say hello in one short sentence.",

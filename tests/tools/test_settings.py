@@ -22,3 +22,19 @@ def test_inconsistent_limits_are_rejected() -> None:
         ToolSettings(repeated_failure_warn=4, repeated_failure_limit=3)
     with pytest.raises(ValidationError, match="max_command_timeout"):
         ToolSettings(command_timeout=900)
+
+
+def test_enabled_names_the_builtin_tools_and_limits_what_the_model_sees(tmp_path: Path) -> None:
+    from tools import ToolExecutor, builtin_tools
+    from tools.settings import BUILTIN_TOOL_NAMES
+
+    assert [tool.name for tool in builtin_tools()] == list(BUILTIN_TOOL_NAMES)
+    settings = ToolSettings(enabled=["read_file", "search"])
+    executor = ToolExecutor(workspace=tmp_path, settings=settings, approval="ask", approver=None)
+    assert [spec.name for spec in executor.specs()] == ["read_file", "search"]
+
+
+def test_enabled_rejects_unknown_tools_with_the_allowed_names() -> None:
+    with pytest.raises(ValueError, match="unknown tool") as error:
+        ToolSettings(enabled=["read_file", "rm"])
+    assert "run_command" in str(error.value)
