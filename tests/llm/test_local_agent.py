@@ -74,6 +74,7 @@ def test_a_tool_call_runs_and_its_result_is_recorded(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     (workspace / "notes.txt").write_text("The secret word is pineapple.\n")
+    (workspace / "agent.yaml").write_text("tools: {enabled: [read_file, list_files]}\n")
     run = _run(
         "-p",
         "Read the file notes.txt and tell me what it says.",
