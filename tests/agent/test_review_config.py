@@ -39,7 +39,7 @@ def test_a_provider_defined_nowhere_is_still_an_error_naming_the_file(tmp_path: 
     environ = _user_config(tmp_path, "max_steps: 7\n")
     (tmp_path / "agent.yaml").write_text("model: ollama:qwen2.5-coder:32b\n")
 
-    with pytest.raises(ConfigError, match="'ollama'.*providers:") as error:
+    with pytest.raises(ConfigError, match=r"'ollama'.*providers:") as error:
         load_config(cwd=tmp_path, environ=environ)
     assert str(tmp_path / "agent.yaml") in str(error.value)
 
