@@ -6,24 +6,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.fakes.cli import agent_command, agent_env, run_agent
+from tests.fakes.cli import NO_KEYS, agent_command, agent_env, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
-
-
-def _run_without_keys(
-    workspace: Path, env: dict[str, str], *args: str
-) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in env.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    return subprocess.run(
-        agent_command(*args),
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def test_version_is_printed(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> None:
@@ -35,11 +20,19 @@ def test_version_is_printed(fake_llm: FakeLlmServer, workspace: Path, decoy_home
 def test_missing_api_key_names_the_variable_and_the_config_key(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    env = agent_env(fake_llm, decoy_home, {"AGENT_NO_LOCAL_DEFAULT": "1"})
-    proc = _run_without_keys(workspace, env, "-p", "hi", "--model", "anthropic:claude-test")
-    assert proc.returncode == 2, proc.stderr
-    assert "ANTHROPIC_API_KEY" in proc.stderr
-    assert "api_key_env" in proc.stderr
+    run = run_agent(
+        "-p",
+        "hi",
+        "--model",
+        "anthropic:claude-test",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+        env={**NO_KEYS, "AGENT_NO_LOCAL_DEFAULT": "1"},
+    )
+    assert run.code == 2, run.stderr
+    assert "ANTHROPIC_API_KEY" in run.stderr
+    assert "api_key_env" in run.stderr
     assert fake_llm.requests == []
 
 

@@ -14,6 +14,13 @@ from tests.fakes.llm_server import FakeLlmServer
 
 Protocol = Literal["anthropic", "openai"]
 MODELS: dict[Protocol, str] = {"anthropic": "anthropic:claude-test", "openai": "openai:gpt-test"}
+# Pass as ``env`` to run as someone with no key and no server configured (empty means unset).
+NO_KEYS = {
+    "ANTHROPIC_API_KEY": "",
+    "OPENAI_API_KEY": "",
+    "ANTHROPIC_BASE_URL": "",
+    "OPENAI_BASE_URL": "",
+}
 
 
 @dataclass

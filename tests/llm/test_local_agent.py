@@ -16,7 +16,7 @@ import pytest
 from agent.llm import Message
 from agent.llm.local_model import bundled_model_path, local_runtime_installed
 from sessions import SessionStore
-from tests.fakes.cli import AgentRun, run_agent
+from tests.fakes.cli import NO_KEYS, AgentRun, run_agent
 from tests.fakes.llm_server import FakeLlmServer
 
 pytestmark = [
@@ -28,12 +28,6 @@ pytestmark = [
 ]
 
 GREETINGS_AS_MESSAGES = "Answer greetings with a message, never with a function call.\n"
-NO_KEYS = {
-    "ANTHROPIC_API_KEY": "",
-    "OPENAI_API_KEY": "",
-    "ANTHROPIC_BASE_URL": "",
-    "OPENAI_BASE_URL": "",
-}
 
 
 def _run(*args: str, fake_llm: FakeLlmServer, workspace: Path, home: Path) -> AgentRun:
