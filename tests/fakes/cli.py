@@ -13,6 +13,7 @@ from typing import Any, Literal
 from tests.fakes.llm_server import FakeLlmServer
 
 Protocol = Literal["anthropic", "openai"]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 MODELS: dict[Protocol, str] = {"anthropic": "anthropic:claude-test", "openai": "openai:gpt-test"}
 # Pass as ``env`` to run as someone with no key and no server configured (empty means unset).
 NO_KEYS = {
@@ -57,6 +58,8 @@ def agent_env(
         OPENAI_BASE_URL=server.openai_url,
         NO_COLOR="1",
         PYTHONUNBUFFERED="1",
+        # Run this checkout's code, whatever copy of the package is installed.
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
     )
     env.update(extra or {})
     return env
