@@ -26,6 +26,7 @@ from compaction import Compactor
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider
 from sessions import LoadedSession, Redactor, SessionError, SessionStore, SessionWriter
 from tools import Approver, CheckpointRecorded, ToolExecutor
+from tools.sandbox import Sandbox
 
 log = structlog.get_logger("agent.app")
 
@@ -43,6 +44,7 @@ class Options:
     model: str | None = None
     fallback_models: list[str] = field(default_factory=list)
     approval: str | None = None
+    sandbox: str | None = None
     max_steps: int | None = None
     resume: str | None = None
     continue_latest: bool = False
@@ -57,6 +59,8 @@ class Options:
             values["fallback_models"] = self.fallback_models
         if self.approval:
             values["approval"] = self.approval
+        if self.sandbox:
+            values["sandbox"] = {"mode": self.sandbox}
         if self.max_steps:
             values["max_steps"] = self.max_steps
         return values
@@ -233,6 +237,9 @@ class Agent:
         self.provider = RecoveringProvider(chain, settings=config.recovery, events=self.events)
         if self.loaded is not None:
             self._restore_model(self.loaded.model_state.current)
+        self.sandbox = Sandbox.create(config.sandbox, scratch=self._scratch_dir())
+        if notice := self.sandbox.notice():
+            ui.show(Text(notice, style="yellow"))
         self.tools = ToolExecutor(
             workspace=self.workspace,
             settings=config.tools,
@@ -241,6 +248,7 @@ class Agent:
             events=self.events,
             checkpoint_dir=self.home / "checkpoints" / self.session.id,
             home=Path(environ.get("HOME", "~")).expanduser(),
+            sandbox=self.sandbox,
         )
         self.turn_recovery = TurnRecoveryPolicy(
             compactor=Compactor(
@@ -265,6 +273,16 @@ class Agent:
             turn_timeout=config.turn_timeout,
             max_tokens=config.max_tokens,
         )
+
+    def _scratch_dir(self) -> Path | None:
+        """A directory commands may write besides the workspace (created 0700)."""
+        scratch = self.home / "scratch"
+        try:
+            scratch.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as error:
+            log.warning("scratch_dir_unavailable", path=str(scratch), reason=str(error))
+            return None
+        return scratch
 
     def _open_session(self, options: Options) -> tuple[LoadedSession | None, SessionWriter]:
         target = options.resume

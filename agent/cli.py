@@ -24,6 +24,12 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
+class SandboxMode(StrEnum):
+    workspace_write = "workspace-write"
+    read_only = "read-only"
+    off = "off"
+
+
 class Approval(StrEnum):
     ask = "ask"
     auto_edit = "auto-edit"
@@ -89,6 +95,12 @@ def run(
     approval: Annotated[
         Approval | None, typer.Option("--approval", help="ask, auto-edit or full-auto.")
     ] = None,
+    sandbox: Annotated[
+        SandboxMode | None,
+        typer.Option(
+            "--sandbox", help="Where commands may write: workspace-write, read-only or off."
+        ),
+    ] = None,
     max_steps: Annotated[
         int | None,
         typer.Option("--max-steps", min=1, metavar="N", help="Model calls allowed per turn."),
@@ -112,6 +124,7 @@ def run(
         model=model,
         fallback_models=list(fallback_model or []),
         approval=(Approval.full_auto.value if yes else approval.value if approval else None),
+        sandbox=sandbox.value if sandbox else None,
         max_steps=max_steps,
         resume=resume,
         continue_latest=continue_,

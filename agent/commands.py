@@ -108,7 +108,9 @@ class SlashCommands:
 
     async def _stats(self, _: str) -> bool:
         agent = self.repl.agent
-        self.repl.ui.show(stats_table(agent.provider.stats(), agent.recorded))
+        self.repl.ui.show(
+            stats_table(agent.provider.stats(), agent.recorded, agent.sandbox.describe())
+        )
         return True
 
     async def _cost(self, _: str) -> bool:

@@ -28,6 +28,7 @@ from compaction.settings import CompactionSettings
 from recovery.settings import RecoverySettings
 from sessions.settings import SessionSettings
 from tools.hooks import ApprovalMode
+from tools.sandbox import SandboxSettings
 from tools.settings import ToolSettings
 
 ProviderType = Literal["anthropic", "openai", "local"]
@@ -107,6 +108,7 @@ class Config(BaseModel):
     local: LocalSettings = Field(default_factory=LocalSettings)
     recovery: RecoverySettings = Field(default_factory=RecoverySettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
 

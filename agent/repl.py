@@ -225,6 +225,7 @@ class Repl:
             (str(self.workspace), "dim"),
         )
         self.ui.show(head)
+        self.ui.show(Text(f"Sandbox: {agent.sandbox.describe()}", style="dim"))
         if (self.workspace / "AGENTS.md").is_file():
             self.ui.show(Text("Project instructions: AGENTS.md", style="dim"))
         if agent.loaded is not None:

@@ -42,8 +42,8 @@ def last_exchange(messages: Sequence[Message], width: int) -> RenderableType:
     return Group(*parts)
 
 
-def stats_table(stats: RecoveryStats, events: Sequence[Event]) -> Table:
-    """``/stats``: what recovery did this session, counted by kind."""
+def stats_table(stats: RecoveryStats, events: Sequence[Event], sandbox: str = "") -> Table:
+    """``/stats``: what recovery did this session, counted by kind, and the sandbox in force."""
     counts = Counter(event.type for event in events)
     by_kind = Counter(event.kind.value for event in events if isinstance(event, RetryScheduled))
     retries = ", ".join(f"{kind} {n}" for kind, n in sorted(by_kind.items())) or "none"
@@ -62,6 +62,8 @@ def stats_table(stats: RecoveryStats, events: Sequence[Event]) -> Table:
         ("retry budget left", f"{stats.budget_tokens:.1f}"),
         ("models skipped (circuit open)", ", ".join(stats.open_circuits) or "none"),
     ]
+    if sandbox:
+        rows.append(("sandbox", sandbox))
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")

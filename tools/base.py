@@ -15,6 +15,7 @@ from typing import ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from agent.llm.events import Event
 from tools.settings import ToolSettings
 from tools.workspace import resolve_in_workspace
 
@@ -67,6 +68,8 @@ class ToolContext:
     settings: ToolSettings
     record_checkpoint: Callable[[Path], None]
     notes: list[str] = field(default_factory=list)
+    emit: Callable[[Event], None] = field(default=lambda event: None)
+    """Reports an event (e.g. protected files put back) to the person and the session."""
 
     def resolve(self, raw: str) -> Path:
         """``raw`` resolved inside the workspace; raises `PathOutsideWorkspace` otherwise."""

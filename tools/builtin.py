@@ -7,9 +7,13 @@ from typing import Any
 from tools.base import Tool
 from tools.files import EditFile, ReadFile, WriteFile
 from tools.finding import ListFiles, Search
+from tools.sandbox import Sandbox
 from tools.shell import RunCommand
 
 
-def builtin_tools() -> list[Tool[Any]]:
-    """Fresh instances of read_file, write_file, edit_file, list_files, search, run_command."""
-    return [ReadFile(), WriteFile(), EditFile(), ListFiles(), Search(), RunCommand()]
+def builtin_tools(sandbox: Sandbox | None = None) -> list[Tool[Any]]:
+    """Fresh instances of read_file, write_file, edit_file, list_files, search, run_command.
+
+    ``sandbox`` confines run_command (default: ``workspace-write`` where the OS supports it).
+    """
+    return [ReadFile(), WriteFile(), EditFile(), ListFiles(), Search(), RunCommand(sandbox)]

@@ -109,3 +109,14 @@ class UndoApplied(Event):
     def describe(self) -> str:
         extra = f", {len(self.failed)} could not be restored" if self.failed else ""
         return f"undo: restored {len(self.restored)} file(s){extra}"
+
+
+class ProtectedPathsRestored(Event):
+    """A command changed protected files (git config and hooks, agent config); they were put
+    back."""
+
+    type: Literal["protected_paths_restored"] = "protected_paths_restored"
+    paths: list[str]
+
+    def describe(self) -> str:
+        return f"put back protected files a command changed: {', '.join(self.paths)}"

@@ -49,6 +49,7 @@ from tools.results import (
     rollback_text,
     validation_text,
 )
+from tools.sandbox import Sandbox
 from tools.settings import ToolSettings
 from tools.text import trim_middle
 
@@ -70,6 +71,7 @@ class ToolExecutor:
         sleep: Waits between retries (inject a virtual clock's in tests).
         checkpoint_dir: Keep prior file contents there instead of in memory.
         home: The person's home directory for the safety policy (default: ``$HOME``).
+        sandbox: Confines the built-in run_command (default: ``workspace-write``).
     """
 
     def __init__(
@@ -85,19 +87,24 @@ class ToolExecutor:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         checkpoint_dir: Path | None = None,
         home: Path | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
         self._settings = settings
         self._events = events
         self._sleep = sleep
-        chosen = builtin_tools() if tools is None else list(tools)
+        chosen = builtin_tools(sandbox) if tools is None else list(tools)
         if settings.enabled is not None:
             chosen = [tool for tool in chosen if tool.name in settings.enabled]
         self._tools: dict[str, Tool[Any]] = {tool.name: tool for tool in chosen}
         self._hooks: list[BeforeToolHook] = [
             SafetyPolicy(home),
             *hooks,
-            ApprovalGate(approval, approver),
+            ApprovalGate(
+                approval,
+                approver,
+                allow_protected=sandbox is not None and sandbox.allow_protected_writes,
+            ),
         ]
         self._store = CheckpointStore(checkpoint_dir)
         self._turn = 0
@@ -178,7 +185,12 @@ class ToolExecutor:
         except ValidationError as exc:
             text = validation_text(tool.name, exc, tool.input_model)
             return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
-        ctx = ToolContext(self._workspace, self._settings, lambda p: self._record(p, call.id))
+        ctx = ToolContext(
+            self._workspace,
+            self._settings,
+            lambda p: self._record(p, call.id),
+            emit=self._emit,
+        )
         refusal = await self._check_hooks(ToolInvocation(call, tool, args, ctx))
         if refusal is not None:
             return self._refused(call, refusal)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,8 @@ from pydantic import BaseModel
 from agent.llm.messages import ToolUseBlock
 from tools.base import Tool, ToolContext, ToolKind
 from tools.policy import check_command
-from tools.workspace import PathOutsideWorkspace, resolve_in_workspace
+from tools.protected import protected_reason
+from tools.workspace import PathOutsideWorkspace, relative_name, resolve_in_workspace
 
 ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
 """``ask``: edits and commands need approval; ``auto-edit``: only commands do;
@@ -69,6 +71,22 @@ def needs_approval(mode: ApprovalMode, kind: ToolKind) -> bool:
     return mode == "ask" or kind == "command"
 
 
+def _protected_write(invocation: ToolInvocation) -> str | None:
+    """``path: reason`` when an edit tool would write a protected path, else None."""
+    if invocation.tool.kind != "edit":
+        return None
+    root = invocation.context.workspace.resolve()
+    for raw in invocation.tool.paths(invocation.args):
+        try:
+            path = resolve_in_workspace(root, raw)
+        except PathOutsideWorkspace:
+            continue  # the safety policy refuses it
+        reason = protected_reason(root, path)
+        if reason is not None:
+            return f"{relative_name(root, path)} is protected ({reason})"
+    return None
+
+
 class SafetyPolicy:
     """Refuses paths outside the workspace and catastrophic commands, in every mode."""
 
@@ -85,23 +103,41 @@ class SafetyPolicy:
         command = tool.command(args)
         if command is not None:
             home = self._home or Path.home()
-            decision = check_command(command, home=home, workspace=ctx.workspace.resolve())
+            # Off the event loop, so Ctrl-C is handled even while a huge command is checked.
+            decision = await asyncio.to_thread(
+                check_command, command, home=home, workspace=ctx.workspace.resolve()
+            )
             if not decision.allowed:
                 return Refusal(f"refused: {decision.reason}", decision.hint, by="policy")
         return None
 
 
 class ApprovalGate:
-    """Asks the `Approver` when the mode requires it; refuses when nobody can be asked."""
+    """Asks the `Approver` when the mode requires it; refuses when nobody can be asked.
 
-    def __init__(self, mode: ApprovalMode, approver: Approver | None) -> None:
+    A write to a protected path (git config and hooks, the agent's config) is asked about in
+    every mode, unless ``allow_protected``; with nobody to ask it is refused.
+    """
+
+    def __init__(
+        self, mode: ApprovalMode, approver: Approver | None, *, allow_protected: bool = False
+    ) -> None:
         self._mode = mode
         self._approver = approver
+        self._allow_protected = allow_protected
 
     async def __call__(self, invocation: ToolInvocation) -> Refusal | None:
         tool, args = invocation.tool, invocation.args
-        if not needs_approval(self._mode, tool.kind):
+        protected = None if self._allow_protected else _protected_write(invocation)
+        if protected is None and not needs_approval(self._mode, tool.kind):
             return None
+        if self._approver is None and protected is not None:
+            return Refusal(
+                f"{protected}; writing it needs the person's approval, and the agent is "
+                "running non-interactively",
+                "do not retry; tell the person the exact change to make to that file",
+                by="policy",
+            )
         if self._approver is None:
             return Refusal(
                 f"{tool.name} needs the person's approval (approval mode {self._mode!r}), "
@@ -114,7 +150,10 @@ class ApprovalGate:
             details = tool.details(args, invocation.context)
         except Exception as exc:  # details are a courtesy; the summary is still shown
             details = f"(details unavailable: {exc})"
-        request = ApprovalRequest(tool.name, tool.summary(args), details, tool.kind)
+        summary = tool.summary(args)
+        if protected is not None:
+            summary = f"{summary}  [{protected}]"
+        request = ApprovalRequest(tool.name, summary, details, tool.kind)
         if await self._approver.approve(request):
             return None
         return Refusal(

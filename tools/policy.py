@@ -2,7 +2,11 @@
 
 `check_command` looks through quoting, extra whitespace, wrappers (``sudo``, ``env``,
 ``bash -c``) and command chains. It is deliberately conservative about a short list of
-catastrophic actions; everything else is left to the approval mode.
+catastrophic actions; everything else is left to the approval mode and the OS sandbox
+(`tools/sandbox.py`), which is the real boundary: a denylist cannot see through
+``$(...)``, base64 or a Python one-liner. Every check is linear in the command's length (no
+regular expression here can backtrack), and commands longer than `MAX_COMMAND_CHARS` are
+refused outright.
 """
 
 from __future__ import annotations
@@ -47,12 +51,18 @@ _SYSTEM_DIRS = frozenset(
 _DISK_TOOLS = re.compile(r"^(mkfs(\..+)?|mke2fs|mkswap|wipefs|fdisk|sfdisk|parted|shred)$")
 _POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
 _DEVICE = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|mapper/)")
-_FORK_BOMB = re.compile(r"(\S+)\s*\(\)\s*\{[^}]*\1\s*\|\s*\1\s*&")
-_REDIRECT_TO_DEVICE = re.compile(r">\s*/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk)")
-_PIPE_TO_SHELL = re.compile(
-    r"\b(curl|wget|fetch)\b[^|;&]*\|\s*(sudo\s+)?(env\s+)?\S*\b(sh|bash|zsh|dash|ksh|python3?|perl)\b"
-)
+_REDIRECT_TO_DEVICE = re.compile(r">[ \t]*/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk)")
+_PROCESS_SUBSTITUTION_DOWNLOAD = re.compile(r"<\([ \t]*(curl|wget)\b")
+_COMMAND_SUBSTITUTION_DOWNLOAD = re.compile(r"\$\([ \t]*(curl|wget)\b")
+_RUNS_TEXT = re.compile(r"\b(sh|bash|eval)\b")
+_DOWNLOADERS = frozenset({"curl", "wget", "fetch"})
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "|&", "\n", "(", ")", "{", "}"})
+_PIPES = frozenset({"|", "|&"})
+_MAX_DEPTH = 8
+"""How deep ``bash -c`` and ``eval`` are looked into."""
+
+MAX_COMMAND_CHARS = 128 * 1024
+"""Longer commands are refused unread: the model should write a script file instead."""
 
 
 @dataclass(frozen=True)
@@ -81,47 +91,93 @@ def _tokens(command: str) -> list[str]:
         return command.replace('"', " ").replace("'", " ").split()
 
 
-def _segments(tokens: list[str]) -> list[list[str]]:
-    segments: list[list[str]] = [[]]
+def _is_separator(token: str) -> bool:
+    return token in _SEPARATORS or set(token) <= set(";&|()")
+
+
+def _segments(tokens: list[str]) -> list[tuple[list[str], bool]]:
+    """Simple commands, each with whether its input is piped from the one before."""
+    segments: list[tuple[list[str], bool]] = [([], False)]
     for token in tokens:
-        if token in _SEPARATORS or set(token) <= set(";&|()"):
-            segments.append([])
+        if _is_separator(token):
+            segments.append(([], token in _PIPES))
         else:
-            segments[-1].append(token)
-    return [s for s in segments if s]
+            segments[-1][0].append(token)
+    return [(words, piped) for words, piped in segments if words]
+
+
+def _has_fork_bomb(tokens: list[str]) -> bool:
+    """A function that calls itself in the background or through a pipe (``:(){ :|:& };:``).
+
+    One pass with a stack of the functions being defined, so nesting costs nothing extra.
+    """
+    frames: list[_Function] = []
+    for i, token in enumerate(tokens):
+        opens = (token == "(" and tokens[i + 1 : i + 2] == [")"]) or token == "()"
+        if i > 0 and opens and not _is_separator(tokens[i - 1]):
+            frames.append(_Function(tokens[i - 1]))
+        elif token == "}" and frames:
+            frame = frames.pop()
+            if frame.calls_itself and frame.forks:
+                return True
+        elif frames:
+            frame = frames[-1]
+            frame.calls_itself |= token == frame.name
+            frame.forks |= token in {"&", "|", "|&"}
+    return False
+
+
+@dataclass
+class _Function:
+    """A shell function being defined, as `_has_fork_bomb` tracks it."""
+
+    name: str
+    calls_itself: bool = False
+    forks: bool = False
 
 
 def _strip_wrappers(words: list[str]) -> list[str]:
-    words = list(words)
-    while words:
-        head = os.path.basename(words[0].lstrip("\\"))
+    i = 0
+    while i < len(words):
+        head = os.path.basename(words[i].lstrip("\\"))
         if head in _WRAPPERS:
-            words = words[1:]
+            i += 1
             takes_value = _WRAPPER_OPTIONS_WITH_VALUE.get(head, frozenset())
-            while words and (words[0].startswith("-") or "=" in words[0]):
-                option = words.pop(0)  # wrapper options and env assignments
-                if option in takes_value and words:
-                    words.pop(0)
+            while i < len(words) and (words[i].startswith("-") or "=" in words[i]):
+                i += 2 if words[i] in takes_value else 1  # options and env assignments
         elif "=" in head and not head.startswith("="):
-            words = words[1:]  # VAR=value prefix
+            i += 1  # VAR=value prefix
         else:
             break
-    return words
+    return words[i:]
 
 
-def _expand(word: str, home: Path) -> str:
+def _expand(word: str, home: Path, workspace: Path | None = None) -> str:
     for token in ("${HOME}", "$HOME"):
         word = word.replace(token, str(home))
+    if workspace is not None:
+        for token in ("${PWD}", "$PWD", "$(pwd)", "`pwd`"):
+            word = word.replace(token, str(workspace))
     if word == "~" or word.startswith("~/"):
         word = str(home) + word[1:]
     return word
 
 
+def _without_globs(target: str) -> str:
+    """``target`` normalised (``/./``, ``..``, ``//``) with trailing ``/*`` and ``/.`` removed."""
+    parts = [p for p in target.split("/") if p not in {"", "."}]
+    while parts and parts[-1] == "*":
+        parts.pop()
+    cleaned = "/".join(parts)
+    if target.startswith("/"):
+        return os.path.normpath("/" + cleaned)
+    return os.path.normpath(cleaned) if cleaned else "."
+
+
 def _is_precious(target: str, home: Path, workspace: Path | None, *, relative: bool = True) -> bool:
     """Whether deleting ``target`` recursively would destroy a system, a home or the repo."""
-    cleaned = re.sub(r"/+", "/", target)
-    cleaned = re.sub(r"(/\*|/\.)+$", "", cleaned).rstrip("/") or "/"
-    if relative and cleaned in {"*", ".", ".."}:
+    cleaned = _without_globs(target)
+    if relative and (cleaned in {"*", ".", ".."} or cleaned.startswith("../")):
         return True
     if cleaned in _SYSTEM_DIRS or cleaned.startswith("/*"):
         return True
@@ -136,7 +192,7 @@ def _is_precious(target: str, home: Path, workspace: Path | None, *, relative: b
 def _check_rm(args: list[str], home: Path, workspace: Path | None) -> PolicyDecision:
     flags = "".join(a.lstrip("-") for a in args if a.startswith("-") and not a.startswith("--"))
     recursive = "r" in flags.lower() or "--recursive" in args
-    targets = [_expand(a, home) for a in args if not a.startswith("-")]
+    targets = [_expand(a, home, workspace) for a in args if not a.startswith("-")]
     if recursive and any(_is_precious(t, home, workspace) for t in targets):
         return _refuse(
             "recursive rm of the filesystem root, a home directory or the whole workspace",
@@ -145,7 +201,9 @@ def _check_rm(args: list[str], home: Path, workspace: Path | None) -> PolicyDeci
     return ALLOW
 
 
-def _check_words(words: list[str], home: Path, workspace: Path | None) -> PolicyDecision:
+def _check_words(
+    words: list[str], home: Path, workspace: Path | None, depth: int
+) -> PolicyDecision:
     words = _strip_wrappers(words)
     if not words:
         return ALLOW
@@ -167,9 +225,9 @@ def _check_words(words: list[str], home: Path, workspace: Path | None) -> Policy
                 f"recursive {name} of a system or home directory", "change specific files"
             )
     if name in _SHELLS and "-c" in args[:-1]:
-        return check_command(args[args.index("-c") + 1], home=home, workspace=workspace)
+        return _check(args[args.index("-c") + 1], home, workspace, depth + 1)
     if name == "eval":
-        return check_command(" ".join(args), home=home, workspace=workspace)
+        return _check(" ".join(args), home, workspace, depth + 1)
     if (
         name == "find"
         and "-delete" in args
@@ -188,20 +246,45 @@ def check_command(command: str, *, home: Path, workspace: Path | None = None) ->
         home: The person's home directory (``$HOME`` and ``~`` expand to it).
         workspace: The workspace root; deleting it wholesale is refused too.
     """
-    flat = " ".join(command.split())
-    if _FORK_BOMB.search(flat):
-        return _refuse("a fork bomb", "run the program you need directly")
-    if _PIPE_TO_SHELL.search(flat) or re.search(r"\b(sh|bash)\b.*<\(\s*(curl|wget)", flat):
+    if len(command) > MAX_COMMAND_CHARS:
+        return _refuse(
+            f"the command is {len(command):,} characters long, more than can be reviewed",
+            "write the script to a file with write_file, then run that file",
+        )
+    return _check(command, home, workspace, 0)
+
+
+def _check(command: str, home: Path, workspace: Path | None, depth: int) -> PolicyDecision:
+    if depth > _MAX_DEPTH:
+        return _refuse("commands nested this deep cannot be reviewed", "run the command directly")
+    download = _PROCESS_SUBSTITUTION_DOWNLOAD.search(command)
+    if download and _RUNS_TEXT.search(command, 0, download.start()):
         return _refuse(
             "piping a download into a shell runs unreviewed code",
             "download to a file, read it with read_file, then decide",
         )
-    if re.search(r"\$\(\s*(curl|wget)\b", flat) and re.search(r"\b(sh|bash|eval)\b", flat):
+    if _COMMAND_SUBSTITUTION_DOWNLOAD.search(command) and _RUNS_TEXT.search(command):
         return _refuse("running downloaded code", "download to a file and read it first")
-    if _REDIRECT_TO_DEVICE.search(flat):
+    if _REDIRECT_TO_DEVICE.search(command):
         return _refuse("writing directly to a block device", "write to a regular file instead")
-    for words in _segments(_tokens(command)):
-        decision = _check_words(words, home, workspace)
+    tokens = _tokens(command)
+    if _has_fork_bomb(tokens):
+        return _refuse("a fork bomb", "run the program you need directly")
+    downloading = False
+    for words, piped in _segments(tokens):
+        name = _command_name(words)
+        if piped and downloading and name in _SHELLS:
+            return _refuse(
+                "piping a download into a shell runs unreviewed code",
+                "download to a file, read it with read_file, then decide",
+            )
+        downloading = name in _DOWNLOADERS or (piped and downloading)
+        decision = _check_words(words, home, workspace, depth)
         if not decision.allowed:
             return decision
     return ALLOW
+
+
+def _command_name(words: list[str]) -> str:
+    words = _strip_wrappers(words)
+    return os.path.basename(words[0].lstrip("\\")) if words else ""

@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.events import ProtectedPathsRestored
+from tools.landlock import EXIT_SANDBOX_FAILED
+from tools.protected import ProtectedSnapshot
+from tools.sandbox import Sandbox, SandboxSettings
 from tools.settings import ToolSettings
 from tools.text import decode, trim_middle
 
@@ -20,6 +24,8 @@ _DRAIN = 2.0
 """Seconds to keep reading after the shell exited, for output still in the pipe."""
 _KEEP_BYTES = 512 * 1024
 """Bytes of head and of tail kept while reading, so a flood of output cannot exhaust memory."""
+_DENIED = ("Permission denied", "Read-only file system", "Operation not permitted")
+"""What a write refused by the sandbox looks like in a command's output."""
 
 
 class RunCommandInput(BaseModel):
@@ -64,7 +70,10 @@ async def _read_all(stream: asyncio.StreamReader, capture: _Capture) -> None:
 
 
 async def _stop_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the whole group, then SIGKILL what is left after a grace period."""
+    """SIGTERM the whole group, then SIGKILL what is left after a grace period.
+
+    The launcher answers SIGTERM by killing every descendant, also those in other sessions.
+    """
     _kill_group(proc.pid, signal.SIGTERM)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), _TERM_GRACE)
@@ -77,10 +86,22 @@ class RunCommand(Tool[RunCommandInput]):
     description = (
         "Run a shell command (bash -c) in the workspace root and return its combined "
         "stdout/stderr and exit code. stdin is closed: do not run interactive programs. "
-        "Background processes are killed when the command ends."
+        "Background processes are killed when the command ends. Commands run in a sandbox: "
+        "they may write only inside the workspace and the temp directory, and may not "
+        "change .git/config, .git/hooks or the agent's configuration."
     )
     input_model = RunCommandInput
     kind = "command"
+
+    def __init__(self, sandbox: Sandbox | None = None) -> None:
+        self._sandbox = sandbox
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """The sandbox commands run in (the default one unless configured)."""
+        if self._sandbox is None:
+            self._sandbox = Sandbox.create(SandboxSettings())
+        return self._sandbox
 
     def timeout(self, args: RunCommandInput, settings: ToolSettings) -> float:
         # The command enforces its own limit (to return the output so far); this outer
@@ -101,14 +122,30 @@ class RunCommand(Tool[RunCommandInput]):
         return args.command
 
     async def run(self, args: RunCommandInput, ctx: ToolContext) -> ToolOutput:
+        snapshot = await asyncio.to_thread(ProtectedSnapshot.take, ctx.workspace)
+        try:
+            output = await self._run(args, ctx)
+        finally:
+            restored = await asyncio.shield(asyncio.to_thread(snapshot.restore))
+            if restored:
+                ctx.emit(ProtectedPathsRestored(paths=restored))
+        if restored:
+            names = ", ".join(restored)
+            note = (
+                f"[the command changed protected files, which were put back: {names}. "
+                "Commands may not change .git/config, .git/hooks or the agent's configuration; "
+                "ask the person to make that change.]"
+            )
+            return ToolOutput(f"{output.content}\n{note}", is_error=True)
+        return output
+
+    async def _run(self, args: RunCommandInput, ctx: ToolContext) -> ToolOutput:
         # Our own pipe, not asyncio's: asyncio's wait() also waits for the pipe to close,
         # which a background child holding stdout would delay until the timeout.
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                args.command,
+                *self.sandbox.argv(args.command, ctx.workspace),
                 cwd=ctx.workspace,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
@@ -137,10 +174,21 @@ class RunCommand(Tool[RunCommandInput]):
                 await asyncio.wait_for(asyncio.shield(reader), _DRAIN)
         finally:
             if proc.returncode is None:  # cancelled: never leave the group running
-                _kill_group(proc.pid, signal.SIGKILL)
+                _kill_group(proc.pid, signal.SIGTERM)
+                asyncio.get_running_loop().call_later(
+                    _TERM_GRACE, _kill_group, proc.pid, signal.SIGKILL
+                )
             reader.cancel()
             transport.close()
-        return _command_output(capture, proc.returncode, timed_out, limit, ctx.settings)
+        if proc.returncode == EXIT_SANDBOX_FAILED and capture.text().startswith("sandbox:"):
+            raise ToolError(
+                capture.text().strip(),
+                hint="the command did not run; tell the person the sandbox could not start",
+            )
+        output = _command_output(capture, proc.returncode, timed_out, limit, ctx.settings)
+        if output.is_error and self.sandbox.enforced and any(d in output.content for d in _DENIED):
+            return ToolOutput(f"{output.content}\n{self.sandbox.denied_hint()}", is_error=True)
+        return output
 
 
 async def _open_reader(fd: int) -> tuple[asyncio.StreamReader, asyncio.BaseTransport]:

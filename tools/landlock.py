@@ -1,0 +1,270 @@
+"""Landlock, through ctypes, and the launcher that runs one command inside it.
+
+This file is both a module (`abi_version` for the agent's probe) and a script: the agent runs
+``python -I -S landlock.py [options] -- bash -c COMMAND``. The launcher
+
+1. makes itself the child subreaper, so descendants that ``setsid`` away are reparented to it;
+2. restricts itself with Landlock: writes are allowed only beneath the ``--write`` directories
+   and to the ``--write-file`` files; reads and execution stay unrestricted; ``--no-network``
+   also denies TCP connect and bind; signals to processes outside the sandbox are denied where
+   the kernel can express that;
+3. forks the command, forwards SIGTERM/SIGINT/SIGHUP to it, and when it ends (or on such a
+   signal) kills every descendant that is left and exits with the command's status.
+
+It imports only the standard library: it runs with ``-I -S`` to start fast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import signal
+import sys
+
+_SYS_CREATE_RULESET = 444  # The same number on every architecture Linux supports.
+_SYS_ADD_RULE = 445
+_SYS_RESTRICT_SELF = 446
+_CREATE_RULESET_VERSION = 1 << 0
+_RULE_PATH_BENEATH = 1
+_PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_NO_NEW_PRIVS = 38
+
+# Filesystem rights (ABI version that introduced them in the comments).
+_WRITE_FILE = 1 << 1
+_REMOVE_DIR = 1 << 4
+_REMOVE_FILE = 1 << 5
+_MAKE_CHAR = 1 << 6
+_MAKE_DIR = 1 << 7
+_MAKE_REG = 1 << 8
+_MAKE_SOCK = 1 << 9
+_MAKE_FIFO = 1 << 10
+_MAKE_BLOCK = 1 << 11
+_MAKE_SYM = 1 << 12
+_REFER = 1 << 13  # ABI 2
+_TRUNCATE = 1 << 14  # ABI 3
+_NET_BIND_TCP = 1 << 0  # ABI 4
+_NET_CONNECT_TCP = 1 << 1  # ABI 4
+_SCOPE_SIGNAL = 1 << 1  # ABI 6
+
+_WRITE_V1 = (
+    _WRITE_FILE
+    | _REMOVE_DIR
+    | _REMOVE_FILE
+    | _MAKE_CHAR
+    | _MAKE_DIR
+    | _MAKE_REG
+    | _MAKE_SOCK
+    | _MAKE_FIFO
+    | _MAKE_BLOCK
+    | _MAKE_SYM
+)
+_FILE_RIGHTS = _WRITE_FILE | _TRUNCATE
+"""The write rights that apply to a file rather than a directory."""
+
+EXIT_SANDBOX_FAILED = 125
+"""The launcher's exit status when it could not set up the sandbox (nothing ran)."""
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = (
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    )
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def abi_version() -> int:
+    """The kernel's Landlock ABI version, or 0 when Landlock cannot be used here."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        libc = _libc()
+        libc.syscall.restype = ctypes.c_long
+        version = libc.syscall(
+            _SYS_CREATE_RULESET, None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION
+        )
+    except (OSError, AttributeError):
+        return 0
+    return max(int(version), 0)
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}")
+    return result
+
+
+def _handled_fs(abi: int) -> int:
+    rights = _WRITE_V1
+    if abi >= 2:
+        rights |= _REFER
+    if abi >= 3:
+        rights |= _TRUNCATE
+    return rights
+
+
+def restrict(
+    write_dirs: list[str], write_files: list[str], *, network: bool = True, abi: int | None = None
+) -> None:
+    """Restrict this process (and everything it starts) to writing only where allowed.
+
+    Paths that do not exist are skipped. Raises OSError when Landlock refuses.
+    """
+    abi = abi_version() if abi is None else abi
+    if abi < 1:
+        raise OSError(errno.ENOSYS, "Landlock is not available")
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    handled = _handled_fs(abi)
+    attr = _RulesetAttr(handled_access_fs=handled)
+    size = 8
+    if abi >= 4 and not network:
+        attr.handled_access_net = _NET_BIND_TCP | _NET_CONNECT_TCP
+        size = 16
+    if abi >= 6:
+        attr.scoped = _SCOPE_SIGNAL
+        size = 24
+    ruleset = _check(
+        libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0),
+        "landlock_create_ruleset",
+    )
+    try:
+        for path, rights in [(d, handled) for d in write_dirs] + [
+            (f, handled & _FILE_RIGHTS) for f in write_files
+        ]:
+            _allow(libc, ruleset, path, rights)
+        _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
+        _check(libc.syscall(_SYS_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+def _allow(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a path that does not exist cannot be written through either
+    try:
+        if not os.path.isdir(f"/proc/self/fd/{fd}"):
+            rights &= _FILE_RIGHTS
+        rule = _PathBeneathAttr(allowed_access=rights, parent_fd=fd)
+        _check(
+            libc.syscall(_SYS_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0),
+            f"landlock_add_rule({path})",
+        )
+    finally:
+        os.close(fd)
+
+
+def _children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (orphans reparented to a subreaper included)."""
+    found: set[int] = set()
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found.update(int(child) for child in f.read().split())
+    except OSError:  # no /proc/PID/task/*/children in this kernel: scan every process
+        for entry in os.listdir("/proc"):
+            with (
+                contextlib.suppress(OSError, ValueError, IndexError),
+                open(f"/proc/{entry}/stat") as f,
+            ):
+                # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.add(int(entry))
+    return sorted(found)
+
+
+def _kill_descendants() -> None:
+    """SIGKILL every process below this one and reap them, until none is left."""
+    me = os.getpid()
+    while True:
+        for child in _children(me):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
+        try:
+            os.wait()  # killed processes' children are reparented here; loop for them
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+
+
+def _parse(argv: list[str]) -> tuple[list[str] | None, list[str], bool, list[str]]:
+    dirs: list[str] | None = []
+    files: list[str] = []
+    network = True
+    i = 0
+    while i < len(argv) and argv[i] != "--":
+        option = argv[i]
+        if option == "--write" and i + 1 < len(argv) and dirs is not None:
+            dirs.append(argv[i + 1])
+            i += 2
+        elif option == "--write-file" and i + 1 < len(argv):
+            files.append(argv[i + 1])
+            i += 2
+        elif option == "--no-network":
+            network = False
+            i += 1
+        elif option == "--unrestricted":
+            dirs = None
+            i += 1
+        else:
+            raise SystemExit(f"sandbox launcher: unknown option {option!r}")
+    command = argv[i + 1 :]
+    if not command:
+        raise SystemExit("sandbox launcher: no command after --")
+    return dirs, files, network, command
+
+
+def main(argv: list[str]) -> int:
+    dirs, files, network, command = _parse(argv)
+    libc = _libc()
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    if dirs is not None:
+        try:
+            restrict(dirs, files, network=network)
+        except OSError as exc:
+            sys.stderr.write(f"sandbox: could not restrict the command ({exc.strerror or exc})\n")
+            return EXIT_SANDBOX_FAILED
+    pid = os.fork()
+    if pid == 0:
+        try:
+            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
+                signal.signal(sig, signal.SIG_DFL)
+            os.execvp(command[0], command)
+        except OSError as exc:
+            sys.stderr.write(f"sandbox: could not run {command[0]}: {exc.strerror}\n")
+        os._exit(127)
+
+    def stop(signum: int, _frame: object) -> None:
+        _kill_descendants()
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    # The command is over: whatever it left running in the background goes with it.
+    _kill_descendants()
+    return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

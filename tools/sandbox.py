@@ -1,0 +1,147 @@
+"""The OS sandbox for run_command: what a command may write, and how it is launched.
+
+``workspace-write`` (the default) lets a command and all its children write only inside the
+workspace, the system temp directory, the agent's scratch directory and any configured
+``writable_paths``; ``read-only`` allows no writes at all; ``off`` runs commands unconfined.
+On Linux the rule is enforced by Landlock (no root, no daemon) in a small launcher,
+`tools/landlock.py`; where Landlock is missing the agent says so and the command policy
+(`tools/policy.py`) remains the only guard. The launcher runs in every mode, so background
+children are always killed when a command ends.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools import landlock
+
+SandboxMode = Literal["workspace-write", "read-only", "off"]
+
+_LAUNCHER = Path(landlock.__file__).resolve()
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom")
+"""Device files every command may write to (``> /dev/null`` is not a change to the machine)."""
+_SHARED_MEMORY = "/dev/shm"
+
+
+class SandboxSettings(BaseModel):
+    """The ``sandbox:`` section of the configuration."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: SandboxMode = Field(
+        default="workspace-write",
+        description="workspace-write: commands write only inside the workspace and temp "
+        "directories; read-only: no writes; off: no sandbox.",
+    )
+    network: bool = Field(
+        default=True, description="false: commands may not open TCP connections (Linux 6.7+)."
+    )
+    writable_paths: list[str] = Field(
+        default_factory=list,
+        description="More directories commands may write to (~ is expanded), e.g. ~/.cache/pip.",
+    )
+    allow_protected_writes: bool = Field(
+        default=False,
+        description="true: file tools may change .git/config, .git/hooks/ and the agent's "
+        "config without asking (also under -p).",
+    )
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How run_command launches a command: the mode in force and the backend enforcing it."""
+
+    mode: SandboxMode
+    network: bool = True
+    writable: tuple[Path, ...] = ()
+    """Directories writable besides the workspace (``workspace-write`` only)."""
+    abi: int = 0
+    """The kernel's Landlock ABI version; 0 when it is unavailable."""
+    allow_protected_writes: bool = False
+    """Whether file tools may change protected paths without the person's approval."""
+
+    @classmethod
+    def create(cls, settings: SandboxSettings, *, scratch: Path | None = None) -> Sandbox:
+        """The sandbox for ``settings`` on this machine (probes the kernel once)."""
+        writable = [Path(tempfile.gettempdir())]
+        if scratch is not None:
+            writable.append(scratch)
+        writable += [Path(os.path.expanduser(p)) for p in settings.writable_paths]
+        abi = landlock.abi_version() if settings.mode != "off" else 0
+        return cls(
+            settings.mode, settings.network, tuple(writable), abi, settings.allow_protected_writes
+        )
+
+    @property
+    def enforced(self) -> bool:
+        """Whether the kernel enforces the mode (False for ``off`` or without Landlock)."""
+        return self.mode != "off" and self.abi >= 1
+
+    @property
+    def blocks_network(self) -> bool:
+        return self.enforced and not self.network and self.abi >= 4
+
+    def argv(self, command: str, workspace: Path) -> list[str]:
+        """The argv that runs ``bash -c command`` under this sandbox."""
+        argv = [sys.executable, "-I", "-S", str(_LAUNCHER)]
+        if self.enforced:
+            dirs = [workspace, *self.writable] if self.mode == "workspace-write" else []
+            for directory in dirs:
+                argv += ["--write", str(directory)]
+            if os.path.isdir(_SHARED_MEMORY):
+                argv += ["--write", _SHARED_MEMORY]
+            for device in _DEVICES:
+                argv += ["--write-file", device]
+            if not self.network:
+                argv.append("--no-network")
+        else:
+            argv.append("--unrestricted")
+        return [*argv, "--", "bash", "-c", command]
+
+    def describe(self) -> str:
+        """The mode in force, for the start banner and ``/stats``."""
+        if self.mode == "off":
+            return "off (commands run unconfined)"
+        if not self.enforced:
+            return f"{self.mode} not enforced (Landlock unavailable; the command policy applies)"
+        network = ", no network" if self.blocks_network else ""
+        return f"{self.mode} (Landlock){network}"
+
+    def notice(self) -> str | None:
+        """What to tell the person once at start, or None when the sandbox works as asked."""
+        if self.mode == "off":
+            return (
+                "Sandbox is off: commands the model runs can change any file you can. "
+                "Remove 'sandbox: {mode: off}' or the --sandbox flag to turn it back on."
+            )
+        if not self.enforced:
+            where = "this system" if sys.platform.startswith("linux") else sys.platform
+            return (
+                f"No OS sandbox on {where} (it needs Linux 5.13+ with Landlock enabled): "
+                "commands run unconfined, and only dangerous patterns are refused. "
+                "Approve commands yourself, or run the agent in a container or VM."
+            )
+        if not self.network and not self.blocks_network:
+            return "sandbox.network is false, but this kernel cannot block TCP (Linux 6.7+)."
+        return None
+
+    def denied_hint(self) -> str:
+        """Appended to a failed command's result when the sandbox may have refused a write."""
+        if self.mode == "read-only":
+            return (
+                "[sandbox: read-only — commands may not write files. Describe the change or "
+                "make it with edit_file/write_file if allowed.]"
+            )
+        places = ", ".join(str(p) for p in self.writable)
+        return (
+            "[sandbox: commands may write only inside the workspace and "
+            f"{places}; writes elsewhere fail with 'Permission denied'. Keep changes inside "
+            "the workspace; the person can add a directory to sandbox.writable_paths.]"
+        )
