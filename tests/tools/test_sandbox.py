@@ -1,0 +1,150 @@
+"""The OS sandbox: commands run for real, confined to the decoy workspace.
+
+The decoy HOME and the canary beside the workspace live in the test's temporary directory,
+which the sandbox here does not make writable (its temp dir is a separate ``scratch``).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.tools.conftest import MakeHarness
+from tests.tools.test_run_command import _alive
+from tools.landlock import abi_version
+from tools.sandbox import Sandbox, SandboxMode, SandboxSettings
+
+requires_landlock = pytest.mark.skipif(
+    abi_version() < 1, reason="the kernel has no Landlock (Linux 5.13+ with it enabled)"
+)
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    path = tmp_path / "scratch"
+    path.mkdir()
+    return path
+
+
+def _sandbox(mode: SandboxMode, scratch: Path, *, network: bool = True) -> Sandbox:
+    return Sandbox(mode, network=network, writable=(scratch,), abi=abi_version())
+
+
+@requires_landlock
+async def test_writes_inside_the_workspace_and_scratch_work(
+    make_harness: MakeHarness, workspace: Path, scratch: Path
+) -> None:
+    harness = make_harness(sandbox=_sandbox("workspace-write", scratch))
+    result = await harness.run(
+        "run_command",
+        command=f"mkdir -p a/b && echo hi > a/b/f && mv a/b/f g && echo t > {scratch}/t && cat g",
+    )
+    assert not result.is_error, result.content
+    assert (workspace / "g").read_text() == "hi\n"
+    assert (scratch / "t").read_text() == "t\n"
+
+
+@requires_landlock
+async def test_a_write_outside_is_refused_with_a_hint(
+    make_harness: MakeHarness, decoy_home: Path, scratch: Path
+) -> None:
+    harness = make_harness(sandbox=_sandbox("workspace-write", scratch))
+    result = await harness.run("run_command", command="echo pwned >> ~/CANARY; touch ../beside")
+    assert result.is_error
+    assert "Permission denied" in result.content
+    assert "sandbox: commands may write only inside the workspace" in result.content
+    assert (decoy_home / "CANARY").read_text() == "do not delete"
+    assert not (decoy_home.parent / "beside").exists()
+
+
+@requires_landlock
+async def test_children_and_interpreters_are_confined_too(
+    make_harness: MakeHarness, decoy_home: Path, scratch: Path
+) -> None:
+    harness = make_harness(sandbox=_sandbox("workspace-write", scratch))
+    script = "import os, shutil; shutil.rmtree(os.path.expanduser('~'))"
+    result = await harness.run("run_command", command=f'{sys.executable} -c "{script}"')
+    assert result.is_error
+    assert "PermissionError" in result.content
+    assert (decoy_home / "CANARY").exists()
+
+
+@requires_landlock
+async def test_read_only_allows_reading_but_no_writes(
+    make_harness: MakeHarness, workspace: Path, scratch: Path
+) -> None:
+    (workspace / "notes.txt").write_text("keep\n")
+    harness = make_harness(sandbox=_sandbox("read-only", scratch))
+    result = await harness.run("run_command", command="cat notes.txt; echo x > notes.txt")
+    assert result.is_error
+    assert result.content.startswith("keep")
+    assert "sandbox: read-only" in result.content
+    assert (workspace / "notes.txt").read_text() == "keep\n"
+    ok = await harness.run("run_command", command="echo quiet > /dev/null && ls")
+    assert not ok.is_error, ok.content
+
+
+@requires_landlock
+async def test_network_false_blocks_tcp_where_the_kernel_can(
+    make_harness: MakeHarness, scratch: Path
+) -> None:
+    if abi_version() < 4:
+        pytest.skip("Landlock ABI 4 (Linux 6.7) is needed to block TCP")
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        connect = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)"
+        blocked = make_harness(sandbox=_sandbox("workspace-write", scratch, network=False))
+        result = await blocked.run("run_command", command=f'{sys.executable} -c "{connect}"')
+        assert result.is_error
+        assert "PermissionError" in result.content
+        allowed = make_harness(sandbox=_sandbox("workspace-write", scratch))
+        result = await allowed.run("run_command", command=f'{sys.executable} -c "{connect}"')
+        assert not result.is_error, result.content
+
+
+async def test_background_children_that_leave_the_session_are_killed(
+    make_harness: MakeHarness, workspace: Path, scratch: Path
+) -> None:
+    harness = make_harness(sandbox=_sandbox("workspace-write", scratch))
+    result = await harness.run(
+        "run_command", command="(setsid sleep 300 & echo $! > pid); sleep 0.2; echo started"
+    )
+    assert not result.is_error, result.content
+    pid = int((workspace / "pid").read_text())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+async def test_off_runs_unconfined_but_still_reaps(
+    make_harness: MakeHarness, workspace: Path, scratch: Path
+) -> None:
+    harness = make_harness(sandbox=Sandbox("off"))
+    result = await harness.run("run_command", command=f"echo x > {scratch}/../outside-ok")
+    assert not result.is_error, result.content
+    assert (scratch.parent / "outside-ok").exists()
+
+
+def test_settings_default_to_workspace_write_with_the_temp_dir(tmp_path: Path) -> None:
+    sandbox = Sandbox.create(SandboxSettings(writable_paths=["~/cache"]), scratch=tmp_path)
+    assert sandbox.mode == "workspace-write"
+    assert tmp_path in sandbox.writable
+    assert Path(os.path.expanduser("~/cache")) in sandbox.writable
+
+
+def test_the_person_is_told_when_nothing_confines_commands() -> None:
+    off = Sandbox("off")
+    assert "Sandbox is off" in (off.notice() or "")
+    assert "off" in off.describe()
+    missing = Sandbox("workspace-write", abi=0)
+    assert "No OS sandbox" in (missing.notice() or "")
+    assert "not enforced" in missing.describe()
+    working = Sandbox("workspace-write", abi=7)
+    assert working.notice() is None
+    assert working.describe() == "workspace-write (Landlock)"
