@@ -90,6 +90,13 @@ class Sandbox:
 
     def argv(self, command: str, workspace: Path) -> list[str]:
         """The argv that runs ``bash -c command`` under this sandbox."""
+        return self.wrap(["bash", "-c", command], workspace)
+
+    def wrap(self, program: list[str], workspace: Path) -> list[str]:
+        """The argv that runs ``program`` (an argv) under this sandbox, e.g. an MCP server.
+
+        The launcher ends every process the program left behind when the program exits.
+        """
         argv = [sys.executable, "-I", "-S", str(_LAUNCHER)]
         if self.enforced:
             dirs = [workspace, *self.writable] if self.mode == "workspace-write" else []
@@ -103,7 +110,7 @@ class Sandbox:
                 argv.append("--no-network")
         else:
             argv.append("--unrestricted")
-        return [*argv, "--", "bash", "-c", command]
+        return [*argv, "--", *program]
 
     def describe(self) -> str:
         """The mode in force, for the start banner and ``/stats``."""
