@@ -20,12 +20,13 @@ from agent.llm.models import ModelLimits, ModelRef
 from agent.logging import configure_logging
 from agent.loop import AgentLoop, TurnResult, TurnStatus
 from agent.prompt import build_system_prompt
+from agent.tool_ids import ToolCallIds
 from agent.turn import TurnRecoveryPolicy
 from agent.ui import ConsoleUI
 from compaction import Compactor
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider
 from sessions import LoadedSession, Redactor, SessionError, SessionStore, SessionWriter
-from tools import Approver, CheckpointRecorded, ToolExecutor
+from tools import Approver, CheckpointRecorded, ToolExecutor, prune_checkpoints
 
 log = structlog.get_logger("agent.app")
 
@@ -233,6 +234,7 @@ class Agent:
         self.provider = RecoveringProvider(chain, settings=config.recovery, events=self.events)
         if self.loaded is not None:
             self._restore_model(self.loaded.model_state.current)
+        self._prune_checkpoints()
         self.tools = ToolExecutor(
             workspace=self.workspace,
             settings=config.tools,
@@ -264,6 +266,17 @@ class Agent:
             max_steps=config.max_steps,
             turn_timeout=config.turn_timeout,
             max_tokens=config.max_tokens,
+            tool_ids=ToolCallIds.of(self.loaded.messages if self.loaded else ()),
+        )
+
+    def _prune_checkpoints(self) -> None:
+        """Drop the undo copies of deleted sessions and of sessions untouched for too long."""
+        sessions = self.store.directory
+        prune_checkpoints(
+            self.home / "checkpoints",
+            keep=self.session.id,
+            session_exists=lambda sid: (sessions / f"{sid}.jsonl").exists(),
+            max_age=self.config.tools.checkpoint_max_age_days * 86_400,
         )
 
     def _open_session(self, options: Options) -> tuple[LoadedSession | None, SessionWriter]:
