@@ -42,6 +42,15 @@ class Plan:
     known: bool
 
     @property
+    def no_change(self) -> bool:
+        """The turn left the path as it found it (created then deleted, say)."""
+        if not self.known:
+            return False
+        if self.target is None or self.expected is None:
+            return self.target is None and self.expected is None
+        return self.target.same_content(self.expected) and self.target.mode == self.expected.mode
+
+    @property
     def depth(self) -> int:
         return self.rel.count("/")
 
@@ -58,6 +67,7 @@ class Outcome:
 def order(plans: list[Plan]) -> list[Plan]:
     """Removals first, deepest first; then writes, shallowest first (so a symlink or file
     the turn put where a directory was is gone before the directory's files come back)."""
+    plans = [p for p in plans if not p.no_change]
     removals = sorted((p for p in plans if p.target is None), key=lambda p: -p.depth)
     writes = sorted((p for p in plans if p.target is not None), key=lambda p: p.depth)
     return removals + writes
@@ -79,7 +89,7 @@ def apply(root: Path, blobs: BlobStore, plan: Plan, *, verify: bool) -> Outcome:
 
 def _apply_in(dir_fd: int, name: str, blobs: BlobStore, plan: Plan, verify: bool) -> Outcome:
     current = observe(dir_fd, name)
-    if _same(current, plan.target):
+    if _same(current, plan.target) and _same_mode(current, plan.target):
         return Outcome("restored")
     if verify and not (plan.known and _same(current, plan.expected)):
         return _keep(dir_fd, name, blobs, plan, current)
@@ -117,6 +127,12 @@ def _changed(current: Observed) -> str:
     if isinstance(current, Other):
         return f"replaced by {current.what}"
     return "changed"
+
+
+def _same_mode(current: Observed, state: FileState | None) -> bool:
+    if not isinstance(current, FileState) or state is None or state.kind == "symlink":
+        return True
+    return current.mode == state.mode
 
 
 def _same(current: Observed, state: FileState | None) -> bool:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from tests.tools.conftest import Harness, MakeHarness
 from agent.llm.messages import ToolUseBlock
+from tests.tools.conftest import Harness, MakeHarness
 from tools import Tool, ToolContext, ToolError, ToolOutput, builtin_tools
 from tools.checkpoints import CheckpointStore
 
@@ -111,12 +111,14 @@ def test_store_on_disk_is_private_and_survives_a_restart(tmp_path: Path) -> None
     CheckpointStore(workspace, directory).record(target, turn=1, tool_use_id="t1", call=1)
     assert _mode(directory) == 0o700
     files = [p for p in directory.rglob("*") if p.is_file()]
-    assert files and all(_mode(p) == 0o600 for p in files)
+    assert files
+    assert all(_mode(p) == 0o600 for p in files)
     target.write_text("changed")  # not sealed: the agent's result is unknown (a crash)
 
     restarted = CheckpointStore(workspace, directory)
     [entry] = restarted.entries
-    assert (entry.rel, entry.existed_before, entry.turn, entry.tool_use_id) == ("f.txt", True, 1, "t1")
+    meta = (entry.rel, entry.existed_before, entry.turn, entry.tool_use_id)
+    assert meta == ("f.txt", True, 1, "t1")
     report = restarted.roll_back_call(1)
     assert target.read_bytes() == b"\x00binary\xff"
     assert report.describe() == "Restored 1 file(s)."
@@ -199,8 +201,10 @@ async def test_a_file_the_person_changed_after_the_agent_created_it_is_kept(
     assert notes.read_text() == "# Notes\nMy own paragraph.\n"
     assert report.restored == []
     [kept] = report.kept
-    assert kept.path == notes and kept.saved_as is None
-    assert "Left" in report.describe() and "notes.md" in report.describe()
+    assert kept.path == notes
+    assert kept.saved_as is None
+    assert "Left" in report.describe()
+    assert "notes.md" in report.describe()
     [event] = harness.of_type("undo_applied")
     assert event.model_dump()["kept"]
 
