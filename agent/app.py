@@ -234,16 +234,7 @@ class Agent:
         self.provider = RecoveringProvider(chain, settings=config.recovery, events=self.events)
         if self.loaded is not None:
             self._restore_model(self.loaded.model_state.current)
-        self._prune_checkpoints()
-        self.tools = ToolExecutor(
-            workspace=self.workspace,
-            settings=config.tools,
-            approval=config.approval,
-            approver=approver,
-            events=self.events,
-            checkpoint_dir=self.home / "checkpoints" / self.session.id,
-            home=Path(environ.get("HOME", "~")).expanduser(),
-        )
+        self.tools = self._tool_executor(approver)
         self.turn_recovery = TurnRecoveryPolicy(
             compactor=Compactor(
                 self.provider, self._limits(), config.compaction, events=self.events
@@ -268,6 +259,26 @@ class Agent:
             max_tokens=config.max_tokens,
             tool_ids=ToolCallIds.of(self.loaded.messages if self.loaded else ()),
         )
+
+    def _tool_executor(self, approver: Approver | None) -> ToolExecutor:
+        checkpoints = self.home / "checkpoints"
+        try:
+            self._prune_checkpoints()
+            return ToolExecutor(
+                workspace=self.workspace,
+                settings=self.config.tools,
+                approval=self.config.approval,
+                approver=approver,
+                events=self.events,
+                checkpoint_dir=checkpoints / self.session.id,
+                home=Path(self.environ.get("HOME", "~")).expanduser(),
+            )
+        except OSError as error:
+            self.session.close()
+            raise SetupError(
+                f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
+                "Check that AGENT_HOME is a writable directory."
+            ) from None
 
     def _prune_checkpoints(self) -> None:
         """Drop the undo copies of deleted sessions and of sessions untouched for too long."""

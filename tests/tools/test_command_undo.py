@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import stat
 from pathlib import Path
 
-from tests.tools.conftest import Harness, MakeHarness
+from tests.tools.conftest import Harness, MakeHarness, call
 from tools import ToolSettings
 from tools.checkpoint_files import prune_checkpoints
 
@@ -163,3 +165,21 @@ def test_checkpoints_of_deleted_and_stale_sessions_are_pruned(tmp_path: Path) ->
     )
     assert sorted(pruned) == ["deleted", "stale"]
     assert sorted(p.name for p in root.iterdir()) == ["current", "live"]
+
+
+async def test_a_command_cancelled_mid_way_is_still_undoable(
+    harness: Harness, workspace: Path
+) -> None:
+    task = asyncio.create_task(
+        harness.executor.execute(call("run_command", command="echo x > made.txt && sleep 30"))
+    )
+    for _ in range(200):
+        if (workspace / "made.txt").exists():
+            break
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+    assert harness.executor.undo_last_turn().restored == [workspace / "made.txt"]
+    assert not (workspace / "made.txt").exists()
