@@ -20,12 +20,13 @@ from agent.llm.models import ModelLimits, ModelRef
 from agent.logging import configure_logging
 from agent.loop import AgentLoop, TurnResult, TurnStatus
 from agent.prompt import build_system_prompt
+from agent.tool_ids import ToolCallIds
 from agent.turn import TurnRecoveryPolicy
 from agent.ui import ConsoleUI
 from compaction import Compactor
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider
 from sessions import LoadedSession, Redactor, SessionError, SessionStore, SessionWriter
-from tools import Approver, CheckpointRecorded, ToolExecutor
+from tools import Approver, CheckpointRecorded, ToolExecutor, prune_checkpoints
 from tools.sandbox import Sandbox
 
 log = structlog.get_logger("agent.app")
@@ -240,16 +241,7 @@ class Agent:
         self.sandbox = Sandbox.create(config.sandbox, scratch=self._scratch_dir())
         if notice := self.sandbox.notice():
             ui.show(Text(notice, style="yellow"))
-        self.tools = ToolExecutor(
-            workspace=self.workspace,
-            settings=config.tools,
-            approval=config.approval,
-            approver=approver,
-            events=self.events,
-            checkpoint_dir=self.home / "checkpoints" / self.session.id,
-            home=Path(environ.get("HOME", "~")).expanduser(),
-            sandbox=self.sandbox,
-        )
+        self.tools = self._tool_executor(approver)
         self.turn_recovery = TurnRecoveryPolicy(
             compactor=Compactor(
                 self.provider, self._limits(), config.compaction, events=self.events
@@ -272,6 +264,38 @@ class Agent:
             max_steps=config.max_steps,
             turn_timeout=config.turn_timeout,
             max_tokens=config.max_tokens,
+            tool_ids=ToolCallIds.of(self.loaded.messages if self.loaded else ()),
+        )
+
+    def _tool_executor(self, approver: Approver | None) -> ToolExecutor:
+        checkpoints = self.home / "checkpoints"
+        try:
+            self._prune_checkpoints()
+            return ToolExecutor(
+                workspace=self.workspace,
+                settings=self.config.tools,
+                approval=self.config.approval,
+                approver=approver,
+                events=self.events,
+                checkpoint_dir=checkpoints / self.session.id,
+                home=Path(self.environ.get("HOME", "~")).expanduser(),
+                sandbox=self.sandbox,
+            )
+        except OSError as error:
+            self.session.close()
+            raise SetupError(
+                f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
+                "Check that AGENT_HOME is a writable directory."
+            ) from None
+
+    def _prune_checkpoints(self) -> None:
+        """Drop the undo copies of deleted sessions and of sessions untouched for too long."""
+        sessions = self.store.directory
+        prune_checkpoints(
+            self.home / "checkpoints",
+            keep=self.session.id,
+            session_exists=lambda sid: (sessions / f"{sid}.jsonl").exists(),
+            max_age=self.config.tools.checkpoint_max_age_days * 86_400,
         )
 
     def _scratch_dir(self) -> Path | None:

@@ -87,7 +87,8 @@ class SlashCommands:
 
     async def _undo(self, _: str) -> bool:
         report = self.repl.agent.tools.undo_last_turn()
-        self._say(report.describe(), "green" if report.ok else "red")
+        style = "red" if report.failed else "yellow" if report.kept else "green"
+        self._say(report.describe(), style)
         return True
 
     async def _model(self, arg: str) -> bool:

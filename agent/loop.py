@@ -34,6 +34,7 @@ from agent.llm import (
     ToolUseBlock,
     Usage,
 )
+from agent.tool_ids import ToolCallIds
 
 log = structlog.get_logger("agent.loop")
 
@@ -153,6 +154,8 @@ class AgentLoop:
         turn_timeout: Wall-clock seconds a turn may run before it stops (None: no limit).
         clock: Monotonic time, injected for tests.
         max_tokens: Output tokens to ask for per call (None: the provider's choice).
+        tool_ids: Tool-call ids the session already used (default: those in ``history``);
+            a repeated id in a new answer is renamed before it is recorded or run.
     """
 
     def __init__(
@@ -171,6 +174,7 @@ class AgentLoop:
         max_tokens: int | None = None,
         turn_timeout: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        tool_ids: ToolCallIds | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -186,6 +190,7 @@ class AgentLoop:
         self.turn_timeout = turn_timeout
         self.clock = clock
         self.usage = Usage()
+        self.tool_ids = tool_ids if tool_ids is not None else ToolCallIds.of(self.messages)
 
     def _append(self, message: Message) -> None:
         self.transcript.append_message(message)
@@ -244,8 +249,9 @@ class AgentLoop:
             response = _drop_incomplete_calls(raw)
             dropped = response is not raw
             answer.append(response.message.text)
-            self._append(_non_empty(response.message))
-            calls = response.message.tool_uses
+            message = self.tool_ids.assign(_non_empty(response.message))
+            self._append(message)
+            calls = message.tool_uses
             if calls:
                 await self._run_tools(calls)
                 answer.clear()

@@ -7,7 +7,8 @@ with checkpoints for `/undo`.
 
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolKind, ToolOutput
 from tools.builtin import builtin_tools
-from tools.checkpoints import Checkpoint, RestoreFailure, UndoReport
+from tools.checkpoint_files import prune_checkpoints
+from tools.checkpoints import Checkpoint, KeptChange, RestoreFailure, UndoReport
 from tools.events import (
     CheckpointRecorded,
     RolledBack,
@@ -41,6 +42,7 @@ __all__ = [
     "Checkpoint",
     "CheckpointRecorded",
     "ErrorCategory",
+    "KeptChange",
     "PathOutsideWorkspace",
     "PolicyDecision",
     "Refusal",
@@ -65,5 +67,6 @@ __all__ = [
     "builtin_tools",
     "check_command",
     "needs_approval",
+    "prune_checkpoints",
     "resolve_in_workspace",
 ]

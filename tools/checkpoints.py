@@ -1,137 +1,346 @@
-"""Checkpoints: the prior content (or absence) of every file before a tool changes it.
+"""Checkpoints: what each path held before a tool changed it, and what the tool left there.
 
-They make `/undo` possible (restore the last turn's changes) and let the executor roll back
-a call that failed part way. Restores run last in, first out, and a restore that fails is
-reported, never hidden.
+They make ``/undo`` possible (restore the last turn's changes, also after ``--resume``) and
+let the executor roll back a call that failed part way. A checkpoint belongs to one call
+(``call``, a number unique in the session, whatever id the model gave the call), so a
+rollback only ever touches its own call's effects. Restores go through `tools.restore`:
+containment is checked again at restore time, symlinks are never followed, and a path
+someone changed since the agent did is left alone with the earlier version saved beside it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import itertools
-from dataclasses import dataclass, field
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from tools.checkpoint_files import BlobStore, CheckpointIndex, make_private_dir
+from tools.restore import Outcome, Plan, apply, order
+from tools.safe_fs import FileState, Other, Unreachable, observe, open_parent, split_relative
+from tools.snapshots import Change
 
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """Metadata of one recorded file state (the content itself is kept by the store)."""
+    """Metadata of one recorded path (the content itself is kept by the blob store)."""
 
     id: int
     path: Path
-    existed_before: bool
+    rel: str
+    before: FileState | None
     turn: int
     tool_use_id: str
+    call: int
+    after: FileState | None = None
+    sealed: bool = False
+    """Whether ``after`` is known (set once the call finished)."""
+
+    @property
+    def existed_before(self) -> bool:
+        return self.before is not None
 
 
 @dataclass(frozen=True)
 class RestoreFailure:
-    """A file that could not be put back, and why."""
+    """A path that could not be put back, and why."""
 
     path: Path
     reason: str
 
 
 @dataclass(frozen=True)
+class KeptChange:
+    """A path left alone because it changed after the agent's edit."""
+
+    path: Path
+    reason: str
+    saved_as: Path | None = None
+
+
+@dataclass(frozen=True)
 class UndoReport:
-    """What an undo or rollback did: files restored (in order) and files that failed."""
+    """What an undo or rollback did: paths restored (in order), kept and failed."""
 
     turn: int | None
     restored: list[Path] = field(default_factory=list)
     failed: list[RestoreFailure] = field(default_factory=list)
+    kept: list[KeptChange] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        return not self.failed and not self.kept
 
     def __str__(self) -> str:
         return self.describe()
 
     def describe(self) -> str:
-        """A short line for the person."""
+        """A short text for the person."""
         if self.turn is None:
             return "Nothing to undo."
-        text = f"Restored {len(self.restored)} file(s)"
-        if self.failed:
-            names = ", ".join(f"{f.path} ({f.reason})" for f in self.failed)
-            text += f"; could not restore {len(self.failed)}: {names}"
-        return text + "."
+        text = f"Restored {len(self.restored)} file(s)."
+        for kept in self.kept:
+            text += f"\nLeft {kept.path} as it is: {kept.reason}"
+            if kept.saved_as is not None:
+                text += f"; its version from before the change is in {kept.saved_as}"
+            text += "."
+        for failure in self.failed:
+            text += f"\nCould not restore {failure.path}: {failure.reason}."
+        return text
+
+
+class _State(BaseModel):
+    kind: str
+    digest: str
+    mode: int = 0o644
+
+
+class _Added(BaseModel):
+    op: str
+    id: int
+    call: int
+    turn: int
+    tool_use_id: str
+    path: str
+    before: _State | None
+    after: _State | None = None
+    sealed: bool = False
+
+
+def _state(data: _State | None) -> FileState | None:
+    if data is None:
+        return None
+    if data.kind not in ("file", "symlink"):
+        raise ValueError(f"unknown kind {data.kind!r}")
+    return FileState("file" if data.kind == "file" else "symlink", data.digest, data.mode & 0o7777)
+
+
+def _dump(state: FileState | None) -> dict[str, Any] | None:
+    if state is None:
+        return None
+    return {"kind": state.kind, "digest": state.digest, "mode": state.mode}
 
 
 class CheckpointStore:
-    """Keeps prior file contents in memory, or as files under ``directory`` if given."""
+    """The checkpoints of one session, persisted under ``directory`` when it is given.
 
-    def __init__(self, directory: Path | None = None) -> None:
-        self._directory = directory
+    Args:
+        workspace: The root every checkpoint path is inside.
+        directory: The session's checkpoint directory (0700); None keeps them in memory.
+    """
+
+    def __init__(self, workspace: Path, directory: Path | None = None) -> None:
+        self.root = workspace.resolve()
+        if directory is not None:
+            make_private_dir(directory)
+        self.blobs = BlobStore(directory / "blobs" if directory is not None else None)
+        self._index = CheckpointIndex(directory)
         self._entries: list[Checkpoint] = []
-        self._memory: dict[int, bytes] = {}
-        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._load()
+        self._next_id = max((c.id for c in self._entries), default=0) + 1
 
     @property
     def entries(self) -> list[Checkpoint]:
         """All live checkpoints, oldest first."""
         return list(self._entries)
 
-    def record(self, path: Path, *, turn: int, tool_use_id: str) -> Checkpoint:
-        """Save the current state of ``path`` before it is changed."""
-        existed = path.is_file()
-        content = path.read_bytes() if existed else None
-        checkpoint = Checkpoint(next(self._ids), path, existed, turn, tool_use_id)
-        if content is not None:
-            self._store(checkpoint.id, content)
-        self._entries.append(checkpoint)
+    @property
+    def last_turn(self) -> int:
+        return max((c.turn for c in self._entries), default=0)
+
+    @property
+    def last_call(self) -> int:
+        return max((c.call for c in self._entries), default=0)
+
+    def record(self, path: Path, *, turn: int, tool_use_id: str, call: int) -> Checkpoint:
+        """Save the current state of ``path`` before a tool changes it.
+
+        Raises:
+            OSError: it cannot be saved (outside the workspace, a directory, unreadable).
+        """
+        rel = self._relative(path)
+        parts = split_relative(rel)
+        before = self._capture(parts)
+        with self._lock:
+            checkpoint = Checkpoint(
+                self._next_id, self.root / rel, rel, before, turn, tool_use_id, call
+            )
+            self._add([checkpoint])
         return checkpoint
 
+    def seal_call(self, call: int) -> None:
+        """Note what the call left at each path it recorded (for the check before an undo)."""
+        with self._lock:
+            pending = [c for c in self._entries if c.call == call and not c.sealed]
+        sealed: list[Checkpoint] = []
+        for checkpoint in pending:
+            try:
+                with open_parent(self.root, split_relative(checkpoint.rel), create=False) as fd:
+                    now = observe(fd, checkpoint.rel.rpartition("/")[2])
+            except OSError:
+                continue  # unknown: an undo will keep the path and save the old version aside
+            after = now if isinstance(now, FileState) else None
+            if isinstance(now, Other):
+                continue
+            sealed.append(replace(checkpoint, after=after, sealed=True))
+        with self._lock:
+            by_id = {c.id: c for c in sealed}
+            self._entries = [by_id.get(c.id, c) for c in self._entries]
+            self._index.append(
+                *({"op": "seal", "id": c.id, "after": _dump(c.after)} for c in sealed)
+            )
+
+    def record_changes(
+        self, changes: Iterable[Change], *, turn: int, tool_use_id: str, call: int
+    ) -> list[Checkpoint]:
+        """Record what a command changed (before and after states are both known)."""
+        with self._lock:
+            added: list[Checkpoint] = []
+            for change in changes:
+                added.append(
+                    Checkpoint(
+                        self._next_id + len(added),
+                        self.root / change.rel,
+                        change.rel,
+                        change.before,
+                        turn,
+                        tool_use_id,
+                        call,
+                        after=change.after,
+                        sealed=True,
+                    )
+                )
+            self._add(added)
+        return added
+
     def undo_turn(self, turn: int | None = None) -> UndoReport:
-        """Restore the files of ``turn`` (default: the latest turn with changes), LIFO."""
+        """Restore the paths of ``turn`` (default: the latest turn with changes), checking
+        first that each still holds what the agent left."""
         if turn is None:
             turn = max((c.turn for c in self._entries), default=None)
         if turn is None:
             return UndoReport(turn=None)
-        return self._restore([c for c in self._entries if c.turn == turn], turn)
+        return self._restore([c for c in self._entries if c.turn == turn], turn, verify=True)
 
-    def roll_back_call(self, tool_use_id: str) -> UndoReport:
-        """Restore what one tool call changed, LIFO (used when the call failed part way)."""
-        chosen = [c for c in self._entries if c.tool_use_id == tool_use_id]
-        return self._restore(chosen, chosen[0].turn if chosen else None)
+    def roll_back_call(self, call: int) -> UndoReport:
+        """Restore what one call changed (used at once when the call failed part way)."""
+        chosen = [c for c in self._entries if c.call == call]
+        return self._restore(chosen, chosen[0].turn if chosen else None, verify=False)
 
-    def _restore(self, chosen: list[Checkpoint], turn: int | None) -> UndoReport:
-        restored: list[Path] = []
-        failed: list[RestoreFailure] = []
-        for checkpoint in reversed(chosen):
+    def keep_contents(self, extra: set[str]) -> None:
+        """Delete saved contents no live checkpoint and no entry of ``extra`` needs."""
+        with self._lock:
+            wanted = {c.before.digest for c in self._entries if c.before is not None}
+            self.blobs.keep_only(wanted | extra)
+
+    def _restore(self, chosen: list[Checkpoint], turn: int | None, *, verify: bool) -> UndoReport:
+        by_path: dict[str, list[Checkpoint]] = {}
+        for checkpoint in chosen:
+            by_path.setdefault(checkpoint.rel, []).append(checkpoint)
+        plans = [
+            Plan(rel, group[0].before, group[-1].after, group[-1].sealed)
+            for rel, group in by_path.items()
+        ]
+        report = UndoReport(turn=turn)
+        for plan in order(plans):
+            self._report(report, plan, apply(self.root, self.blobs, plan, verify=verify))
+        with self._lock:
+            dropped = {c.id for c in chosen}
+            self._entries = [c for c in self._entries if c.id not in dropped]
+            self._index.append({"op": "drop", "ids": sorted(dropped)})
+        return report
+
+    def _report(self, report: UndoReport, plan: Plan, outcome: Outcome) -> None:
+        path = self.root / plan.rel
+        if outcome.result == "restored":
+            report.restored.append(path)
+        elif outcome.result == "kept":
+            saved = self.root / outcome.saved_as if outcome.saved_as else None
+            report.kept.append(KeptChange(path, outcome.reason, saved))
+        else:
+            report.failed.append(RestoreFailure(path, outcome.reason))
+
+    def _relative(self, path: Path) -> str:
+        candidate = path if path.is_absolute() else self.root / path
+        for form in (candidate, candidate.parent.resolve() / candidate.name):
             try:
-                self._put_back(checkpoint)
-            except OSError as exc:
-                failed.append(RestoreFailure(checkpoint.path, exc.strerror or str(exc)))
-            else:
-                if checkpoint.path not in restored:
-                    restored.append(checkpoint.path)
-            self._entries.remove(checkpoint)
-            self._discard(checkpoint.id)
-        return UndoReport(turn=turn, restored=restored, failed=failed)
+                return form.relative_to(self.root).as_posix()
+            except ValueError:
+                continue
+        raise Unreachable(f"{path} is outside the workspace {self.root}")
 
-    def _put_back(self, checkpoint: Checkpoint) -> None:
-        if not checkpoint.existed_before:
-            with contextlib.suppress(FileNotFoundError):
-                checkpoint.path.unlink()
-            return
-        checkpoint.path.parent.mkdir(parents=True, exist_ok=True)
-        checkpoint.path.write_bytes(self._load(checkpoint.id))
+    def _capture(self, parts: list[str]) -> FileState | None:
+        try:
+            with open_parent(self.root, parts, create=False) as dir_fd:
+                writer = self.blobs.writer()
+                try:
+                    state = observe(dir_fd, parts[-1], writer.write)
+                except BaseException:
+                    writer.abort()
+                    raise
+                if isinstance(state, FileState):
+                    writer.commit(state.digest)
+                    return state
+                writer.abort()
+                if isinstance(state, Other):
+                    raise Unreachable(f"{'/'.join(parts)} is {state.what}")
+                return None
+        except Unreachable as exc:
+            if exc.missing:
+                return None
+            raise
 
-    def _store(self, checkpoint_id: int, content: bytes) -> None:
-        if self._directory is None:
-            self._memory[checkpoint_id] = content
-            return
-        self._directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        (self._directory / f"{checkpoint_id}.orig").write_bytes(content)
+    def _add(self, checkpoints: list[Checkpoint]) -> None:
+        self._index.append(
+            *(
+                {
+                    "op": "add",
+                    "id": c.id,
+                    "call": c.call,
+                    "turn": c.turn,
+                    "tool_use_id": c.tool_use_id,
+                    "path": c.rel,
+                    "before": _dump(c.before),
+                    "after": _dump(c.after),
+                    "sealed": c.sealed,
+                }
+                for c in checkpoints
+            )
+        )
+        self._entries.extend(checkpoints)
+        self._next_id += len(checkpoints)
 
-    def _load(self, checkpoint_id: int) -> bytes:
-        if self._directory is None:
-            return self._memory[checkpoint_id]
-        return (self._directory / f"{checkpoint_id}.orig").read_bytes()
-
-    def _discard(self, checkpoint_id: int) -> None:
-        self._memory.pop(checkpoint_id, None)
-        if self._directory is not None:
-            with contextlib.suppress(OSError):
-                (self._directory / f"{checkpoint_id}.orig").unlink()
+    def _load(self) -> None:
+        live: dict[int, Checkpoint] = {}
+        for record in self._index.load():
+            op = record.get("op")
+            try:
+                if op == "add":
+                    added = _Added.model_validate(record)
+                    split_relative(added.path)
+                    live[added.id] = Checkpoint(
+                        added.id,
+                        self.root / added.path,
+                        added.path,
+                        _state(added.before),
+                        added.turn,
+                        added.tool_use_id,
+                        added.call,
+                        _state(added.after),
+                        added.sealed,
+                    )
+                elif op == "seal" and record.get("id") in live:
+                    raw = record["after"]
+                    after = _state(_State.model_validate(raw) if raw is not None else None)
+                    live[record["id"]] = replace(live[record["id"]], after=after, sealed=True)
+                elif op == "drop" and isinstance(record.get("ids"), list):
+                    for dropped in record["ids"]:
+                        if isinstance(dropped, int):
+                            live.pop(dropped, None)
+            except (ValidationError, ValueError, KeyError, TypeError, OSError):
+                continue
+        self._entries = sorted(live.values(), key=lambda c: c.id)

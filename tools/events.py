@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from agent.llm.events import Event
 
 
@@ -105,9 +107,13 @@ class UndoApplied(Event):
     turn: int
     restored: list[str]
     failed: list[str]
+    kept: list[str] = Field(default_factory=list)
+    """Paths left alone because they changed after the agent's edit."""
 
     def describe(self) -> str:
         extra = f", {len(self.failed)} could not be restored" if self.failed else ""
+        if self.kept:
+            extra += f", {len(self.kept)} changed since and kept"
         return f"undo: restored {len(self.restored)} file(s){extra}"
 
 

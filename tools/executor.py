@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ from tools.results import (
 )
 from tools.sandbox import Sandbox
 from tools.settings import ToolSettings
+from tools.snapshots import CommandChanges, Snapshot, SnapshotLimits, WorkspaceScanner
 from tools.text import trim_middle
 
 log = structlog.get_logger("tools")
@@ -69,7 +71,8 @@ class ToolExecutor:
         tools: The tools offered (default: the built-in coding tools).
         hooks: Extra ``before_tool`` hooks, run after the safety policy and before approval.
         sleep: Waits between retries (inject a virtual clock's in tests).
-        checkpoint_dir: Keep prior file contents there instead of in memory.
+        checkpoint_dir: Keep checkpoints there (they survive a restart, so ``/undo`` works
+            after ``--resume``) instead of in memory.
         home: The person's home directory for the safety policy (default: ``$HOME``).
         sandbox: Confines the built-in run_command (default: ``workspace-write``).
     """
@@ -106,8 +109,20 @@ class ToolExecutor:
                 allow_protected=sandbox is not None and sandbox.allow_protected_writes,
             ),
         ]
-        self._store = CheckpointStore(checkpoint_dir)
-        self._turn = 0
+        self._store = CheckpointStore(self._workspace, checkpoint_dir)
+        self._scanner = WorkspaceScanner(
+            self._workspace,
+            self._store.blobs,
+            SnapshotLimits(
+                max_file_bytes=settings.snapshot_max_file_bytes,
+                max_total_bytes=settings.snapshot_max_total_bytes,
+                max_files=settings.snapshot_max_files,
+            ),
+        )
+        self._snapshot_notes_shown = False
+        # Continue the numbering of a resumed session, so its last turn is undone first.
+        self._turn = self._store.last_turn
+        self._calls = itertools.count(self._store.last_call + 1)
         self._repeats = RepeatedFailures(
             settings.repeated_failure_warn, settings.repeated_failure_limit
         )
@@ -142,32 +157,39 @@ class ToolExecutor:
         self._repeats.reset()
 
     def undo_last_turn(self) -> UndoReport:
-        """Restore the files changed in the latest turn that changed any, last in first out."""
+        """Restore the files changed in the latest turn that changed any.
+
+        A file changed since the agent left it is not touched; its earlier version is saved
+        beside it and the report says so.
+        """
         report = self._store.undo_turn()
         if report.turn is not None:
+            self._store.keep_contents(self._scanner.digests)
             self._emit(
                 UndoApplied(
                     turn=report.turn,
                     restored=[str(p) for p in report.restored],
                     failed=[f"{f.path}: {f.reason}" for f in report.failed],
+                    kept=[f"{k.path}: {k.reason}" for k in report.kept],
                 )
             )
         return report
 
     async def execute(self, call: ToolUseBlock) -> ToolResultBlock:
         """Run one tool call and return its result; never raises except on cancellation."""
+        call_number = next(self._calls)  # the model's ids may repeat; this never does
         try:
-            result = await self._execute(call)
+            result = await self._execute(call, call_number)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug in a tool or hook must not end the turn
             log.exception("tool_executor_bug", tool=call.name, tool_use_id=call.id)
-            result = self._failed(call, classify_exception(exc))
+            result = self._failed(call, classify_exception(exc), call_number=call_number)
         return result.model_copy(
             update={"content": trim_middle(result.content, self._settings.max_output_chars)}
         )
 
-    async def _execute(self, call: ToolUseBlock) -> ToolResultBlock:
+    async def _execute(self, call: ToolUseBlock, call_number: int) -> ToolResultBlock:
         tool = self._tools.get(call.name)
         if tool is None:
             names = ", ".join(sorted(self._tools))
@@ -188,13 +210,62 @@ class ToolExecutor:
         ctx = ToolContext(
             self._workspace,
             self._settings,
-            lambda p: self._record(p, call.id),
+            lambda p: self._record(p, call.id, call_number),
             emit=self._emit,
         )
         refusal = await self._check_hooks(ToolInvocation(call, tool, args, ctx))
         if refusal is not None:
             return self._refused(call, refusal)
-        return await self._run(call, tool, args, ctx)
+        if tool.kind == "command":
+            return await self._run_snapshotted(call, tool, args, ctx, call_number)
+        result = await self._run(call, tool, args, ctx, call_number)
+        await asyncio.to_thread(self._store.seal_call, call_number)
+        return result
+
+    async def _run_snapshotted(
+        self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext, number: int
+    ) -> ToolResultBlock:
+        """Run a command between two workspace snapshots and record what it changed."""
+        ignore = self._scanner.ignore_rules()
+        before = await asyncio.to_thread(self._scanner.snapshot, ignore)
+        try:
+            result = await self._run(call, tool, args, ctx, number)
+        except asyncio.CancelledError:
+            self._record_command(before, ignore, call, number)  # the group is dead by now
+            raise
+        note = await asyncio.to_thread(self._record_command, before, ignore, call, number)
+        if note:
+            result = result.model_copy(update={"content": f"{result.content}\n{note}"})
+        return result
+
+    def _record_command(
+        self, before: Snapshot, ignore: Any, call: ToolUseBlock, number: int
+    ) -> str:
+        found = self._scanner.changes(before, self._scanner.snapshot(ignore))
+        self._store.record_changes(found.changes, turn=self._turn, tool_use_id=call.id, call=number)
+        self._store.keep_contents(self._scanner.digests)
+        log.info(
+            "command_changes_recorded",
+            tool_use_id=call.id,
+            changed=len(found.changes),
+            not_undoable=len(found.not_undoable),
+        )
+        return self._undo_note(found)
+
+    def _undo_note(self, found: CommandChanges) -> str:
+        lines = []
+        if found.not_undoable:
+            count = len(found.not_undoable)
+            names = ", ".join(found.not_undoable[:10])
+            more = f" and {count - 10} more" if count > 10 else ""
+            lines.append(
+                f"[/undo cannot restore {count} changed file(s) that were too "
+                f"large to snapshot: {names}{more}]"
+            )
+        if found.notes and not self._snapshot_notes_shown:
+            self._snapshot_notes_shown = True
+            lines.append(f"[snapshot for /undo is partial: {'; '.join(found.notes)}]")
+        return "\n".join(lines)
 
     async def _check_hooks(self, invocation: ToolInvocation) -> Refusal | None:
         for hook in self._hooks:
@@ -210,7 +281,7 @@ class ToolExecutor:
         return None
 
     async def _run(
-        self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext
+        self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext, number: int
     ) -> ToolResultBlock:
         attempt = 1
         while True:
@@ -219,7 +290,7 @@ class ToolExecutor:
                 return self._succeeded(call, outcome)
             retryable = outcome.category is ErrorCategory.TRANSIENT and tool.idempotent
             if not retryable or attempt > self._settings.max_retries:
-                return self._failed(call, outcome, attempts=attempt)
+                return self._failed(call, outcome, attempts=attempt, call_number=number)
             delay = self._settings.retry_backoff * 2 ** (attempt - 1)
             self._emit(
                 ToolRetried(
@@ -254,9 +325,11 @@ class ToolExecutor:
             log.warning("tool_raised", tool=tool.name, tool_use_id=call.id, exc_info=True)
             return classify_exception(exc)
 
-    def _record(self, path: Path, tool_use_id: str) -> None:
+    def _record(self, path: Path, tool_use_id: str, call_number: int) -> None:
         try:
-            checkpoint = self._store.record(path, turn=self._turn, tool_use_id=tool_use_id)
+            checkpoint = self._store.record(
+                path, turn=self._turn, tool_use_id=tool_use_id, call=call_number
+            )
         except OSError as exc:
             raise ToolError(
                 f"could not save the current content of {path.name} ({exc.strerror or exc}), "
@@ -289,10 +362,18 @@ class ToolExecutor:
         return ToolResultBlock(tool_use_id=call.id, content=content, is_error=output.is_error)
 
     def _failed(
-        self, call: ToolUseBlock, failure: Failure, *, attempts: int = 1, text: str | None = None
+        self,
+        call: ToolUseBlock,
+        failure: Failure,
+        *,
+        attempts: int = 1,
+        text: str | None = None,
+        call_number: int | None = None,
     ) -> ToolResultBlock:
         content = text or error_text(failure, attempts=attempts)
-        rollback = self._store.roll_back_call(call.id)
+        rollback = (
+            self._store.roll_back_call(call_number) if call_number is not None else UndoReport(None)
+        )
         if rollback.restored or rollback.failed:
             content += "\n" + rollback_text(rollback)
             self._emit(

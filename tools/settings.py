@@ -75,6 +75,29 @@ class ToolSettings(BaseModel):
         description="After this many identical failing calls in a turn, the loop ends the turn.",
     )
 
+    snapshot_max_file_bytes: int = Field(
+        default=2 * 1024 * 1024,
+        ge=0,
+        description="Files larger than this are not snapshotted before run_command, so a "
+        "command's change to them cannot be undone.",
+    )
+    snapshot_max_total_bytes: int = Field(
+        default=256 * 1024 * 1024,
+        ge=0,
+        description="Bytes of file copies one session may keep for /undo.",
+    )
+    snapshot_max_files: int = Field(
+        default=20_000,
+        ge=0,
+        description="Files a snapshot before run_command looks at, at most.",
+    )
+    checkpoint_max_age_days: float = Field(
+        default=30.0,
+        gt=0,
+        description="Checkpoints (copies kept for /undo) of sessions untouched this long "
+        "are deleted; those of deleted sessions go at once.",
+    )
+
     @field_validator("enabled")
     @classmethod
     def _check_enabled(cls, value: list[str] | None) -> list[str] | None:

@@ -191,3 +191,22 @@ def test_empty_prompt_is_a_usage_error(
     run = run_agent("-p", "  ", server=fake_llm, workspace=workspace, home=decoy_home)
     assert run.code == 2
     assert "empty" in run.stderr
+
+
+def test_an_unusable_checkpoint_directory_is_a_clear_setup_error(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (decoy_home / ".agent").mkdir()
+    (decoy_home / ".agent" / "checkpoints").write_text("not a directory")
+    run = run_agent(
+        "-p",
+        "hi",
+        "--model",
+        "anthropic:claude-test",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 2
+    assert "Cannot keep undo checkpoints" in run.stderr + run.stdout
+    assert "Traceback" not in run.stderr

@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import ErrorKind, LlmError, Message, StopReason
+from agent.llm import (
+    ChatResponse,
+    ErrorKind,
+    LlmError,
+    Message,
+    StopReason,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from agent.loop import INTERRUPTED_RESULT, AgentLoop, TurnStatus
 from tests.fakes.clock import VirtualClock
 from tests.fakes.scripted import ScriptedProvider, text, tool_call
@@ -110,3 +118,65 @@ async def test_an_empty_answer_is_kept_as_a_placeholder(workspace: Path) -> None
     assert first.status is TurnStatus.DONE
     assert loop.messages[1] == Message.assistant(EMPTY_ANSWER)
     assert [m.role for m in provider.requests[1].messages] == ["user", "assistant", "user"]
+
+
+def _two_calls_with_one_id(*calls: tuple[str, dict[str, str]]) -> ChatResponse:
+    blocks = [ToolUseBlock(id="dup", name=name, input=args) for name, args in calls]
+    return ChatResponse(
+        message=Message(role="assistant", content=list(blocks)),
+        stop_reason=StopReason.TOOL_USE,
+        model="scripted",
+    )
+
+
+async def test_repeated_tool_call_ids_are_renamed_before_anything_records_them(
+    workspace: Path,
+) -> None:
+    write = "write_file"
+    provider = ScriptedProvider(
+        [
+            _two_calls_with_one_id(
+                (write, {"path": "a.txt", "content": "1"}),
+                (write, {"path": "b.txt", "content": "2"}),
+            ),
+            text("Both written."),
+            _two_calls_with_one_id((write, {"path": "c.txt", "content": "3"})),
+            text("Again."),
+        ]
+    )
+    saved: list[Message] = []
+
+    class Transcript:
+        def append_message(self, message: Message) -> None:
+            saved.append(message)
+
+        def append_usage(self, usage: object, model: str) -> None:
+            pass
+
+    loop = _loop(provider, workspace, transcript=Transcript())
+    await loop.run_turn("write two files")
+    await loop.run_turn("one more")
+
+    calls = [use.id for message in saved for use in message.tool_uses]
+    results = [result.tool_use_id for message in saved for result in message.tool_results]
+    assert calls == ["dup", "dup_2", "dup_3"]
+    assert results == calls
+    assert provider.requests[1].messages[-2].tool_uses[1].id == "dup_2"
+    assert (workspace / "a.txt").read_text() == "1"
+    assert (workspace / "b.txt").read_text() == "2"
+
+
+async def test_ids_used_before_a_resume_are_not_reused(workspace: Path) -> None:
+    history = [
+        Message.user("earlier"),
+        Message(role="assistant", content=[ToolUseBlock(id="dup", name="list_files", input={})]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id="dup", content="(empty)")]),
+        Message.assistant("Nothing there."),
+    ]
+    provider = ScriptedProvider(
+        [_two_calls_with_one_id(("list_files", {})), text("Still nothing.")]
+    )
+    loop = _loop(provider, workspace, history=history)
+    await loop.run_turn("look again")
+    assert loop.messages[-3].tool_uses[0].id == "dup_2"
+    assert loop.messages[-2].tool_results[0].tool_use_id == "dup_2"

@@ -127,6 +127,40 @@ def test_undo_restores_a_file_the_turn_changed(
     term.exit()
 
 
+def test_undo_after_resume_restores_what_a_command_changed(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    keep = workspace / "keep.txt"
+    keep.write_text("keep\n")
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "rm keep.txt && echo x > made.txt"}),
+        Reply.text("Cleaned up."),
+    )
+    first = spawn("--yes")
+    first.prompt()
+    first.send_line("clean up")
+    first.expect("Cleaned up")
+    first.prompt()
+    session_id = re.search(r"agent --resume (\w+)", clean(first.exit()))
+    assert session_id is not None
+    assert not keep.exists()
+
+    second = spawn("--yes", "--resume", session_id.group(1))
+    second.prompt()
+    second.send_line("/undo")
+    second.expect("Restored 2 file")
+    second.prompt()
+
+    assert keep.read_text() == "keep\n"
+    assert not (workspace / "made.txt").exists()
+    checkpoints = decoy_home / ".agent" / "checkpoints" / session_id.group(1)
+    assert checkpoints.stat().st_mode & 0o777 == 0o700
+    second.send_line("/undo")
+    second.expect("Nothing to undo")
+    second.prompt()
+    second.exit()
+
+
 def test_ask_mode_prompts_for_approval_inside_the_repl(
     spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
 ) -> None:
