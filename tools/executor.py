@@ -2,6 +2,10 @@
 
 `ToolExecutor.execute` never raises except on cancellation: every failure becomes a
 `ToolResultBlock` with ``is_error=True`` that the model can read and act on.
+
+Secrets are redacted where a tool's text enters the executor (its output, its failure, a
+refusal), before anything cuts it: a key split by the output trim, or by an event's short
+excerpt, would otherwise survive half-masked in the session, the log and the terminal.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import structlog
 from pydantic import BaseModel, ValidationError
 
 from agent.llm.events import Event, EventSink
-from agent.llm.messages import ToolResultBlock, ToolUseBlock
+from agent.llm.messages import MAX_INPUT_DEPTH, ToolResultBlock, ToolUseBlock, input_depth
 from agent.llm.openai_mapping import RAW_ARGUMENTS_KEY
 from agent.llm.provider import ToolSpec
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
@@ -45,6 +49,7 @@ from tools.results import (
     Failure,
     classify_exception,
     error_text,
+    expected_fields,
     not_json_text,
     rollback_text,
     validation_text,
@@ -70,6 +75,7 @@ class ToolExecutor:
         sleep: Waits between retries (inject a virtual clock's in tests).
         checkpoint_dir: Keep prior file contents there instead of in memory.
         home: The person's home directory for the safety policy (default: ``$HOME``).
+        redact: Hides secrets in every result and event (e.g. `sessions.Redactor.text`).
     """
 
     def __init__(
@@ -85,8 +91,10 @@ class ToolExecutor:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         checkpoint_dir: Path | None = None,
         home: Path | None = None,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
+        self._redact: Callable[[str], str] = redact or (lambda text: text)
         self._settings = settings
         self._events = events
         self._sleep = sleep
@@ -156,9 +164,10 @@ class ToolExecutor:
         except Exception as exc:  # a bug in a tool or hook must not end the turn
             log.exception("tool_executor_bug", tool=call.name, tool_use_id=call.id)
             result = self._failed(call, classify_exception(exc))
-        return result.model_copy(
-            update={"content": trim_middle(result.content, self._settings.max_output_chars)}
-        )
+        # The content is already redacted; the second pass catches a key-shaped string the
+        # cut itself might have formed from what was left on either side of it.
+        trimmed = trim_middle(result.content, self._settings.max_output_chars)
+        return result.model_copy(update={"content": self._redact(trimmed)})
 
     async def _execute(self, call: ToolUseBlock) -> ToolResultBlock:
         tool = self._tools.get(call.name)
@@ -170,15 +179,29 @@ class ToolExecutor:
                 f"call one of the available tools: {names}",
             )
             return self._failed(call, failure)
+        if input_depth(call.input) > MAX_INPUT_DEPTH:
+            text = (
+                f"Error: the arguments for {tool.name} are nested more than {MAX_INPUT_DEPTH} "
+                f"levels deep. Send one flat JSON object with these fields: "
+                f"{expected_fields(tool.input_model)}."
+            )
+            return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
+        # The error texts quote the arguments cut short, so they quote redacted arguments.
+        shown = _redact_value(call.input, self._redact)
         if RAW_ARGUMENTS_KEY in call.input:
-            text = not_json_text(tool.name, call.input[RAW_ARGUMENTS_KEY], tool.input_model)
+            text = not_json_text(tool.name, shown[RAW_ARGUMENTS_KEY], tool.input_model)
             return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
         try:
             args = tool.input_model.model_validate(call.input)
         except ValidationError as exc:
-            text = validation_text(tool.name, exc, tool.input_model)
+            text = validation_text(tool.name, _quotable(exc, tool, shown), tool.input_model)
             return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
-        ctx = ToolContext(self._workspace, self._settings, lambda p: self._record(p, call.id))
+        ctx = ToolContext(
+            self._workspace,
+            self._settings,
+            lambda p: self._record(p, call.id),
+            redact=self._redact,
+        )
         refusal = await self._check_hooks(ToolInvocation(call, tool, args, ctx))
         if refusal is not None:
             return self._refused(call, refusal)
@@ -224,6 +247,14 @@ class ToolExecutor:
     async def _attempt(
         self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext
     ) -> ToolOutput | Failure:
+        outcome = await self._outcome(call, tool, args, ctx)
+        if isinstance(outcome, ToolOutput):
+            return ToolOutput(self._redact(outcome.content), outcome.is_error, outcome.partial)
+        return self._redacted(outcome)
+
+    async def _outcome(
+        self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext
+    ) -> ToolOutput | Failure:
         timeout = tool.timeout(args, self._settings)
         try:
             return await asyncio.wait_for(tool.run(args, ctx), timeout)
@@ -231,8 +262,14 @@ class ToolExecutor:
             return Failure(exc.message, exc.category, exc.hint)
         except TimeoutError:
             self._emit(ToolTimedOut(tool=tool.name, tool_use_id=call.id, timeout=timeout))
+            # Not retried: the same call would most likely wait just as long again, and the
+            # abandoned worker thread may still be busy with the first attempt.
             if tool.idempotent:
-                return Failure(f"{tool.name} timed out after {timeout:g}s", ErrorCategory.TRANSIENT)
+                return Failure(
+                    f"{tool.name} timed out after {timeout:g}s",
+                    ErrorCategory.PERMANENT,
+                    "ask for less at once (offset/limit, a narrower path or pattern)",
+                )
             return Failure(
                 f"{tool.name} timed out after {timeout:g}s; its effect is unknown",
                 ErrorCategory.PERMANENT,
@@ -241,6 +278,9 @@ class ToolExecutor:
         except Exception as exc:
             log.warning("tool_raised", tool=tool.name, tool_use_id=call.id, exc_info=True)
             return classify_exception(exc)
+
+    def _redacted(self, failure: Failure) -> Failure:
+        return Failure(self._redact(failure.message), failure.category, self._redact(failure.hint))
 
     def _record(self, path: Path, tool_use_id: str) -> None:
         try:
@@ -279,7 +319,8 @@ class ToolExecutor:
     def _failed(
         self, call: ToolUseBlock, failure: Failure, *, attempts: int = 1, text: str | None = None
     ) -> ToolResultBlock:
-        content = text or error_text(failure, attempts=attempts)
+        failure = self._redacted(failure)
+        content = self._redact(text) if text else error_text(failure, attempts=attempts)
         rollback = self._store.roll_back_call(call.id)
         if rollback.restored or rollback.failed:
             content += "\n" + rollback_text(rollback)
@@ -310,6 +351,7 @@ class ToolExecutor:
         return ToolResultBlock(tool_use_id=call.id, content=content, is_error=True)
 
     def _refused(self, call: ToolUseBlock, refusal: Refusal) -> ToolResultBlock:
+        refusal = Refusal(self._redact(refusal.reason), self._redact(refusal.hint), refusal.by)
         self._emit(
             ToolRefused(tool=call.name, tool_use_id=call.id, reason=refusal.reason, by=refusal.by)
         )
@@ -331,3 +373,23 @@ class ToolExecutor:
     def _emit(self, event: Event) -> None:
         if self._events is not None:
             self._events(event)
+
+
+def _redact_value(value: Any, redact: Callable[[str], str]) -> Any:
+    """A copy of JSON-like ``value`` with every string (keys too) redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(str(k)): _redact_value(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_value(item, redact) for item in value]
+    return value
+
+
+def _quotable(exc: ValidationError, tool: Tool[Any], shown: Any) -> ValidationError:
+    """The same validation errors, found in the redacted arguments ``shown``."""
+    try:
+        tool.input_model.model_validate(shown)
+    except ValidationError as redacted:
+        return redacted
+    return exc

@@ -140,7 +140,7 @@ class RunCommand(Tool[RunCommandInput]):
                 _kill_group(proc.pid, signal.SIGKILL)
             reader.cancel()
             transport.close()
-        return _command_output(capture, proc.returncode, timed_out, limit, ctx.settings)
+        return _command_output(capture, proc.returncode, timed_out, limit, ctx)
 
 
 async def _open_reader(fd: int) -> tuple[asyncio.StreamReader, asyncio.BaseTransport]:
@@ -153,9 +153,10 @@ async def _open_reader(fd: int) -> tuple[asyncio.StreamReader, asyncio.BaseTrans
 
 
 def _command_output(
-    capture: _Capture, code: int | None, timed_out: bool, limit: float, settings: ToolSettings
+    capture: _Capture, code: int | None, timed_out: bool, limit: float, ctx: ToolContext
 ) -> ToolOutput:
-    output = trim_middle(capture.text(), settings.max_output_chars).rstrip("\n")
+    settings = ctx.settings  # redact before the cut: a key it splits would survive half-masked
+    output = trim_middle(ctx.redact(capture.text()), settings.max_output_chars).rstrip("\n")
     body = output if output else "(no output)"
     if timed_out:
         reason = (

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-_SNIFF_BYTES = 8_192
+SNIFF_BYTES = 8_192
+"""Bytes at the start of a file that decide whether it is binary."""
 _MAGIC = {
     b"\x89PNG": "PNG image",
     b"\xff\xd8\xff": "JPEG image",
@@ -16,7 +17,7 @@ _MAGIC = {
 
 def is_binary(data: bytes) -> bool:
     """Whether ``data`` looks like a binary file (a NUL byte or mostly control bytes)."""
-    sample = data[:_SNIFF_BYTES]
+    sample = data[:SNIFF_BYTES]
     if b"\x00" in sample:
         return True
     if not sample:
@@ -25,10 +26,14 @@ def is_binary(data: bytes) -> bool:
     return control / len(sample) > 0.3
 
 
-def describe_binary(data: bytes, name: str) -> str:
-    """A one-line description of a binary file, in place of its content."""
-    kind = next((label for magic, label in _MAGIC.items() if data.startswith(magic)), "binary data")
-    return f"{name} is a binary file ({kind}, {len(data):,} bytes); its content is not shown."
+def describe_binary(head: bytes, name: str, size: int | None = None) -> str:
+    """A one-line description of a binary file (from its first bytes), in place of its content.
+
+    ``size`` is the file's size; by default ``len(head)``, for a file read whole.
+    """
+    kind = next((label for magic, label in _MAGIC.items() if head.startswith(magic)), "binary data")
+    size = len(head) if size is None else size
+    return f"{name} is a binary file ({kind}, {size:,} bytes); its content is not shown."
 
 
 def decode(data: bytes) -> str:
