@@ -55,7 +55,7 @@ from tools.results import (
     validation_text,
 )
 from tools.settings import ToolSettings
-from tools.text import trim_middle
+from tools.text import redact_value, trim_middle
 
 log = structlog.get_logger("tools")
 
@@ -187,7 +187,7 @@ class ToolExecutor:
             )
             return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
         # The error texts quote the arguments cut short, so they quote redacted arguments.
-        shown = _redact_value(call.input, self._redact)
+        shown = redact_value(call.input, self._redact)
         if RAW_ARGUMENTS_KEY in call.input:
             text = not_json_text(tool.name, shown[RAW_ARGUMENTS_KEY], tool.input_model)
             return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
@@ -373,17 +373,6 @@ class ToolExecutor:
     def _emit(self, event: Event) -> None:
         if self._events is not None:
             self._events(event)
-
-
-def _redact_value(value: Any, redact: Callable[[str], str]) -> Any:
-    """A copy of JSON-like ``value`` with every string (keys too) redacted."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {redact(str(k)): _redact_value(v, redact) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_value(item, redact) for item in value]
-    return value
 
 
 def _quotable(exc: ValidationError, tool: Tool[Any], shown: Any) -> ValidationError:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 SNIFF_BYTES = 8_192
 """Bytes at the start of a file that decide whether it is binary."""
 _MAGIC = {
@@ -58,3 +61,15 @@ def trim_middle(text: str, limit: int) -> str:
         "output) to see them ...]\n"
     )
     return head + marker + tail
+
+
+def redact_value(value: Any, redact: Callable[[str], str]) -> Any:
+    """A copy of JSON-like ``value`` (tool arguments) with every string passed through
+    ``redact``, dict keys included."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(str(key)): redact_value(item, redact) for key, item in value.items()}
+    if isinstance(value, list):
+        return [redact_value(item, redact) for item in value]
+    return value
