@@ -39,7 +39,18 @@ class ToolUseBlock(BaseModel):
     def _bound_depth(cls, value: dict[str, Any]) -> dict[str, Any]:
         # Model output is untrusted: arguments nested hundreds deep cannot be serialised
         # (session records, the next request), so the levels past the limit are cut here.
+        if _fits(value, MAX_INPUT_DEPTH):  # the usual case: no copy (sessions load many)
+            return value
         return _cut_deep(value, MAX_INPUT_DEPTH)  # type: ignore[no-any-return]
+
+
+def _fits(value: Any, room: int) -> bool:
+    """Whether ``value`` has no more than ``room`` levels of containers."""
+    if isinstance(value, dict):
+        return room > 0 and all(_fits(item, room - 1) for item in value.values())
+    if isinstance(value, list):
+        return room > 0 and all(_fits(item, room - 1) for item in value)
+    return True
 
 
 def _cut_deep(value: Any, room: int) -> Any:
