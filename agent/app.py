@@ -14,6 +14,7 @@ import structlog
 from rich.text import Text
 
 from agent.config import Config, ConfigError, agent_home, load_config
+from agent.home import make_private
 from agent.lazy_provider import LazyProvider
 from agent.llm import Event, EventBus, LlmError, Provider
 from agent.llm.models import ModelLimits, ModelRef
@@ -155,9 +156,14 @@ def embedded_default(config: Config, environ: Mapping[str, str]) -> Config | Non
 
 
 def start_logging(config: Config, options: Options, environ: Mapping[str, str]) -> None:
-    """Structured logs under ``$AGENT_HOME/logs``, with every known secret redacted."""
+    """Structured logs under ``$AGENT_HOME/logs``, with every known secret redacted.
+
+    Also makes ``$AGENT_HOME`` private (0700) first: this is the start of every session.
+    """
     redactor = secret_redactor(config, environ)
-    configure_logging(agent_home(environ), verbose=options.verbose, redact=redactor.text)
+    home = agent_home(environ)
+    make_private(home)  # before the first log line, session or history entry is written
+    configure_logging(home, verbose=options.verbose, redact=redactor.text)
 
 
 def secret_redactor(config: Config, environ: Mapping[str, str]) -> Redactor:
@@ -219,6 +225,8 @@ class Agent:
         self.environ = environ
         self.workspace = options.workspace
         self.home = agent_home(environ)
+        self.redactor = secret_redactor(config, environ)
+        ui.redact = self.redactor.text  # the terminal never shows a secret a tool turned up
         self.ui = ui
         self.events = EventBus()
         self.recorded: list[Event] = []
@@ -227,7 +235,7 @@ class Agent:
         self.events.subscribe(_log_event)
         self.store = SessionStore(
             self.home,
-            redactor=secret_redactor(config, environ),
+            redactor=self.redactor,
             fsync=config.sessions.fsync,
             hash_limit=config.sessions.hash_limit_bytes,
         )
@@ -280,6 +288,7 @@ class Agent:
                 checkpoint_dir=checkpoints / self.session.id,
                 home=Path(self.environ.get("HOME", "~")).expanduser(),
                 sandbox=self.sandbox,
+                redact=self.redactor.text,
             )
         except OSError as error:
             self.session.close()

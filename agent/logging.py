@@ -32,7 +32,7 @@ def configure_logging(
     stream: TextIO | None
     try:
         assert path is not None
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         stream = os.fdopen(fd, "a", encoding="utf-8", buffering=1)
     except OSError:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import platform
+import stat
 from pathlib import Path
 
 PROJECT_INSTRUCTIONS = ("AGENTS.md",)
@@ -28,14 +30,36 @@ def build_system_prompt(workspace: Path) -> str:
     """The system prompt for ``workspace``, with its AGENTS.md appended when there is one."""
     prompt = BASE_PROMPT.format(workspace=workspace, platform=platform.system())
     for name in PROJECT_INSTRUCTIONS:
-        path = workspace / name
-        if not path.is_file():
-            continue
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        text = read_instructions(workspace, name)
+        if text is None:
             continue
         if len(text) > MAX_INSTRUCTIONS_CHARS:
             text = text[:MAX_INSTRUCTIONS_CHARS] + "\n[... truncated ...]"
         prompt += f"\nProject instructions from {name}:\n{text.strip()}\n"
     return prompt
+
+
+def read_instructions(workspace: Path, name: str = "AGENTS.md") -> str | None:
+    """The text of ``workspace/name`` if it is a regular file inside the workspace.
+
+    A symlink may point elsewhere in the workspace, never out of it: an ``AGENTS.md`` linked
+    to a credentials file must not be sent to the model. Only the first
+    `MAX_INSTRUCTIONS_CHARS` characters' worth of bytes are read.
+    """
+    try:
+        root = workspace.resolve()
+        path = (root / name).resolve()
+        if root not in path.parents:
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except (OSError, RuntimeError):
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO would block the start
+                return None
+            # Up to 4 bytes a character: enough bytes for the limit, then the cut marker.
+            data = handle.read(MAX_INSTRUCTIONS_CHARS * 4 + 1)
+        except OSError:
+            return None
+    return data.decode("utf-8", errors="replace")

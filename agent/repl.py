@@ -24,6 +24,7 @@ from agent.app import Agent, Options, SetupError, load, start_logging
 from agent.commands import SlashCommands
 from agent.config import Config, agent_home
 from agent.llm.models import ModelRef
+from agent.prompt import read_instructions
 from agent.repl_approval import PromptApprover
 from agent.repl_input import PROMPT, EmptyInterrupt, build_session
 from agent.repl_view import last_exchange
@@ -58,7 +59,10 @@ class Repl:
         )
         self.commands = SlashCommands(self)
         self.prompt = build_session(
-            agent_home(environ) / "history", self.commands.infos, self._toolbar
+            agent_home(environ) / "history",
+            self.commands.infos,
+            self._toolbar,
+            redact=self.agent.redactor.text,
         )
 
     def _make_agent(self, options: Options) -> Agent:
@@ -226,7 +230,7 @@ class Repl:
         )
         self.ui.show(head)
         self.ui.show(Text(f"Sandbox: {agent.sandbox.describe()}", style="dim"))
-        if (self.workspace / "AGENTS.md").is_file():
+        if read_instructions(self.workspace) is not None:
             self.ui.show(Text("Project instructions: AGENTS.md", style="dim"))
         if agent.loaded is not None:
             self._show_resumed()

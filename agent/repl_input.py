@@ -2,14 +2,19 @@
 
 Enter sends; Alt-Enter or Esc-Enter inserts a new line; a bracketed paste keeps its newlines;
 Ctrl-R searches the history; Ctrl-C clears a non-empty line and reports an empty one.
+The history file is private (0600) and never holds a secret the person typed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import structlog
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -18,6 +23,8 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 PROMPT = "› "
+HISTORY_MODE = 0o600
+log = structlog.get_logger("agent.repl")
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,48 @@ class SlashCompleter(Completer):
                         )
 
 
+class PrivateFileHistory(FileHistory):
+    """prompt-toolkit's history file, written 0600 with secrets redacted.
+
+    A history file written before redaction existed is rewritten redacted when loaded. A file
+    that cannot be written (read-only home, a symlink) means no history, never a crash.
+    """
+
+    def __init__(self, filename: Path, redact: Callable[[str], str]) -> None:
+        super().__init__(str(filename))
+        self.path = filename
+        self.redact = redact
+
+    def load_history_strings(self) -> Iterable[str]:
+        try:
+            text = self.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return []
+        clean = self.redact(text)
+        if clean != text:
+            with contextlib.suppress(OSError):
+                self._replace(clean)
+        return list(super().load_history_strings())
+
+    def store_string(self, string: str) -> None:
+        lines = [f"\n# {datetime.datetime.now()}\n"]
+        lines += [f"+{line}\n" for line in self.redact(string).split("\n")]
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "ab") as handle:
+                os.fchmod(fd, HISTORY_MODE)
+                handle.write("".join(lines).encode("utf-8", errors="replace"))
+        except OSError as error:
+            log.warning("history_not_saved", path=str(self.path), reason=str(error))
+
+    def _replace(self, text: str) -> None:
+        temporary = self.path.with_name(f".{self.path.name}.tmp")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, self.path)
+
+
 def key_bindings() -> KeyBindings:
     """Alt-Enter / Esc-Enter for a new line; Ctrl-C clears the line or signals an empty one."""
     bindings = KeyBindings()
@@ -95,11 +144,13 @@ def build_session(
     history_file: Path,
     commands: Callable[[], Sequence[CommandInfo]],
     toolbar: Callable[[], str] | None = None,
+    redact: Callable[[str], str] = lambda text: text,
 ) -> PromptSession[str]:
     """A prompt session with the REPL's history file, completion and key bindings."""
-    history_file.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # no history is better than no REPL
+        history_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     return PromptSession(
-        history=FileHistory(str(history_file)),
+        history=PrivateFileHistory(history_file, redact),
         completer=SlashCompleter(commands),
         complete_while_typing=True,
         key_bindings=key_bindings(),

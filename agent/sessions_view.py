@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent.config import agent_home
+from agent.home import make_private
 from sessions import SessionStore, SessionSummary
 
 COLUMNS = ("id", "updated", "directory", "first prompt", "msgs", "ended")
@@ -55,7 +56,9 @@ def render_sessions(
 def list_sessions(cwd: Path, *, all_dirs: bool, limit: int) -> int:
     """``agent sessions``; returns the exit code."""
     console = Console(no_color=bool(os.environ.get("NO_COLOR")), highlight=False)
-    store = SessionStore(agent_home())
+    home = agent_home()
+    make_private(home)
+    store = SessionStore(home)
     here = cwd.resolve()
     summaries = [s for s in store.list() if all_dirs or Path(s.cwd).resolve() == here]
     render_sessions(console, summaries[:limit], cwd=cwd, all_dirs=all_dirs)

@@ -7,6 +7,8 @@ different streams (``-p``), everything is plain text and the answer is printed v
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +28,7 @@ from agent.ui_stream import MarkdownStream
 from compaction.events import CompactionStarted
 from recovery import RetryScheduled
 from tools import CheckpointRecorded
+from tools.text import redact_value
 
 MAX_STASHED_BYTES = 512_000
 
@@ -41,6 +44,8 @@ class ConsoleUI:
         clock: The clock of `RetryScheduled.retry_at`, for the countdown.
         live: Force the live (terminal) mode on or off; by default it is on when ``out`` is
             an interactive terminal and is also where activity goes.
+        redact: Hides secrets in tool calls, results and diffs before they are shown
+            (and before they are cut to fit a line).
     """
 
     def __init__(
@@ -52,7 +57,9 @@ class ConsoleUI:
         workspace: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
         live: bool | None = None,
+        redact: Callable[[str], str] = lambda text: text,
     ) -> None:
+        self.redact = redact
         self.out = out
         self.err = err or out
         self.stream = stream
@@ -88,6 +95,8 @@ class ConsoleUI:
 
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
         """One compact line per tool call with its outcome, then a diff or an excerpt."""
+        call = call.model_copy(update={"input": redact_value(call.input, self.redact)})
+        result = result.model_copy(update={"content": self.redact(result.content)})
         self._commit()
         self._print_activity(tool_line(call, result, self.err.width))
         detail = self._detail(call, result)
@@ -182,10 +191,12 @@ class ConsoleUI:
         if stashed is not None and self.workspace is not None:
             relative, before = stashed
             after = _read(self.workspace / relative)
+            if after is not None:
+                after = self.redact(after)
             if before is None and after is not None:
                 return excerpt(after, relative)
             if after is not None:
-                return diff_view(unified_diff(before or "", after, relative))
+                return diff_view(unified_diff(self.redact(before or ""), after, relative))
         if call.name == "edit_file":
             old, new = str(call.input.get("old_string", "")), str(call.input.get("new_string", ""))
             return diff_view(unified_diff(old, new, path))
@@ -231,12 +242,20 @@ class ConsoleUI:
 
 
 def _read(path: Path) -> str | None:
+    """A small regular file's text; None for anything else (a FIFO would block the UI)."""
     try:
-        if path.stat().st_size > MAX_STASHED_BYTES:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except (OSError, ValueError):
         return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_STASHED_BYTES:
+                return None
+            data = handle.read(MAX_STASHED_BYTES + 1)
+        except OSError:
+            return None
+    return None if len(data) > MAX_STASHED_BYTES else data.decode("utf-8", errors="replace")
 
 
 __all__ = ["ConsoleUI", "StatusSource"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -28,44 +30,62 @@ class FileChange:
 
 
 def content_hash(path: Path, limit: int = DEFAULT_HASH_LIMIT) -> str | None:
-    """sha256 hex digest of the file; None if it is larger than ``limit`` or unreadable."""
+    """sha256 hex digest of a regular file; None if it is larger than ``limit``, unreadable,
+    or not a regular file (a FIFO would block the read, ``/dev/zero`` would never end)."""
     try:
-        if path.stat().st_size > limit:
-            return None
-        digest = hashlib.sha256()
-        with path.open("rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(chunk)
-        return digest.hexdigest()
-    except OSError:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except (OSError, ValueError):
         return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+                return None
+            digest = hashlib.sha256()
+            remaining = limit + 1  # the file may grow while it is read
+            while remaining > 0 and (chunk := handle.read(min(1 << 20, remaining))):
+                digest.update(chunk)
+                remaining -= len(chunk)
+        except OSError:
+            return None
+    return None if remaining <= 0 else digest.hexdigest()
 
 
 def snapshot(path: Path, ts: float, limit: int = DEFAULT_HASH_LIMIT) -> FileStateRecord:
-    """The state of ``path`` now, as a record."""
+    """The state of ``path`` now, as a record; only a regular file gets a size and hash."""
     try:
-        stat = path.stat()
-    except OSError:
+        info = path.stat()
+    except (OSError, ValueError):
         return FileStateRecord(ts=ts, path=str(path), exists=False)
+    if not stat.S_ISREG(info.st_mode):
+        return FileStateRecord(ts=ts, path=str(path), exists=True)
     return FileStateRecord(
         ts=ts,
         path=str(path),
         exists=True,
-        size=stat.st_size,
-        mtime_ns=stat.st_mtime_ns,
+        size=info.st_size,
+        mtime_ns=info.st_mtime_ns,
         sha256=content_hash(path, limit),
     )
 
 
 def tool_path(cwd: Path, name: str, tool_input: dict[str, object]) -> Path | None:
-    """The absolute file path a tracked tool call names, or None."""
+    """The file a tracked tool call names, resolved; None if it is not a path inside ``cwd``.
+
+    Paths outside the workspace were refused by the tools, so the session has not seen
+    them and must not record (or hash) them.
+    """
     if name not in TRACKED_TOOLS:
         return None
     raw = tool_input.get("path", tool_input.get("file_path"))
-    if not isinstance(raw, str) or not raw:
+    if not isinstance(raw, str) or not raw or "\x00" in raw:
         return None
-    path = Path(raw).expanduser()
-    return path if path.is_absolute() else cwd / path
+    try:
+        root = cwd.resolve()
+        path = (root / Path(raw).expanduser()).resolve()
+    except (OSError, RuntimeError, ValueError):  # e.g. a symlink loop
+        return None
+    return path if root == path or root in path.parents else None
 
 
 def changed_files(
@@ -83,15 +103,15 @@ def changed_files(
 def _compare(path: Path, seen: FileStateRecord | CheckpointRecord, limit: int) -> ChangeKind | None:
     existed = seen.exists if isinstance(seen, FileStateRecord) else seen.existed_before
     try:
-        stat = path.stat()
-    except OSError:
+        info = path.stat()
+    except (OSError, ValueError):  # a NUL byte in a path read from the session file
         return "deleted" if existed else None
     if not existed:
         return "created"
     if isinstance(seen, FileStateRecord):
-        if seen.size == stat.st_size and seen.mtime_ns == stat.st_mtime_ns:
+        if seen.size == info.st_size and seen.mtime_ns == info.st_mtime_ns:
             return None
-        if seen.sha256 is None or seen.size != stat.st_size:
+        if seen.sha256 is None or seen.size != info.st_size:
             return "modified"
         known_hash = seen.sha256
     else:

@@ -58,7 +58,7 @@ class ToolOutput:
 
 @dataclass
 class ToolContext:
-    """What a running tool may use: the workspace, the settings and the checkpoint hook.
+    """What a running tool may use: the workspace, settings, checkpoint hook and redactor.
 
     ``record_checkpoint`` must be called with a path before the tool changes that file, so
     the change can be undone (and rolled back if the call fails part way).
@@ -70,6 +70,9 @@ class ToolContext:
     notes: list[str] = field(default_factory=list)
     emit: Callable[[Event], None] = field(default=lambda event: None)
     """Reports an event (e.g. protected files put back) to the person and the session."""
+    redact: Callable[[str], str] = field(default=lambda text: text)
+    """Hides secrets; a tool that cuts its output itself must redact before cutting, or a
+    key split by the cut would survive half-masked."""
 
     def resolve(self, raw: str) -> Path:
         """``raw`` resolved inside the workspace; raises `PathOutsideWorkspace` otherwise."""

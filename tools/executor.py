@@ -2,6 +2,10 @@
 
 `ToolExecutor.execute` never raises except on cancellation: every failure becomes a
 `ToolResultBlock` with ``is_error=True`` that the model can read and act on.
+
+Secrets are redacted where a tool's text enters the executor (its output, its failure, a
+refusal), before anything cuts it: a key split by the output trim, or by an event's short
+excerpt, would otherwise survive half-masked in the session, the log and the terminal.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import structlog
 from pydantic import BaseModel, ValidationError
 
 from agent.llm.events import Event, EventSink
-from agent.llm.messages import ToolResultBlock, ToolUseBlock
+from agent.llm.messages import MAX_INPUT_DEPTH, ToolResultBlock, ToolUseBlock, input_depth
 from agent.llm.openai_mapping import RAW_ARGUMENTS_KEY
 from agent.llm.provider import ToolSpec
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
@@ -46,6 +50,7 @@ from tools.results import (
     Failure,
     classify_exception,
     error_text,
+    expected_fields,
     not_json_text,
     rollback_text,
     validation_text,
@@ -53,7 +58,7 @@ from tools.results import (
 from tools.sandbox import Sandbox
 from tools.settings import ToolSettings
 from tools.snapshots import CommandChanges, Snapshot, SnapshotLimits, WorkspaceScanner
-from tools.text import trim_middle
+from tools.text import redact_value, trim_middle
 
 log = structlog.get_logger("tools")
 
@@ -75,6 +80,7 @@ class ToolExecutor:
             after ``--resume``) instead of in memory.
         home: The person's home directory for the safety policy (default: ``$HOME``).
         sandbox: Confines the built-in run_command (default: ``workspace-write``).
+        redact: Hides secrets in every result and event (e.g. `sessions.Redactor.text`).
     """
 
     def __init__(
@@ -91,8 +97,10 @@ class ToolExecutor:
         checkpoint_dir: Path | None = None,
         home: Path | None = None,
         sandbox: Sandbox | None = None,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
+        self._redact: Callable[[str], str] = redact or (lambda text: text)
         self._settings = settings
         self._events = events
         self._sleep = sleep
@@ -185,9 +193,10 @@ class ToolExecutor:
         except Exception as exc:  # a bug in a tool or hook must not end the turn
             log.exception("tool_executor_bug", tool=call.name, tool_use_id=call.id)
             result = self._failed(call, classify_exception(exc), call_number=call_number)
-        return result.model_copy(
-            update={"content": trim_middle(result.content, self._settings.max_output_chars)}
-        )
+        # The content is already redacted; the second pass catches a key-shaped string the
+        # cut itself might have formed from what was left on either side of it.
+        trimmed = trim_middle(result.content, self._settings.max_output_chars)
+        return result.model_copy(update={"content": self._redact(trimmed)})
 
     async def _execute(self, call: ToolUseBlock, call_number: int) -> ToolResultBlock:
         tool = self._tools.get(call.name)
@@ -199,19 +208,29 @@ class ToolExecutor:
                 f"call one of the available tools: {names}",
             )
             return self._failed(call, failure)
+        if input_depth(call.input) > MAX_INPUT_DEPTH:
+            text = (
+                f"Error: the arguments for {tool.name} are nested more than {MAX_INPUT_DEPTH} "
+                f"levels deep. Send one flat JSON object with these fields: "
+                f"{expected_fields(tool.input_model)}."
+            )
+            return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
+        # The error texts quote the arguments cut short, so they quote redacted arguments.
+        shown = redact_value(call.input, self._redact)
         if RAW_ARGUMENTS_KEY in call.input:
-            text = not_json_text(tool.name, call.input[RAW_ARGUMENTS_KEY], tool.input_model)
+            text = not_json_text(tool.name, shown[RAW_ARGUMENTS_KEY], tool.input_model)
             return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
         try:
             args = tool.input_model.model_validate(call.input)
         except ValidationError as exc:
-            text = validation_text(tool.name, exc, tool.input_model)
+            text = validation_text(tool.name, _quotable(exc, tool, shown), tool.input_model)
             return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
         ctx = ToolContext(
             self._workspace,
             self._settings,
             lambda p: self._record(p, call.id, call_number),
             emit=self._emit,
+            redact=self._redact,
         )
         refusal = await self._check_hooks(ToolInvocation(call, tool, args, ctx))
         if refusal is not None:
@@ -307,6 +326,14 @@ class ToolExecutor:
     async def _attempt(
         self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext
     ) -> ToolOutput | Failure:
+        outcome = await self._outcome(call, tool, args, ctx)
+        if isinstance(outcome, ToolOutput):
+            return ToolOutput(self._redact(outcome.content), outcome.is_error, outcome.partial)
+        return self._redacted(outcome)
+
+    async def _outcome(
+        self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext
+    ) -> ToolOutput | Failure:
         timeout = tool.timeout(args, self._settings)
         try:
             return await asyncio.wait_for(tool.run(args, ctx), timeout)
@@ -314,8 +341,14 @@ class ToolExecutor:
             return Failure(exc.message, exc.category, exc.hint)
         except TimeoutError:
             self._emit(ToolTimedOut(tool=tool.name, tool_use_id=call.id, timeout=timeout))
+            # Not retried: the same call would most likely wait just as long again, and the
+            # abandoned worker thread may still be busy with the first attempt.
             if tool.idempotent:
-                return Failure(f"{tool.name} timed out after {timeout:g}s", ErrorCategory.TRANSIENT)
+                return Failure(
+                    f"{tool.name} timed out after {timeout:g}s",
+                    ErrorCategory.PERMANENT,
+                    "ask for less at once (offset/limit, a narrower path or pattern)",
+                )
             return Failure(
                 f"{tool.name} timed out after {timeout:g}s; its effect is unknown",
                 ErrorCategory.PERMANENT,
@@ -324,6 +357,9 @@ class ToolExecutor:
         except Exception as exc:
             log.warning("tool_raised", tool=tool.name, tool_use_id=call.id, exc_info=True)
             return classify_exception(exc)
+
+    def _redacted(self, failure: Failure) -> Failure:
+        return Failure(self._redact(failure.message), failure.category, self._redact(failure.hint))
 
     def _record(self, path: Path, tool_use_id: str, call_number: int) -> None:
         try:
@@ -370,7 +406,8 @@ class ToolExecutor:
         text: str | None = None,
         call_number: int | None = None,
     ) -> ToolResultBlock:
-        content = text or error_text(failure, attempts=attempts)
+        failure = self._redacted(failure)
+        content = self._redact(text) if text else error_text(failure, attempts=attempts)
         rollback = (
             self._store.roll_back_call(call_number) if call_number is not None else UndoReport(None)
         )
@@ -403,6 +440,7 @@ class ToolExecutor:
         return ToolResultBlock(tool_use_id=call.id, content=content, is_error=True)
 
     def _refused(self, call: ToolUseBlock, refusal: Refusal) -> ToolResultBlock:
+        refusal = Refusal(self._redact(refusal.reason), self._redact(refusal.hint), refusal.by)
         self._emit(
             ToolRefused(tool=call.name, tool_use_id=call.id, reason=refusal.reason, by=refusal.by)
         )
@@ -424,3 +462,12 @@ class ToolExecutor:
     def _emit(self, event: Event) -> None:
         if self._events is not None:
             self._events(event)
+
+
+def _quotable(exc: ValidationError, tool: Tool[Any], shown: Any) -> ValidationError:
+    """The same validation errors, found in the redacted arguments ``shown``."""
+    try:
+        tool.input_model.model_validate(shown)
+    except ValidationError as redacted:
+        return redacted
+    return exc

@@ -1,45 +1,53 @@
-"""File tools: read_file, write_file and edit_file."""
+"""File tools: read_file, write_file and edit_file.
+
+All their file I/O runs in worker threads (`in_worker`), so the executor's timeout can
+fire, and goes through `tools.fileio`, which refuses FIFOs, devices and sockets.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import difflib
+import stat
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.blocking import in_worker
+from tools.fileio import (
+    MAX_WHOLE_FILE_BYTES,
+    existing_mode,
+    not_regular,
+    read_whole,
+    read_window,
+    write_regular,
+)
 from tools.text import decode, describe_binary, is_binary
 from tools.workspace import relative_name
 
-_MISSING_HINT = "check the name with list_files (e.g. pattern '**/*.py') or search for it"
 
-
-def read_bytes(path: Path, shown: str) -> bytes:
-    """The file's bytes, with failures turned into `ToolError` the model can act on."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise ToolError(f"file not found: {shown}", hint=_MISSING_HINT) from None
-    except IsADirectoryError:
-        raise ToolError(f"{shown} is a directory, not a file", hint="use list_files") from None
-    except PermissionError:
-        raise ToolError(f"permission denied reading {shown}") from None
-    except BlockingIOError as exc:  # e.g. a FIFO or a file locked by another process
-        raise ToolError(f"{shown} is busy: {exc}", category=ErrorCategory.TRANSIENT) from None
-
-
-def write_text(path: Path, text: str, ctx: ToolContext) -> None:
-    """Record a checkpoint, then write ``text`` (creating parent directories)."""
-    shown = relative_name(ctx.workspace, path)
-    if path.is_dir():
+def check_writable(path: Path, shown: str) -> bool:
+    """Whether ``path`` exists; a directory, FIFO, device or socket is refused before anything
+    reads or writes it."""
+    mode = existing_mode(path)
+    if mode is None or stat.S_ISREG(mode):
+        return mode is not None
+    if stat.S_ISDIR(mode):
         raise ToolError(f"{shown} is a directory; give a file path")
+    raise not_regular(shown, mode)
+
+
+async def write_text(path: Path, text: str, ctx: ToolContext) -> bool:
+    """Record a checkpoint, then write ``text`` (creating parent directories).
+
+    Returns whether the file existed before. The checkpoint is recorded on the event loop
+    (it emits events); the checks and the write run in worker threads.
+    """
+    shown = relative_name(ctx.workspace, path)
+    existed = await in_worker(check_writable, path, shown)
     ctx.record_checkpoint(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ToolError(f"cannot write {shown}: {exc.strerror or exc}") from None
+    await in_worker(write_regular, path, shown, text.encode("utf-8"))
+    return existed
 
 
 def unified_diff(before: str, after: str, name: str) -> str:
@@ -72,24 +80,24 @@ class ReadFile(Tool[ReadFileInput]):
     async def run(self, args: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         path = ctx.resolve(args.path)
         shown = relative_name(ctx.workspace, path)
-        data = await asyncio.to_thread(read_bytes, path, shown)
-        if is_binary(data):
-            return ToolOutput(describe_binary(data, shown))
-        lines = decode(data).splitlines()
         limit = args.limit or ctx.settings.read_max_lines
-        start = args.offset - 1
-        if lines and start >= len(lines):
-            raise ToolError(
-                f"offset {args.offset} is past the end of {shown} ({len(lines)} lines)",
-                hint=f"use an offset between 1 and {len(lines)}",
-            )
-        chosen = lines[start : start + limit]
-        body = "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(chosen, start=args.offset))
-        if not lines:
+        window = await in_worker(read_window, path, shown, args.offset, limit)
+        if window.binary_head is not None:
+            return ToolOutput(describe_binary(window.binary_head, shown, window.size))
+        if window.total == 0:
             return ToolOutput(f"{shown} is empty.")
-        end = start + len(chosen)
-        if end < len(lines):
-            body += f"\n[lines {args.offset}-{end} of {len(lines)}; use offset={end + 1} for more]"
+        if not window.lines and window.total is not None:
+            raise ToolError(
+                f"offset {args.offset} is past the end of {shown} ({window.total} lines)",
+                hint=f"use an offset between 1 and {window.total}",
+            )
+        body = "\n".join(
+            f"{n:>6}\t{line}" for n, line in enumerate(window.lines, start=args.offset)
+        )
+        if window.more:
+            end = args.offset + len(window.lines) - 1
+            of = f" of {window.total}" if window.total is not None else ""
+            body += f"\n[lines {args.offset}-{end}{of}; use offset={end + 1} for more]"
         return ToolOutput(body)
 
 
@@ -112,13 +120,18 @@ class WriteFile(Tool[WriteFileInput]):
 
     def details(self, args: WriteFileInput, ctx: ToolContext) -> str:
         path = ctx.resolve(args.path)
-        before = decode(path.read_bytes()) if path.is_file() else ""
-        return unified_diff(before, args.content, relative_name(ctx.workspace, path))
+        shown = relative_name(ctx.workspace, path)
+        if existing_mode(path) is None:
+            return unified_diff("", args.content, shown)
+        try:
+            before = decode(read_whole(path, shown, MAX_WHOLE_FILE_BYTES))
+        except ToolError as exc:
+            return exc.message
+        return unified_diff(before, args.content, shown)
 
     async def run(self, args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
         path = ctx.resolve(args.path)
-        existed = path.exists()
-        write_text(path, args.content, ctx)
+        existed = await write_text(path, args.content, ctx)
         verb = "Replaced" if existed else "Created"
         lines = args.content.count("\n") + (not args.content.endswith("\n") and bool(args.content))
         return ToolOutput(f"{verb} {relative_name(ctx.workspace, path)} ({lines} lines).")
@@ -150,7 +163,7 @@ class EditFile(Tool[EditFileInput]):
     def _edited(self, args: EditFileInput, ctx: ToolContext) -> tuple[Path, str, str, int]:
         path = ctx.resolve(args.path)
         shown = relative_name(ctx.workspace, path)
-        data = read_bytes(path, shown)
+        data = read_whole(path, shown)
         if is_binary(data):
             raise ToolError(f"{shown} is a binary file and cannot be edited as text")
         try:
@@ -182,8 +195,8 @@ class EditFile(Tool[EditFileInput]):
         return unified_diff(before, after, relative_name(ctx.workspace, path))
 
     async def run(self, args: EditFileInput, ctx: ToolContext) -> ToolOutput:
-        path, _, after, count = self._edited(args, ctx)
-        write_text(path, after, ctx)
+        path, _, after, count = await in_worker(self._edited, args, ctx)
+        await write_text(path, after, ctx)
         s = "" if count == 1 else "s"
         return ToolOutput(f"Edited {relative_name(ctx.workspace, path)}: {count} replacement{s}.")
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.files import read_bytes
+from tools.blocking import in_worker
+from tools.fileio import read_whole
 from tools.ignore import GitIgnore, glob_to_regex
 from tools.text import decode, is_binary
 from tools.workspace import relative_name
@@ -47,7 +47,7 @@ class ListFiles(Tool[ListFilesInput]):
         return f"list_files {args.pattern} in {args.path}"
 
     async def run(self, args: ListFilesInput, ctx: ToolContext) -> ToolOutput:
-        return await asyncio.to_thread(self._list, args, ctx)
+        return await in_worker(self._list, args, ctx)
 
     def _list(self, args: ListFilesInput, ctx: ToolContext) -> ToolOutput:
         start = _start_dir(ctx, args.path)
@@ -91,7 +91,7 @@ class Search(Tool[SearchInput]):
         return f"search /{args.pattern}/ in {args.path}"
 
     async def run(self, args: SearchInput, ctx: ToolContext) -> ToolOutput:
-        return await asyncio.to_thread(self._search, args, ctx)
+        return await in_worker(self._search, args, ctx)
 
     def _search(self, args: SearchInput, ctx: ToolContext) -> ToolOutput:
         try:
@@ -102,7 +102,7 @@ class Search(Tool[SearchInput]):
                 hint="escape special characters such as ( [ . * with a backslash",
             ) from None
         start = _start_dir(ctx, args.path)
-        files = [start] if start.is_file() else GitIgnore(ctx.workspace).walk(start)
+        files = [start] if not start.is_dir() else GitIgnore(ctx.workspace).walk(start)
         only = re.compile(f"^{glob_to_regex(args.glob)}$") if args.glob else None
         limit = ctx.settings.max_search_matches
         matches: list[str] = []
@@ -113,7 +113,8 @@ class Search(Tool[SearchInput]):
             if only and not (only.match(shown) or only.match(path.name)):
                 continue
             try:
-                data = read_bytes(path, shown)
+                # walk() skips links out of the workspace; read what a link inside points at.
+                data = read_whole(path.resolve(), shown)
             except ToolError:
                 unreadable.append(shown)
                 continue

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from agent.llm.messages import ToolUseBlock
 from tools.base import Tool, ToolContext, ToolKind
+from tools.blocking import in_worker
 from tools.policy import check_command
 from tools.protected import protected_reason
 from tools.workspace import PathOutsideWorkspace, relative_name, resolve_in_workspace
@@ -147,7 +148,13 @@ class ApprovalGate:
                 by="approval",
             )
         try:
-            details = tool.details(args, invocation.context)
+            # Diffs read files: off the event loop, and never longer than a file tool may take.
+            details = await asyncio.wait_for(
+                in_worker(tool.details, args, invocation.context),
+                invocation.context.settings.file_tool_timeout,
+            )
+        except TimeoutError:
+            details = "(details unavailable: reading the file took too long)"
         except Exception as exc:  # details are a courtesy; the summary is still shown
             details = f"(details unavailable: {exc})"
         summary = tool.summary(args)

@@ -185,7 +185,7 @@ class RunCommand(Tool[RunCommandInput]):
                 capture.text().strip(),
                 hint="the command did not run; tell the person the sandbox could not start",
             )
-        output = _command_output(capture, proc.returncode, timed_out, limit, ctx.settings)
+        output = _command_output(capture, proc.returncode, timed_out, limit, ctx)
         if output.is_error and self.sandbox.enforced and any(d in output.content for d in _DENIED):
             return ToolOutput(f"{output.content}\n{self.sandbox.denied_hint()}", is_error=True)
         return output
@@ -201,9 +201,10 @@ async def _open_reader(fd: int) -> tuple[asyncio.StreamReader, asyncio.BaseTrans
 
 
 def _command_output(
-    capture: _Capture, code: int | None, timed_out: bool, limit: float, settings: ToolSettings
+    capture: _Capture, code: int | None, timed_out: bool, limit: float, ctx: ToolContext
 ) -> ToolOutput:
-    output = trim_middle(capture.text(), settings.max_output_chars).rstrip("\n")
+    settings = ctx.settings  # redact before the cut: a key it splits would survive half-masked
+    output = trim_middle(ctx.redact(capture.text()), settings.max_output_chars).rstrip("\n")
     body = output if output else "(no output)"
     if timed_out:
         reason = (

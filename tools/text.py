@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-_SNIFF_BYTES = 8_192
+from collections.abc import Callable
+from typing import Any
+
+SNIFF_BYTES = 8_192
+"""Bytes at the start of a file that decide whether it is binary."""
 _MAGIC = {
     b"\x89PNG": "PNG image",
     b"\xff\xd8\xff": "JPEG image",
@@ -16,7 +20,7 @@ _MAGIC = {
 
 def is_binary(data: bytes) -> bool:
     """Whether ``data`` looks like a binary file (a NUL byte or mostly control bytes)."""
-    sample = data[:_SNIFF_BYTES]
+    sample = data[:SNIFF_BYTES]
     if b"\x00" in sample:
         return True
     if not sample:
@@ -25,10 +29,14 @@ def is_binary(data: bytes) -> bool:
     return control / len(sample) > 0.3
 
 
-def describe_binary(data: bytes, name: str) -> str:
-    """A one-line description of a binary file, in place of its content."""
-    kind = next((label for magic, label in _MAGIC.items() if data.startswith(magic)), "binary data")
-    return f"{name} is a binary file ({kind}, {len(data):,} bytes); its content is not shown."
+def describe_binary(head: bytes, name: str, size: int | None = None) -> str:
+    """A one-line description of a binary file (from its first bytes), in place of its content.
+
+    ``size`` is the file's size; by default ``len(head)``, for a file read whole.
+    """
+    kind = next((label for magic, label in _MAGIC.items() if head.startswith(magic)), "binary data")
+    size = len(head) if size is None else size
+    return f"{name} is a binary file ({kind}, {size:,} bytes); its content is not shown."
 
 
 def decode(data: bytes) -> str:
@@ -53,3 +61,15 @@ def trim_middle(text: str, limit: int) -> str:
         "output) to see them ...]\n"
     )
     return head + marker + tail
+
+
+def redact_value(value: Any, redact: Callable[[str], str]) -> Any:
+    """A copy of JSON-like ``value`` (tool arguments) with every string passed through
+    ``redact``, dict keys included."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(str(key)): redact_value(item, redact) for key, item in value.items()}
+    if isinstance(value, list):
+        return [redact_value(item, redact) for item in value]
+    return value

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MAX_INPUT_DEPTH = 32
+"""Levels of nesting kept in tool-call arguments; deeper values become `TOO_DEEP`."""
+TOO_DEEP = "[nested too deep]"
 
 
 class TextBlock(BaseModel):
@@ -29,6 +33,47 @@ class ToolUseBlock(BaseModel):
     id: str
     name: str
     input: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("input", mode="after")
+    @classmethod
+    def _bound_depth(cls, value: dict[str, Any]) -> dict[str, Any]:
+        # Model output is untrusted: arguments nested hundreds deep cannot be serialised
+        # (session records, the next request), so the levels past the limit are cut here.
+        if _fits(value, MAX_INPUT_DEPTH):  # the usual case: no copy (sessions load many)
+            return value
+        return _cut_deep(value, MAX_INPUT_DEPTH)  # type: ignore[no-any-return]
+
+
+def _fits(value: Any, room: int) -> bool:
+    """Whether ``value`` has no more than ``room`` levels of containers."""
+    if isinstance(value, dict):
+        return room > 0 and all(_fits(item, room - 1) for item in value.values())
+    if isinstance(value, list):
+        return room > 0 and all(_fits(item, room - 1) for item in value)
+    return True
+
+
+def _cut_deep(value: Any, room: int) -> Any:
+    """``value`` with containers more than ``room`` levels down replaced by `TOO_DEEP`."""
+    if not isinstance(value, dict | list):
+        return value
+    if room <= 0:
+        return TOO_DEEP
+    if isinstance(value, dict):
+        return {key: _cut_deep(item, room - 1) for key, item in value.items()}
+    return [_cut_deep(item, room - 1) for item in value]
+
+
+def input_depth(value: Any) -> int:
+    """Levels of dicts and lists in ``value`` (an argument cut by `MAX_INPUT_DEPTH` counts
+    as one level deeper than the limit)."""
+    if value == TOO_DEEP:
+        return 1
+    if isinstance(value, dict):
+        return 1 + max((input_depth(item) for item in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((input_depth(item) for item in value), default=0)
+    return 0
 
 
 class ToolResultBlock(BaseModel):

@@ -53,7 +53,7 @@ def parse_arguments(raw: str | None) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
         return {RAW_ARGUMENTS_KEY: raw}
     return value if isinstance(value, dict) else {RAW_ARGUMENTS_KEY: raw}
 

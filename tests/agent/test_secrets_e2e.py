@@ -1,0 +1,124 @@
+"""End to end through the real ``agent -p``: no secret in AGENT_HOME, which is private, and
+hostile tool arguments end as tool errors, not as "Internal error"."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.cli import MODELS, Protocol, run_agent
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
+
+KEY = "Zq8w4Lk2Vn7Rt5Yp1Hm9Xc3Bd6Fg0JsQeUa"
+"""A deploy token: no known key shape, so it is found only as a known environment value."""
+
+
+def key_fragments(root: Path, size: int = 8) -> list[str]:
+    """Each file under ``root`` holding a piece of `KEY` at least ``size`` characters long."""
+    pieces = {KEY[i : i + size].encode() for i in range(len(KEY) - size + 1)}
+    return [
+        f"{path}: {piece.decode()}"
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+        for piece in pieces
+        if piece in path.read_bytes()
+    ]
+
+
+@pytest.mark.parametrize("protocol", ["anthropic", "openai"])
+def test_a_key_straddling_the_output_trim_never_reaches_agent_home(
+    protocol: Protocol, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    # The key sits where the default 30,000-character trim cuts: 25,000 characters in,
+    # 10,000 from the end. The command reads it from a file so it is not in the call itself.
+    (workspace / ".env").write_text(KEY)
+    command = "python3 -c \"print('A'*25000 + open('.env').read() + 'B'*9971)\""
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": command}),
+        Reply.text("Printed it."),
+    )
+
+    run = run_agent(
+        "-p",
+        "print the token",
+        "--yes",
+        "--model",
+        MODELS[protocol],
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+        env={"DEPLOY_TOKEN": KEY},
+    )
+
+    assert run.code == 0, run.stderr
+    agent_home = decoy_home / ".agent"
+    [session] = list((agent_home / "sessions").glob("*.jsonl"))
+    assert "cut from the middle" in session.read_text()  # the trimmed output was saved
+    # Undo keeps copies of the workspace's own files (.env among them) under checkpoints/,
+    # private to the person; nothing else under AGENT_HOME may hold the key.
+    leaks = key_fragments(agent_home)
+    assert all("/checkpoints/" in leak for leak in leaks), leaks
+    for path in (agent_home / "checkpoints").rglob("*"):
+        assert stat.S_IMODE(path.stat().st_mode) in {0o600, 0o700}, path
+    assert not any(piece in run.stdout + run.stderr for piece in (KEY[:8], KEY[-8:]))
+    sent_back = str(fake_llm.requests[-1].body)
+    assert "cut from the middle" in sent_back
+    assert KEY[-8:] not in sent_back  # the model saw it masked too
+
+
+def test_agent_home_and_everything_in_it_is_private(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.tool_call("read_file", {"path": "a.txt"}), Reply.text("Read it."))
+    (workspace / "a.txt").write_text("hello\n")
+
+    run = run_agent(
+        "-p", "read a.txt", server=fake_llm, workspace=workspace, home=decoy_home, timeout=60
+    )
+
+    assert run.code == 0, run.stderr
+    agent_home = decoy_home / ".agent"
+    too_open = [
+        f"{path}: {oct(stat.S_IMODE(path.lstat().st_mode))}"
+        for path in [agent_home, *agent_home.rglob("*")]
+        if stat.S_IMODE(path.lstat().st_mode) & 0o077
+    ]
+    assert too_open == []
+    assert (agent_home / "sessions").is_dir()
+    assert (agent_home / "logs").is_dir()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param("a\x00b", id="nul-byte"), pytest.param("nested", id="nested-500-deep")],
+)
+@pytest.mark.parametrize("protocol", ["anthropic", "openai"])
+def test_hostile_tool_arguments_are_tool_errors(
+    protocol: Protocol, path: str, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    argument: object = path
+    if path == "nested":
+        for _ in range(500):
+            argument = {"a": argument}
+    fake_llm.script(
+        Reply.tool_call("read_file", {"path": argument}), Reply.text("I will ask for a path.")
+    )
+
+    run = run_agent(
+        "-p",
+        "read it",
+        "--model",
+        MODELS[protocol],
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+
+    assert run.code == 0, run.stderr
+    assert "Internal error" not in run.stdout + run.stderr
+    assert "I will ask for a path." in run.stdout
+    result = str(fake_llm.requests[-1].body)
+    assert "NUL byte" in result or "nested more than 32 levels deep" in result

@@ -1,0 +1,68 @@
+"""The session records (and hashes) only regular files inside its workspace."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from agent.llm import Message, ToolResultBlock, ToolUseBlock
+from sessions import SessionStore
+from sessions.files import content_hash, snapshot
+
+
+def _file_states(store: SessionStore, cwd: Path, paths: list[str]) -> list[dict[str, object]]:
+    """Run read_file on each path in a session; return the file_state records written."""
+    with store.create(cwd=cwd, model_chain=[]) as writer:
+        writer.append_message(Message.user("read"))
+        calls = [
+            ToolUseBlock(id=f"t{n}", name="read_file", input={"path": path})
+            for n, path in enumerate(paths)
+        ]
+        writer.append_message(Message(role="assistant", content=list(calls)))
+        results = [ToolResultBlock(tool_use_id=c.id, content="x", is_error=True) for c in calls]
+        writer.append_message(Message(role="user", content=list(results)))
+    records = [json.loads(line) for line in writer.path.read_text().splitlines()]
+    return [record for record in records if record.get("type") == "file_state"]
+
+
+def test_refused_outside_paths_are_neither_hashed_nor_recorded(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("private")
+    os.symlink(outside, workspace / "link.txt")
+
+    states = _file_states(
+        store, workspace, ["/dev/zero", str(outside), "../outside.txt", "link.txt", "a\x00b"]
+    )
+
+    assert states == []
+
+
+def test_a_fifo_in_the_workspace_is_recorded_without_reading_it(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    os.mkfifo(workspace / "pipe")
+    (workspace / "ok.txt").write_text("fine")
+
+    states = _file_states(store, workspace, ["pipe", "ok.txt"])
+
+    pipe, ok = states
+    assert pipe["path"] == str(workspace.resolve() / "pipe")
+    assert pipe["exists"] is True
+    assert (pipe.get("sha256"), pipe.get("size")) == (None, None)
+    assert ok["sha256"] == content_hash(workspace / "ok.txt")
+    assert ok["size"] == 4
+
+
+def test_hashing_refuses_devices_and_fifos(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    assert content_hash(tmp_path / "pipe") is None
+    assert content_hash(Path("/dev/zero")) is None  # only stat and open: never read
+    assert snapshot(Path("/dev/zero"), 0.0).sha256 is None
+    assert snapshot(tmp_path / "a\x00b", 0.0).exists is False
