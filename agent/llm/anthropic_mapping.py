@@ -5,15 +5,15 @@ losslessly, except that text blocks that are empty or only whitespace are left o
 and so is a message left with nothing to send: the API rejects both with a 400, and since the
 history is sent again on every request, one such reply would break every later turn.
 Streamed tool input that is not a JSON object is kept as
-``{RAW_ARGUMENTS_KEY: "<the text>"}`` (see `agent.llm.openai_mapping`).
+``{RAW_ARGUMENTS_KEY: "<the text>"}`` (see `agent.llm.conversation`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from agent.llm.conversation import is_blank, parse_arguments
 from agent.llm.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from agent.llm.openai_mapping import parse_arguments
 from agent.llm.provider import (
     ChatResponse,
     DeltaHandler,
@@ -77,14 +77,10 @@ def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
     """
     wire = []
     for message in messages:
-        content = [_block_out(b) for b in message.content if _sendable(b)]
+        content = [_block_out(b) for b in message.content if not is_blank(b)]
         if content:
             wire.append({"role": message.role, "content": content})
     return wire
-
-
-def _sendable(block: Block) -> bool:
-    return not (isinstance(block, TextBlock) and not block.text.strip())
 
 
 def _block_out(block: Block) -> dict[str, Any]:

@@ -10,20 +10,19 @@ Conventions, chosen so a well-formed conversation round-trips losslessly:
   consecutive messages of the same role merge again.
 - An assistant message with no blocks at all (an empty reply) is left out.
 - ``is_error`` has no field on the wire: an error result's content starts with `ERROR_PREFIX`.
-- Tool-call arguments that are not a JSON object are kept, not dropped, as
-  ``{RAW_ARGUMENTS_KEY: "<the text>"}``, so the tool executor can tell the model exactly what
-  was wrong; sent back, they go out as the same raw text.
+- Tool-call arguments that are not a JSON object are kept, not dropped (see
+  `agent.llm.conversation.parse_arguments`), so the tool executor can tell the model exactly
+  what was wrong; sent back, they go out as the same raw text.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from agent.llm.conversation import encode_arguments, parse_arguments
 from agent.llm.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agent.llm.provider import StopReason, ToolSpec
 
-RAW_ARGUMENTS_KEY = "__raw_arguments__"
 ERROR_PREFIX = "[tool error] "
 
 _FINISH: dict[str, StopReason] = {
@@ -36,33 +35,12 @@ _FINISH: dict[str, StopReason] = {
 
 __all__ = [
     "ERROR_PREFIX",
-    "RAW_ARGUMENTS_KEY",
-    "encode_arguments",
     "from_openai_messages",
-    "parse_arguments",
     "stop_reason",
     "to_openai_messages",
     "to_openai_tools",
     "usage_from_openai",
 ]
-
-
-def parse_arguments(raw: str | None) -> dict[str, Any]:
-    """Tool-call arguments as a dict; text that is not a JSON object is kept raw."""
-    if not raw or not raw.strip():
-        return {}
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return {RAW_ARGUMENTS_KEY: raw}
-    return value if isinstance(value, dict) else {RAW_ARGUMENTS_KEY: raw}
-
-
-def encode_arguments(arguments: dict[str, Any]) -> str:
-    """The inverse of `parse_arguments`."""
-    if set(arguments) == {RAW_ARGUMENTS_KEY} and isinstance(arguments[RAW_ARGUMENTS_KEY], str):
-        return str(arguments[RAW_ARGUMENTS_KEY])
-    return json.dumps(arguments, ensure_ascii=False)
 
 
 def stop_reason(finish_reason: str | None) -> StopReason:

@@ -12,13 +12,8 @@ from agent.llm.anthropic_mapping import (
     from_anthropic_messages,
     to_anthropic_messages,
 )
-from agent.llm.openai_mapping import (
-    ERROR_PREFIX,
-    RAW_ARGUMENTS_KEY,
-    from_openai_messages,
-    parse_arguments,
-    to_openai_messages,
-)
+from agent.llm.conversation import RAW_ARGUMENTS_KEY, parse_arguments
+from agent.llm.openai_mapping import ERROR_PREFIX, from_openai_messages, to_openai_messages
 from agent.llm.openai_stream import ChunkAccumulator, response_from_completion
 
 CONVERSATION = [
