@@ -34,10 +34,18 @@ from agent.llm import (
     ToolUseBlock,
     Usage,
 )
+from agent.llm.conversation import (
+    EMPTY_REPLY,
+    answer_dangling_calls,
+    interrupted_result,
+    merge_consecutive,
+    non_empty_reply,
+)
 
 log = structlog.get_logger("agent.loop")
 
-INTERRUPTED_RESULT = "Interrupted by the user before this tool finished; its effect is unknown."
+INTERRUPTED_REASON = "the turn was stopped"
+EMPTY_ANSWER = EMPTY_REPLY
 
 
 class ToolRunner(Protocol):
@@ -69,7 +77,11 @@ class TurnRecovery(Protocol):
     async def before_request(
         self, messages: list[Message], *, system: str, tools: Sequence[ToolSpec]
     ) -> list[Message]:
-        """Return the messages to send (compacted if they are over the threshold)."""
+        """Return the messages to send (compacted if they are over the threshold).
+
+        Raises:
+            PromptTooLong: The latest prompt alone does not fit the model's window.
+        """
         ...
 
     async def on_overflow(
@@ -80,7 +92,11 @@ class TurnRecovery(Protocol):
         system: str,
         tools: Sequence[ToolSpec],
     ) -> list[Message] | None:
-        """Return a smaller conversation to retry with, or None when nothing more can be done."""
+        """Return a smaller conversation to retry with, or None when nothing more can be done.
+
+        Raises:
+            PromptTooLong: Nothing is left to compact and the prompt is most of what remains.
+        """
         ...
 
     def on_truncated(self, response: ChatResponse, dropped_tool_call: bool) -> Message | None:
@@ -92,6 +108,25 @@ class TurnRecovery(Protocol):
         ...
 
     def start_turn(self) -> None: ...
+
+
+class PromptTooLong(Exception):
+    """The person's prompt alone does not fit the model's context window.
+
+    Compaction cannot help (it never shortens the prompt), so the turn ends with this
+    message instead of sending, or compacting, in vain.
+    """
+
+    def __init__(self, *, model: str, window: int, prompt_tokens: int) -> None:
+        self.model = model
+        self.window = window
+        self.prompt_tokens = prompt_tokens
+        super().__init__(
+            f"The prompt is too long for {model}: about {prompt_tokens:,} tokens, and the "
+            f"model's context window is {window:,} tokens (shared with the conversation and "
+            "the answer). Trim the input, choose a model with a larger window with --model, or "
+            "write the input to a file and ask the agent to read it in parts."
+        )
 
 
 class TurnStatus(StrEnum):
@@ -191,6 +226,13 @@ class AgentLoop:
         self.transcript.append_message(message)
         self.messages.append(message)
 
+    def _add_prompt(self, prompt: str) -> None:
+        """Persist ``prompt``; in the view it joins a user message still waiting for an answer
+        (the results of an interrupted turn), so one request carries both."""
+        message = Message.user(prompt)
+        self.transcript.append_message(message)
+        self.messages = merge_consecutive([*self.messages, message])
+
     def annotate_last_user_message(self, note: str) -> None:
         """Add ``note`` to the pending user message of the view (not to the session log)."""
         if self.messages and self.messages[-1].role == "user":
@@ -211,7 +253,7 @@ class AgentLoop:
         if self.recovery is not None:
             self.recovery.start_turn()
         if prompt is not None:
-            self._append(Message.user(prompt))
+            self._add_prompt(prompt)
         result = TurnResult(status=TurnStatus.FAILED)
         try:
             result = await self._steps()
@@ -219,6 +261,11 @@ class AgentLoop:
             log.warning("turn_failed", kind=error.kind.value, error=str(error))
             result = TurnResult(
                 status=TurnStatus.FAILED, error=_explain(error), error_kind=error.kind
+            )
+        except PromptTooLong as error:
+            log.warning("prompt_too_long", window=error.window, tokens=error.prompt_tokens)
+            result = TurnResult(
+                status=TurnStatus.FAILED, error=str(error), error_kind=ErrorKind.CONTEXT_OVERFLOW
             )
         except (asyncio.CancelledError, KeyboardInterrupt):
             self._close_dangling_calls()
@@ -244,7 +291,7 @@ class AgentLoop:
             response = _drop_incomplete_calls(raw)
             dropped = response is not raw
             answer.append(response.message.text)
-            self._append(_non_empty(response.message))
+            self._append(non_empty_reply(response.message))
             calls = response.message.tool_uses
             if calls:
                 await self._run_tools(calls)
@@ -315,7 +362,7 @@ class AgentLoop:
         finally:
             done = {result.tool_use_id for result in results}
             results += [
-                ToolResultBlock(tool_use_id=call.id, content=INTERRUPTED_RESULT, is_error=True)
+                interrupted_result(call, INTERRUPTED_REASON)
                 for call in calls
                 if call.id not in done
             ]
@@ -323,30 +370,9 @@ class AgentLoop:
 
     def _close_dangling_calls(self) -> None:
         """After an interruption, give every unanswered tool call a result."""
-        if not self.messages or self.messages[-1].role != "assistant":
-            return
-        calls = self.messages[-1].tool_uses
-        if calls:
-            self._append(
-                Message(
-                    role="user",
-                    content=[
-                        ToolResultBlock(tool_use_id=c.id, content=INTERRUPTED_RESULT, is_error=True)
-                        for c in calls
-                    ],
-                )
-            )
-
-
-EMPTY_ANSWER = "(no answer)"
-
-
-def _non_empty(message: Message) -> Message:
-    """An answer with no content becomes a placeholder, so the session history stays valid
-    (both APIs reject empty messages) and a resume does not mistake the turn for unfinished."""
-    if any(not isinstance(b, TextBlock) or b.text.strip() for b in message.content):
-        return message
-    return Message.assistant(EMPTY_ANSWER)
+        answered = answer_dangling_calls(self.messages, INTERRUPTED_REASON)
+        for message in answered[len(self.messages) :]:
+            self._append(message)
 
 
 def _drop_incomplete_calls(response: ChatResponse) -> ChatResponse:

@@ -23,6 +23,7 @@ from agent import __version__
 from agent.app import Agent, Options, SetupError, load, start_logging
 from agent.commands import SlashCommands
 from agent.config import Config, agent_home
+from agent.exit_codes import ExitCode
 from agent.llm.models import ModelRef
 from agent.repl_approval import PromptApprover
 from agent.repl_input import PROMPT, EmptyInterrupt, build_session
@@ -30,8 +31,10 @@ from agent.repl_view import last_exchange
 from agent.ui import ConsoleUI, StatusSource
 from agent.ui_status import compact_number
 
-EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 DOUBLE_INTERRUPT = 2.0
+STOPPED_MID_TURN = (
+    "This session stopped mid-turn. Press Enter to continue it, or type a new instruction."
+)
 T = TypeVar("T")
 log = structlog.get_logger("agent.repl")
 
@@ -69,7 +72,7 @@ class Repl:
         try:
             return asyncio.run(self._main())
         except asyncio.CancelledError:  # SIGTERM or SIGHUP: the session is already saved
-            return EXIT_INTERRUPTED
+            return ExitCode.INTERRUPTED
 
     async def _main(self) -> int:
         main = asyncio.current_task()
@@ -83,7 +86,7 @@ class Repl:
             # Also when a Ctrl-C between two prompts cancels everything.
             self.agent.close()
             self.ui.show(Text(self.agent.resume_hint(), style="bold"))
-        return EXIT_OK
+        return ExitCode.OK
 
     async def _read_eval_loop(self) -> None:
         last_interrupt = float("-inf")
@@ -162,15 +165,13 @@ class Repl:
     # -- turns ----------------------------------------------------------------------------
 
     def _pending(self) -> bool:
-        """Whether the resumed session ends on a prompt the model has not answered yet."""
-        loaded = self.agent.loaded
-        return loaded is not None and loaded.ends_with_user_message and not self._answered
+        """Whether the resumed session stopped mid-turn and nothing has run since."""
+        return self.agent.loaded is not None and self.agent.stopped_mid_turn and not self._answered
 
     async def _answer(self, text: str | None) -> None:
-        # A saved session that stopped before the model answered: answer that first.
-        answered = await self._turn(None) if self._pending() else True
-        if answered and text is not None:
-            await self._turn(text)
+        # After a session stopped mid-turn, a new instruction goes out in the same request as
+        # the rest of that turn (one turn, one answer); Enter alone continues it.
+        await self._turn(text)
 
     async def _turn(self, prompt: str | None) -> bool:
         """Run one turn; False if it did not finish (interrupted or crashed)."""
@@ -242,11 +243,7 @@ class Repl:
         for warning in self.agent.resume_notices():
             self.ui.show(Text(f"! {warning}", style="yellow"))
         if self._pending():
-            self.ui.show(
-                Text(
-                    "The last request has no answer yet: press Enter to answer it.", style="yellow"
-                )
-            )
+            self.ui.show(Text(STOPPED_MID_TURN, style="yellow"))
 
     def _toolbar(self) -> str:
         usage = self.agent.loop.usage
@@ -266,5 +263,5 @@ def run_interactive(options: Options) -> int:
         repl = Repl(console=console, config=config, options=options, environ=environ)
     except SetupError as error:
         console.print(Text(f"agent: {error}", style="red"))
-        return EXIT_USAGE
+        return ExitCode.USAGE
     return repl.run()
