@@ -117,15 +117,23 @@ class PromptTooLong(Exception):
     message instead of sending, or compacting, in vain.
     """
 
-    def __init__(self, *, model: str, window: int, prompt_tokens: int) -> None:
+    def __init__(
+        self, *, model: str, window: int, prompt_tokens: int, rejected: bool = False
+    ) -> None:
         self.model = model
         self.window = window
         self.prompt_tokens = prompt_tokens
+        size = (
+            f"the model rejected it as larger than its context window of {window:,} tokens "
+            f"(about {prompt_tokens:,} tokens by our estimate)"
+            if rejected
+            else f"about {prompt_tokens:,} tokens, and the model's context window is "
+            f"{window:,} tokens"
+        )
         super().__init__(
-            f"The prompt is too long for {model}: about {prompt_tokens:,} tokens, and the "
-            f"model's context window is {window:,} tokens (shared with the conversation and "
-            "the answer). Trim the input, choose a model with a larger window with --model, or "
-            "write the input to a file and ask the agent to read it in parts."
+            f"The prompt is too long for {model}: {size}. Trim the input, choose a model with "
+            "a larger window with --model, or save the input to a file and ask the agent to "
+            "read it in parts."
         )
 
 

@@ -114,7 +114,7 @@ class TurnRecoveryPolicy:
             return smaller
         prompt = self._prompt_tokens(messages, system, tools)
         if 2 * prompt > self.compactor.tokens(messages, system=system, tools=tools):
-            raise self._too_long(prompt)
+            raise self._too_long(prompt, rejected=True)
         return None
 
     def _prompt_tokens(
@@ -129,9 +129,11 @@ class TurnRecoveryPolicy:
         text = Message(role="user", content=[b for b in latest.content if isinstance(b, TextBlock)])
         return counter.estimate_message(text) + counter.estimate_overhead(system, tools)
 
-    def _too_long(self, prompt_tokens: int) -> PromptTooLong:
+    def _too_long(self, prompt_tokens: int, *, rejected: bool = False) -> PromptTooLong:
         window = self.compactor.limits.context_window
-        return PromptTooLong(model=self.model(), window=window, prompt_tokens=prompt_tokens)
+        return PromptTooLong(
+            model=self.model(), window=window, prompt_tokens=prompt_tokens, rejected=rejected
+        )
 
     async def compact(
         self, messages: list[Message], *, focus: str | None, system: str, tools: Sequence[ToolSpec]
