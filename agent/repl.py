@@ -11,25 +11,29 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
 
 import structlog
 from prompt_toolkit import PromptSession
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 from agent import __version__
 from agent.app import Agent, Options, SetupError, load, start_logging
-from agent.commands import SlashCommands
+from agent.commands import SlashCommands, UsageSoFar
 from agent.config import Config, agent_home
 from agent.exit_codes import ExitCode
+from agent.llm import Event
 from agent.llm.models import ModelRef
 from agent.repl_approval import PromptApprover
 from agent.repl_input import PROMPT, EmptyInterrupt, build_session
 from agent.repl_view import last_exchange
 from agent.ui import ConsoleUI, StatusSource
 from agent.ui_status import compact_number
+from recovery import RecoveryStats
+from sessions import SessionSummary
+from tools import UndoReport
 
 DOUBLE_INTERRUPT = 2.0
 STOPPED_MID_TURN = (
@@ -109,7 +113,38 @@ class Repl:
             if text.strip() or self._pending():
                 await self._answer(text.strip() or None)
 
-    # -- what the commands use --------------------------------------------------------------
+    # -- what the commands use (`CommandHost`) -----------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        return self.agent.session_id
+
+    def show(self, renderable: RenderableType) -> None:
+        self.ui.show(renderable)
+
+    async def compact(self, focus: str | None) -> None:
+        await self.run_command(self.agent.compact(focus=focus))
+
+    def undo_last_turn(self) -> UndoReport:
+        return self.agent.tools.undo_last_turn()
+
+    def model_chain(self) -> list[str]:
+        return [str(target.ref) for target in self.agent.provider.chain]
+
+    def current_model(self) -> str:
+        return str(self.agent.provider.current)
+
+    def recovery_stats(self) -> tuple[RecoveryStats, Sequence[Event]]:
+        return self.agent.provider.stats(), self.agent.recorded
+
+    def usage(self) -> UsageSoFar:
+        loaded = self.agent.loaded
+        if loaded is None:
+            return UsageSoFar(this_run=self.agent.loop.usage)
+        return UsageSoFar(self.agent.loop.usage, loaded.usage_total, loaded.usage_by_model)
+
+    def saved_sessions(self) -> list[SessionSummary]:
+        return self.agent.store.list()
 
     async def ask(self, question: str) -> str:
         """One line of input outside the main prompt (a picker); empty on Ctrl-C or Ctrl-D."""
