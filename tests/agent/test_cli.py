@@ -191,3 +191,16 @@ def test_empty_prompt_is_a_usage_error(
     run = run_agent("-p", "  ", server=fake_llm, workspace=workspace, home=decoy_home)
     assert run.code == 2
     assert "empty" in run.stderr
+
+
+def test_a_p_without_a_value_gets_an_empty_prompt_and_nothing_else_changes() -> None:
+    from agent.cli import _option_names, with_empty_prompt
+
+    options = _option_names()
+
+    assert with_empty_prompt(["-p", "--resume", "01a"], options) == ["-p", "", "--resume", "01a"]
+    assert with_empty_prompt(["-r=01a", "--print"], options) == ["-r=01a", "--print", ""]
+    assert with_empty_prompt(["-p", "-v"], options) == ["-p", "", "-v"]
+    assert with_empty_prompt(["-p", "--not-an-option"], options) == ["-p", "--not-an-option"]
+    assert with_empty_prompt(["-p", "-"], options) == ["-p", "-"]
+    assert with_empty_prompt(["--", "-p"], options) == ["--", "-p"]
