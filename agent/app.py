@@ -258,6 +258,7 @@ class Agent:
             limits=self._limits,
             events=self.events,
             max_continuations=config.compaction.max_output_recovery_limit,
+            model=lambda: str(self.provider.current),
         )
         self.loop = AgentLoop(
             provider=self.provider,
@@ -372,6 +373,15 @@ class Agent:
     @property
     def session_id(self) -> str:
         return self.session.id
+
+    @property
+    def stopped_mid_turn(self) -> bool:
+        """Whether the conversation ends on a user message the model has not answered yet.
+
+        A session resumed after Ctrl-C, a crash or ``kill -9`` in the middle of a turn does;
+        the next turn continues it, with the person's new prompt (if any) in the same request.
+        """
+        return bool(self.loop.messages) and self.loop.messages[-1].role == "user"
 
     async def run_turn(self, prompt: str | None) -> TurnResult:
         """Run one turn; the session records how it ended."""

@@ -1,8 +1,7 @@
 """The ``agent`` command line (Typer).
 
-Exit codes: 0 done, 1 failed after recovery (session saved), 2 usage or configuration error,
-130 interrupted. Heavy modules (the app, vendor SDKs) are imported only when needed so that
-``agent --version`` stays fast.
+Exit codes: see `agent.exit_codes.ExitCode`. Heavy modules (the app, vendor SDKs) are
+imported only when needed so that ``agent --version`` stays fast.
 """
 
 from __future__ import annotations
@@ -15,8 +14,9 @@ from typing import Annotated
 import typer
 
 from agent import __version__
+from agent.exit_codes import ExitCode
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+PROMPT_OPTIONS = ("-p", "--print")
 
 
 class OutputFormat(StrEnum):
@@ -48,7 +48,7 @@ cli = typer.Typer(
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"agent {__version__}")
-        raise typer.Exit(EXIT_OK)
+        raise typer.Exit(ExitCode.OK)
 
 
 @cli.callback(invoke_without_command=True)
@@ -60,7 +60,8 @@ def run(
             "-p",
             "--print",
             metavar="PROMPT",
-            help="Run one turn with this prompt, print, and exit ('-': read it from stdin).",
+            help="Run one turn with this prompt, print, and exit ('-': read it from stdin). "
+            "With --resume and no prompt, continue the turn the session stopped in.",
         ),
     ] = None,
     output_format: Annotated[
@@ -132,16 +133,25 @@ def run(
     )
     if prompt == "-":
         prompt = sys.stdin.read()
-    if prompt is not None and not prompt.strip():
-        raise typer.BadParameter("the prompt is empty", param_hint="-p")
+    resuming = resume is not None or continue_
+    if prompt is not None and not prompt.strip() and not resuming:
+        raise typer.BadParameter(
+            "the prompt is empty (without a prompt, -p only continues a session given with "
+            "--resume ID or --continue)",
+            param_hint="-p",
+        )
     if prompt is not None:
         from agent.oneshot import run_once
 
-        code = run_once(options, prompt, json_output=output_format is OutputFormat.json)
+        code = run_once(
+            options,
+            prompt if prompt.strip() else None,
+            json_output=output_format is OutputFormat.json,
+        )
     else:
         if not sys.stdin.isatty():
             typer.echo("agent: stdin is not a terminal; use -p PROMPT to run non-interactively.")
-            raise typer.Exit(EXIT_USAGE)
+            raise typer.Exit(ExitCode.USAGE)
         from agent.repl import run_interactive
 
         code = run_interactive(options)
@@ -161,10 +171,34 @@ def sessions(
     raise typer.Exit(list_sessions(Path.cwd(), all_dirs=all_dirs, limit=limit))
 
 
+def with_empty_prompt(args: list[str], options: set[str]) -> list[str]:
+    """``args`` with an empty value after a ``-p`` that has none (``agent -p --resume ID``).
+
+    Click would take the next option (or nothing) as the prompt; an empty prompt means
+    "continue the interrupted turn". Only our own option names count as "no value", so a
+    prompt that happens to start with a dash still works.
+    """
+    fixed: list[str] = []
+    for index, arg in enumerate(args):
+        fixed.append(arg)
+        following = args[index + 1] if index + 1 < len(args) else None
+        if arg in PROMPT_OPTIONS and (following is None or following.split("=")[0] in options):
+            fixed.append("")
+        if arg == "--":
+            fixed += args[index + 1 :]
+            break
+    return fixed
+
+
+def _option_names() -> set[str]:
+    command = typer.main.get_command(cli)
+    return {name for param in command.params for name in (*param.opts, *param.secondary_opts)}
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
-        cli()
+        cli(args=with_empty_prompt(sys.argv[1:], _option_names()))
     except KeyboardInterrupt:
         sys.stderr.write("\nInterrupted.\n")
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(ExitCode.INTERRUPTED)

@@ -1,20 +1,86 @@
-"""Slash commands of the REPL: a table of name → handler, with descriptions for completion."""
+"""Slash commands of the REPL: a table of name → handler, with descriptions for completion.
+
+The commands talk to a `CommandHost` (the REPL implements it), never to the agent, its store
+or its provider directly, so they can be tested with a small fake host and no terminal.
+"""
 
 from __future__ import annotations
 
 import difflib
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
 
+from rich.console import Console, RenderableType
 from rich.text import Text
 
+from agent.llm import Event, Usage
 from agent.llm.models import ModelRef
 from agent.repl_input import CommandInfo
 from agent.repl_view import cost_table, help_table, print_picker, stats_table
+from recovery import RecoveryStats
+from sessions import SessionSummary
+from tools import UndoReport
 
-if TYPE_CHECKING:
-    from agent.repl import Repl
+
+@dataclass(frozen=True)
+class UsageSoFar:
+    """Tokens used: in this run, in the saved session before it, and per model."""
+
+    this_run: Usage
+    before: Usage = field(default_factory=Usage)
+    by_model: dict[str, Usage] = field(default_factory=dict)
+
+
+class CommandHost(Protocol):
+    """What the slash commands need from the REPL."""
+
+    console: Console
+    workspace: Path
+
+    @property
+    def session_id(self) -> str: ...
+
+    def show(self, renderable: RenderableType) -> None:
+        """Print ``renderable`` between prompts."""
+        ...
+
+    async def ask(self, question: str) -> str:
+        """One line of input (a picker); empty on Ctrl-C or Ctrl-D."""
+        ...
+
+    async def compact(self, focus: str | None) -> None:
+        """Summarise the conversation now; Ctrl-C cancels it."""
+        ...
+
+    def undo_last_turn(self) -> UndoReport: ...
+
+    def model_chain(self) -> list[str]: ...
+
+    def current_model(self) -> str: ...
+
+    def switch_model(self, ref: ModelRef) -> None:
+        """Use ``ref`` from now on; `ValueError` says why it cannot be used."""
+        ...
+
+    def recovery_stats(self) -> tuple[RecoveryStats, Sequence[Event], str]:
+        """What recovery did, the events so far, and the sandbox in force."""
+        ...
+
+    def usage(self) -> UsageSoFar: ...
+
+    def saved_sessions(self) -> list[SessionSummary]:
+        """Saved sessions, newest first."""
+        ...
+
+    def new_session(self) -> None: ...
+
+    def resume(self, target: str) -> None:
+        """Continue the saved session ``target`` (an id or unique prefix)."""
+        ...
+
 
 Handler = Callable[[str], Awaitable[bool]]
 """Runs a command with its argument; False ends the REPL."""
@@ -34,8 +100,8 @@ def closest(name: str, names: Sequence[str]) -> str | None:
 class SlashCommands:
     """The REPL's commands; each handler returns False to leave the REPL."""
 
-    def __init__(self, repl: Repl) -> None:
-        self.repl = repl
+    def __init__(self, host: CommandHost) -> None:
+        self.host = host
         self.table: dict[str, tuple[Handler, CommandInfo]] = {}
         self._add("/help", "/help", "show commands and keys", self._help)
         self._add("/resume", "/resume [id]", "resume a saved session", self._resume, self._ids)
@@ -74,83 +140,75 @@ class SlashCommands:
         return await entry[0](arg.strip())
 
     def _say(self, text: str, style: str = "") -> None:
-        self.repl.ui.show(Text(text, style=style))
+        self.host.show(Text(text, style=style))
 
     # -- handlers -------------------------------------------------------------------------
 
     async def _help(self, _: str) -> bool:
-        self.repl.ui.show(help_table(self.infos()))
+        self.host.show(help_table(self.infos()))
         return True
 
     async def _exit(self, _: str) -> bool:
         return False
 
     async def _undo(self, _: str) -> bool:
-        report = self.repl.agent.tools.undo_last_turn()
+        report = self.host.undo_last_turn()
         style = "red" if report.failed else "yellow" if report.kept else "green"
         self._say(report.describe(), style)
         return True
 
     async def _model(self, arg: str) -> bool:
-        agent = self.repl.agent
         if arg:
             try:
-                ref = ModelRef.parse(arg)
-                self.repl.switch_model(ref)
+                self.host.switch_model(ModelRef.parse(arg))
             except (ValueError, KeyError) as error:
                 self._say(str(error), "red")
                 return True
-        chain = " → ".join(str(target.ref) for target in agent.provider.chain)
-        self._say(f"Model: {agent.provider.current}  (chain: {chain})")
+        chain = " → ".join(self.host.model_chain())
+        self._say(f"Model: {self.host.current_model()}  (chain: {chain})")
         return True
 
     def _models(self) -> list[tuple[str, str]]:
-        return [(str(t.ref), "in the chain") for t in self.repl.agent.provider.chain]
+        return [(ref, "in the chain") for ref in self.host.model_chain()]
 
     async def _stats(self, _: str) -> bool:
-        agent = self.repl.agent
-        self.repl.ui.show(
-            stats_table(agent.provider.stats(), agent.recorded, agent.sandbox.describe())
-        )
+        self.host.show(stats_table(*self.host.recovery_stats()))
         return True
 
     async def _cost(self, _: str) -> bool:
-        agent = self.repl.agent
-        loaded = agent.loaded
-        this_run = agent.loop.usage
-        before = loaded.usage_total if loaded is not None else this_run.__class__()
-        by_model = dict(loaded.usage_by_model) if loaded is not None else {}
-        self.repl.ui.show(cost_table(this_run, before + this_run, by_model))
+        usage = self.host.usage()
+        total = usage.before + usage.this_run
+        self.host.show(cost_table(usage.this_run, total, dict(usage.by_model)))
         return True
 
     async def _clear(self, _: str) -> bool:
-        self.repl.new_session()
+        self.host.new_session()
         return True
 
     async def _sessions(self, _: str) -> bool:
         from agent.sessions_view import render_sessions
 
-        summaries = self.repl.agent.store.list()[:20]
-        render_sessions(self.repl.console, summaries, cwd=self.repl.workspace, all_dirs=True)
+        summaries = self.host.saved_sessions()[:20]
+        render_sessions(self.host.console, summaries, cwd=self.host.workspace, all_dirs=True)
         return True
 
     async def _compact(self, arg: str) -> bool:
-        await self.repl.run_command(self.repl.agent.compact(focus=arg or None))
+        await self.host.compact(arg or None)
         return True
 
     async def _resume(self, arg: str) -> bool:
         target = arg or await self._pick()
         if target:
-            self.repl.resume(target)
+            self.host.resume(target)
         return True
 
     def _ids(self) -> list[tuple[str, str]]:
-        summaries = self.repl.agent.store.list()[:PICKER_SIZE]
+        summaries = self.host.saved_sessions()[:PICKER_SIZE]
         return [(s.id, s.first_prompt.replace("\n", " ")[:50]) for s in summaries]
 
     async def _pick(self) -> str | None:
-        current = self.repl.agent.session_id
-        summaries = [s for s in self.repl.agent.store.list() if s.id != current][:PICKER_SIZE]
+        current = self.host.session_id
+        summaries = [s for s in self.host.saved_sessions() if s.id != current][:PICKER_SIZE]
         if not summaries:
             self._say("No other saved sessions.")
             return None
@@ -162,8 +220,8 @@ class SlashCommands:
             )
             for s in summaries
         ]
-        print_picker(self.repl.console, rows)
-        answer = await self.repl.ask(f"Resume which? [1-{len(rows)}, Enter to cancel]: ")
+        print_picker(self.host.console, rows)
+        answer = await self.host.ask(f"Resume which? [1-{len(rows)}, Enter to cancel]: ")
         answer = answer.strip()
         if answer.isdigit() and 1 <= int(answer) <= len(rows):
             return rows[int(answer) - 1][0]

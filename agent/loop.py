@@ -34,11 +34,19 @@ from agent.llm import (
     ToolUseBlock,
     Usage,
 )
+from agent.llm.conversation import (
+    EMPTY_REPLY,
+    answer_dangling_calls,
+    interrupted_result,
+    merge_consecutive,
+    non_empty_reply,
+)
 from agent.tool_ids import ToolCallIds
 
 log = structlog.get_logger("agent.loop")
 
-INTERRUPTED_RESULT = "Interrupted by the user before this tool finished; its effect is unknown."
+INTERRUPTED_REASON = "the turn was stopped"
+EMPTY_ANSWER = EMPTY_REPLY
 
 
 class ToolRunner(Protocol):
@@ -70,7 +78,11 @@ class TurnRecovery(Protocol):
     async def before_request(
         self, messages: list[Message], *, system: str, tools: Sequence[ToolSpec]
     ) -> list[Message]:
-        """Return the messages to send (compacted if they are over the threshold)."""
+        """Return the messages to send (compacted if they are over the threshold).
+
+        Raises:
+            PromptTooLong: The latest prompt alone does not fit the model's window.
+        """
         ...
 
     async def on_overflow(
@@ -81,7 +93,11 @@ class TurnRecovery(Protocol):
         system: str,
         tools: Sequence[ToolSpec],
     ) -> list[Message] | None:
-        """Return a smaller conversation to retry with, or None when nothing more can be done."""
+        """Return a smaller conversation to retry with, or None when nothing more can be done.
+
+        Raises:
+            PromptTooLong: Nothing is left to compact and the prompt is most of what remains.
+        """
         ...
 
     def on_truncated(self, response: ChatResponse, dropped_tool_call: bool) -> Message | None:
@@ -93,6 +109,33 @@ class TurnRecovery(Protocol):
         ...
 
     def start_turn(self) -> None: ...
+
+
+class PromptTooLong(Exception):
+    """The person's prompt alone does not fit the model's context window.
+
+    Compaction cannot help (it never shortens the prompt), so the turn ends with this
+    message instead of sending, or compacting, in vain.
+    """
+
+    def __init__(
+        self, *, model: str, window: int, prompt_tokens: int, rejected: bool = False
+    ) -> None:
+        self.model = model
+        self.window = window
+        self.prompt_tokens = prompt_tokens
+        size = (
+            f"the model rejected it as larger than its context window of {window:,} tokens "
+            f"(about {prompt_tokens:,} tokens by our estimate)"
+            if rejected
+            else f"about {prompt_tokens:,} tokens, and the model's context window is "
+            f"{window:,} tokens"
+        )
+        super().__init__(
+            f"The prompt is too long for {model}: {size}. Trim the input, choose a model with "
+            "a larger window with --model, or save the input to a file and ask the agent to "
+            "read it in parts."
+        )
 
 
 class TurnStatus(StrEnum):
@@ -196,6 +239,13 @@ class AgentLoop:
         self.transcript.append_message(message)
         self.messages.append(message)
 
+    def _add_prompt(self, prompt: str) -> None:
+        """Persist ``prompt``; in the view it joins a user message still waiting for an answer
+        (the results of an interrupted turn), so one request carries both."""
+        message = Message.user(prompt)
+        self.transcript.append_message(message)
+        self.messages = merge_consecutive([*self.messages, message])
+
     def annotate_last_user_message(self, note: str) -> None:
         """Add ``note`` to the pending user message of the view (not to the session log)."""
         if self.messages and self.messages[-1].role == "user":
@@ -216,7 +266,7 @@ class AgentLoop:
         if self.recovery is not None:
             self.recovery.start_turn()
         if prompt is not None:
-            self._append(Message.user(prompt))
+            self._add_prompt(prompt)
         result = TurnResult(status=TurnStatus.FAILED)
         try:
             result = await self._steps()
@@ -224,6 +274,11 @@ class AgentLoop:
             log.warning("turn_failed", kind=error.kind.value, error=str(error))
             result = TurnResult(
                 status=TurnStatus.FAILED, error=_explain(error), error_kind=error.kind
+            )
+        except PromptTooLong as error:
+            log.warning("prompt_too_long", window=error.window, tokens=error.prompt_tokens)
+            result = TurnResult(
+                status=TurnStatus.FAILED, error=str(error), error_kind=ErrorKind.CONTEXT_OVERFLOW
             )
         except (asyncio.CancelledError, KeyboardInterrupt):
             self._close_dangling_calls()
@@ -249,7 +304,7 @@ class AgentLoop:
             response = _drop_incomplete_calls(raw)
             dropped = response is not raw
             answer.append(response.message.text)
-            message = self.tool_ids.assign(_non_empty(response.message))
+            message = self.tool_ids.assign(non_empty_reply(response.message))
             self._append(message)
             calls = message.tool_uses
             if calls:
@@ -321,7 +376,7 @@ class AgentLoop:
         finally:
             done = {result.tool_use_id for result in results}
             results += [
-                ToolResultBlock(tool_use_id=call.id, content=INTERRUPTED_RESULT, is_error=True)
+                interrupted_result(call, INTERRUPTED_REASON)
                 for call in calls
                 if call.id not in done
             ]
@@ -329,30 +384,9 @@ class AgentLoop:
 
     def _close_dangling_calls(self) -> None:
         """After an interruption, give every unanswered tool call a result."""
-        if not self.messages or self.messages[-1].role != "assistant":
-            return
-        calls = self.messages[-1].tool_uses
-        if calls:
-            self._append(
-                Message(
-                    role="user",
-                    content=[
-                        ToolResultBlock(tool_use_id=c.id, content=INTERRUPTED_RESULT, is_error=True)
-                        for c in calls
-                    ],
-                )
-            )
-
-
-EMPTY_ANSWER = "(no answer)"
-
-
-def _non_empty(message: Message) -> Message:
-    """An answer with no content becomes a placeholder, so the session history stays valid
-    (both APIs reject empty messages) and a resume does not mistake the turn for unfinished."""
-    if any(not isinstance(b, TextBlock) or b.text.strip() for b in message.content):
-        return message
-    return Message.assistant(EMPTY_ANSWER)
+        answered = answer_dangling_calls(self.messages, INTERRUPTED_REASON)
+        for message in answered[len(self.messages) :]:
+            self._append(message)
 
 
 def _drop_incomplete_calls(response: ChatResponse) -> ChatResponse:

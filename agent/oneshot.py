@@ -14,15 +14,19 @@ from rich.console import Console
 from rich.markup import escape
 
 from agent.app import Agent, Options, SetupError, load, start_logging
+from agent.exit_codes import ExitCode
 from agent.loop import TurnResult, TurnStatus
 from agent.ui import ConsoleUI
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 log = structlog.get_logger("agent.oneshot")
 
 
-def run_once(options: Options, prompt: str, *, json_output: bool) -> int:
-    """Run one turn with ``prompt``; print the answer (or a JSON object). Returns the exit code."""
+def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
+    """Run one turn; print the answer (or a JSON object). Returns the exit code.
+
+    A resumed session that stopped mid-turn gets ``prompt`` in the same request as the rest of
+    that turn (one turn, one answer); ``prompt`` None continues that turn as it was.
+    """
     no_color = bool(os.environ.get("NO_COLOR"))
     out = Console(file=sys.stdout, no_color=no_color, highlight=False, soft_wrap=True)
     err = Console(file=sys.stderr, no_color=no_color, highlight=False, soft_wrap=True)
@@ -36,10 +40,14 @@ def run_once(options: Options, prompt: str, *, json_output: bool) -> int:
         start_logging(config, options, environ)
         agent = Agent(config, options, ui=ui, approver=None, environ=environ)
     except SetupError as problem:
-        if json_output:
-            print(json.dumps(_payload(None, "error", "", str(problem), [], None)))
-        err.print(f"[red]agent: {escape(str(problem))}[/red]")
-        return EXIT_USAGE
+        return _usage_error(str(problem), None, err, json_output=json_output)
+    if prompt is None and not agent.stopped_mid_turn:
+        agent.close()
+        nothing = (
+            f"Session {agent.session_id} did not stop mid-turn, so there is nothing to continue. "
+            f'Give a prompt: agent -p "..." --resume {agent.session_id}'
+        )
+        return _usage_error(nothing, agent.session_id, err, json_output=json_output)
     for notice in agent.resume_notices():
         err.print(f"[yellow]! {escape(notice)}[/yellow]")
     status, result = _run_guarded(agent, prompt)
@@ -61,8 +69,15 @@ def run_once(options: Options, prompt: str, *, json_output: bool) -> int:
     if status is not TurnStatus.DONE:
         err.print(agent.resume_hint())
     if status is TurnStatus.DONE:
-        return EXIT_OK
-    return EXIT_INTERRUPTED if status is TurnStatus.INTERRUPTED else EXIT_FAILED
+        return ExitCode.OK
+    return ExitCode.INTERRUPTED if status is TurnStatus.INTERRUPTED else ExitCode.FAILED
+
+
+def _usage_error(problem: str, session_id: str | None, err: Console, *, json_output: bool) -> int:
+    if json_output:
+        print(json.dumps(_payload(session_id, "error", "", problem, [], None)))
+    err.print(f"[red]agent: {escape(problem)}[/red]")
+    return ExitCode.USAGE
 
 
 def _payload(
@@ -83,7 +98,7 @@ def _payload(
     }
 
 
-def _run_guarded(agent: Agent, prompt: str) -> tuple[TurnStatus, TurnResult | None]:
+def _run_guarded(agent: Agent, prompt: str | None) -> tuple[TurnStatus, TurnResult | None]:
     """Run the turn; SIGINT, SIGTERM and SIGHUP cancel it and leave the session consistent."""
 
     async def main() -> TurnResult:
@@ -92,10 +107,6 @@ def _run_guarded(agent: Agent, prompt: str) -> tuple[TurnStatus, TurnResult | No
         running = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             running.add_signal_handler(sig, task.cancel)
-        resume_pending = agent.loaded is not None and agent.loaded.ends_with_user_message
-        if resume_pending:
-            # The session stopped before the model answered: answer that first.
-            await agent.run_turn(None)
         return await agent.run_turn(prompt)
 
     try:

@@ -11,18 +11,20 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
 
 import structlog
 from prompt_toolkit import PromptSession
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 from agent import __version__
 from agent.app import Agent, Options, SetupError, load, start_logging
-from agent.commands import SlashCommands
+from agent.commands import SlashCommands, UsageSoFar
 from agent.config import Config, agent_home
+from agent.exit_codes import ExitCode
+from agent.llm import Event
 from agent.llm.models import ModelRef
 from agent.prompt import read_instructions
 from agent.repl_approval import PromptApprover
@@ -30,9 +32,14 @@ from agent.repl_input import PROMPT, EmptyInterrupt, build_session
 from agent.repl_view import last_exchange
 from agent.ui import ConsoleUI, StatusSource
 from agent.ui_status import compact_number
+from recovery import RecoveryStats
+from sessions import SessionSummary
+from tools import UndoReport
 
-EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 DOUBLE_INTERRUPT = 2.0
+STOPPED_MID_TURN = (
+    "This session stopped mid-turn. Press Enter to continue it, or type a new instruction."
+)
 T = TypeVar("T")
 log = structlog.get_logger("agent.repl")
 
@@ -73,7 +80,7 @@ class Repl:
         try:
             return asyncio.run(self._main())
         except asyncio.CancelledError:  # SIGTERM or SIGHUP: the session is already saved
-            return EXIT_INTERRUPTED
+            return ExitCode.INTERRUPTED
 
     async def _main(self) -> int:
         main = asyncio.current_task()
@@ -87,7 +94,7 @@ class Repl:
             # Also when a Ctrl-C between two prompts cancels everything.
             self.agent.close()
             self.ui.show(Text(self.agent.resume_hint(), style="bold"))
-        return EXIT_OK
+        return ExitCode.OK
 
     async def _read_eval_loop(self) -> None:
         last_interrupt = float("-inf")
@@ -110,7 +117,38 @@ class Repl:
             if text.strip() or self._pending():
                 await self._answer(text.strip() or None)
 
-    # -- what the commands use --------------------------------------------------------------
+    # -- what the commands use (`CommandHost`) -----------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        return self.agent.session_id
+
+    def show(self, renderable: RenderableType) -> None:
+        self.ui.show(renderable)
+
+    async def compact(self, focus: str | None) -> None:
+        await self.run_command(self.agent.compact(focus=focus))
+
+    def undo_last_turn(self) -> UndoReport:
+        return self.agent.tools.undo_last_turn()
+
+    def model_chain(self) -> list[str]:
+        return [str(target.ref) for target in self.agent.provider.chain]
+
+    def current_model(self) -> str:
+        return str(self.agent.provider.current)
+
+    def recovery_stats(self) -> tuple[RecoveryStats, Sequence[Event], str]:
+        return self.agent.provider.stats(), self.agent.recorded, self.agent.sandbox.describe()
+
+    def usage(self) -> UsageSoFar:
+        loaded = self.agent.loaded
+        if loaded is None:
+            return UsageSoFar(this_run=self.agent.loop.usage)
+        return UsageSoFar(self.agent.loop.usage, loaded.usage_total, loaded.usage_by_model)
+
+    def saved_sessions(self) -> list[SessionSummary]:
+        return self.agent.store.list()
 
     async def ask(self, question: str) -> str:
         """One line of input outside the main prompt (a picker); empty on Ctrl-C or Ctrl-D."""
@@ -166,15 +204,13 @@ class Repl:
     # -- turns ----------------------------------------------------------------------------
 
     def _pending(self) -> bool:
-        """Whether the resumed session ends on a prompt the model has not answered yet."""
-        loaded = self.agent.loaded
-        return loaded is not None and loaded.ends_with_user_message and not self._answered
+        """Whether the resumed session stopped mid-turn and nothing has run since."""
+        return self.agent.loaded is not None and self.agent.stopped_mid_turn and not self._answered
 
     async def _answer(self, text: str | None) -> None:
-        # A saved session that stopped before the model answered: answer that first.
-        answered = await self._turn(None) if self._pending() else True
-        if answered and text is not None:
-            await self._turn(text)
+        # After a session stopped mid-turn, a new instruction goes out in the same request as
+        # the rest of that turn (one turn, one answer); Enter alone continues it.
+        await self._turn(text)
 
     async def _turn(self, prompt: str | None) -> bool:
         """Run one turn; False if it did not finish (interrupted or crashed)."""
@@ -247,11 +283,7 @@ class Repl:
         for warning in self.agent.resume_notices():
             self.ui.show(Text(f"! {warning}", style="yellow"))
         if self._pending():
-            self.ui.show(
-                Text(
-                    "The last request has no answer yet: press Enter to answer it.", style="yellow"
-                )
-            )
+            self.ui.show(Text(STOPPED_MID_TURN, style="yellow"))
 
     def _toolbar(self) -> str:
         usage = self.agent.loop.usage
@@ -271,5 +303,5 @@ def run_interactive(options: Options) -> int:
         repl = Repl(console=console, config=config, options=options, environ=environ)
     except SetupError as error:
         console.print(Text(f"agent: {error}", style="red"))
-        return EXIT_USAGE
+        return ExitCode.USAGE
     return repl.run()

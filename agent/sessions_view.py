@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent.config import agent_home
+from agent.exit_codes import ExitCode
 from agent.home import make_private
 from sessions import SessionStore, SessionSummary
 
@@ -62,7 +63,7 @@ def list_sessions(cwd: Path, *, all_dirs: bool, limit: int) -> int:
     here = cwd.resolve()
     summaries = [s for s in store.list() if all_dirs or Path(s.cwd).resolve() == here]
     render_sessions(console, summaries[:limit], cwd=cwd, all_dirs=all_dirs)
-    return 0
+    return ExitCode.OK
 
 
 def _when(timestamp: float) -> str:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
-from agent.llm import ChatResponse, Event, EventSink, LlmError, Message, ToolSpec
+from agent.llm import ChatResponse, Event, EventSink, LlmError, Message, TextBlock, ToolSpec
 from agent.llm.models import ModelLimits
+from agent.loop import PromptTooLong
 from compaction import Compactor
 
 CONTINUE_PROMPT = (
@@ -63,6 +64,7 @@ class TurnRecoveryPolicy:
         limits: The current model's limits (they change when the chain falls back).
         events: Receives continuation events.
         max_continuations: Continuation prompts allowed per turn.
+        model: The current model's name, for messages to the person.
     """
 
     def __init__(
@@ -73,7 +75,9 @@ class TurnRecoveryPolicy:
         limits: Callable[[], ModelLimits],
         events: EventSink | None = None,
         max_continuations: int = 3,
+        model: Callable[[], str] = lambda: "the model",
     ) -> None:
+        self.model = model
         self.compactor = compactor
         self.log = log
         self.limits = limits
@@ -88,6 +92,9 @@ class TurnRecoveryPolicy:
         self, messages: list[Message], *, system: str, tools: Sequence[ToolSpec]
     ) -> list[Message]:
         self.compactor.limits = self.limits()
+        prompt = self._prompt_tokens(messages, system, tools)
+        if prompt > self.compactor.limits.context_window:
+            raise self._too_long(prompt)
         compacted = await self.compactor.before_request(messages, system=system, tools=tools)
         self._record(messages, compacted, "proactive")
         return compacted
@@ -104,7 +111,29 @@ class TurnRecoveryPolicy:
         smaller = await self.compactor.on_overflow(messages, system=system, tools=tools)
         if smaller is not None:
             self._record(messages, smaller, "reactive")
-        return smaller
+            return smaller
+        prompt = self._prompt_tokens(messages, system, tools)
+        if 2 * prompt > self.compactor.tokens(messages, system=system, tools=tools):
+            raise self._too_long(prompt, rejected=True)
+        return None
+
+    def _prompt_tokens(
+        self, messages: Sequence[Message], system: str, tools: Sequence[ToolSpec]
+    ) -> int:
+        """Estimated tokens of the latest user text, with the system prompt and tools it
+        cannot go without; tool results are left out, compaction can shrink those."""
+        latest = next((m for m in reversed(messages) if m.role == "user" and m.text), None)
+        if latest is None:
+            return 0
+        counter = self.compactor.counter
+        text = Message(role="user", content=[b for b in latest.content if isinstance(b, TextBlock)])
+        return counter.estimate_message(text) + counter.estimate_overhead(system, tools)
+
+    def _too_long(self, prompt_tokens: int, *, rejected: bool = False) -> PromptTooLong:
+        window = self.compactor.limits.context_window
+        return PromptTooLong(
+            model=self.model(), window=window, prompt_tokens=prompt_tokens, rejected=rejected
+        )
 
     async def compact(
         self, messages: list[Message], *, focus: str | None, system: str, tools: Sequence[ToolSpec]

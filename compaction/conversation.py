@@ -1,9 +1,7 @@
-"""The shape of a valid conversation, and where it may be cut without breaking it.
+"""Where a valid conversation may be cut without breaking it.
 
-A conversation is valid for both providers when it starts with a user message, roles
-alternate, and every assistant ``tool_use`` is answered by a ``tool_result`` with its id in the
-very next (user) message, which holds no other results. Only the last message may be an
-assistant message whose calls are still unanswered.
+What makes a conversation valid is `agent.llm.conversation`'s to say (the same rules for
+sessions, the loop and the adapters); this module adds where compaction may cut one.
 
 Compaction replaces a *head* of the conversation (``messages[:k]``) by one user message and
 keeps the *tail* (``messages[k:]``). A cut point ``k`` is safe when it never separates a call
@@ -15,42 +13,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.llm import Block, Message, TextBlock
+from agent.llm import conversation as rules
+from agent.llm.conversation import is_prompt
 
 COMPACTION_MARK = "[Context compacted"
 """Every note compaction writes into the conversation starts with this."""
 
 
 def conversation_problems(messages: Sequence[Message]) -> list[str]:
-    """What makes ``messages`` an invalid conversation (an empty list when it is valid)."""
-    problems: list[str] = []
-    if messages and messages[0].role != "user":
-        problems.append("the conversation does not start with a user message")
-    for i, message in enumerate(messages):
-        if not message.content:
-            problems.append(f"message {i} is empty")
-        if i > 0 and messages[i - 1].role == message.role:
-            problems.append(f"messages {i - 1} and {i} are both {message.role} messages")
-        if message.role == "assistant" and message.tool_results:
-            problems.append(f"assistant message {i} holds tool results")
-        if message.role == "user" and message.tool_uses:
-            problems.append(f"user message {i} holds tool calls")
-        if message.role != "user":
-            continue
-        calls = {c.id for c in messages[i - 1].tool_uses} if i > 0 else set()
-        results = [r.tool_use_id for r in message.tool_results]
-        if len(results) != len(set(results)):
-            problems.append(f"message {i} answers a tool call twice")
-        if set(results) != calls:
-            problems.append(
-                f"message {i} answers calls {sorted(set(results))} "
-                f"but the message before made calls {sorted(calls)}"
-            )
-    return problems
+    """What makes ``messages`` an invalid conversation (an empty list when it is valid).
 
-
-def is_prompt(message: Message) -> bool:
-    """Whether ``message`` is a user message that answers no tool call (a prompt)."""
-    return message.role == "user" and not message.tool_results
+    The rules are `agent.llm.conversation`'s; compaction may also run in the middle of a
+    turn, so the last message may be an assistant message whose calls are not answered yet.
+    """
+    return rules.conversation_problems(messages, open_end=True)
 
 
 def latest_prompt_index(messages: Sequence[Message]) -> int | None:

@@ -10,14 +10,13 @@ from sessions.files import FileChange
 from sessions.loaded import LoadedSession, ModelState
 from sessions.records import TurnStatus
 from sessions.redact import Redactor
-from sessions.repair import INTERRUPTED_RESULT, history_problems, repair_history
+from sessions.repair import history_problems, repair_history
 from sessions.settings import SessionSettings
 from sessions.store import SessionStore
 from sessions.summary import SessionSummary
 from sessions.writer import SessionWriter
 
 __all__ = [
-    "INTERRUPTED_RESULT",
     "AmbiguousSession",
     "FileChange",
     "LoadedSession",

@@ -19,9 +19,9 @@ from typing import Any
 import structlog
 from pydantic import BaseModel, ValidationError
 
+from agent.llm.conversation import RAW_ARGUMENTS_KEY
 from agent.llm.events import Event, EventSink
 from agent.llm.messages import MAX_INPUT_DEPTH, ToolResultBlock, ToolUseBlock, input_depth
-from agent.llm.openai_mapping import RAW_ARGUMENTS_KEY
 from agent.llm.provider import ToolSpec
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
 from tools.builtin import builtin_tools

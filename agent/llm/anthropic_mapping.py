@@ -5,15 +5,15 @@ losslessly, except that text blocks that are empty or only whitespace are left o
 and so is a message left with nothing to send: the API rejects both with a 400, and since the
 history is sent again on every request, one such reply would break every later turn.
 Streamed tool input that is not a JSON object is kept as
-``{RAW_ARGUMENTS_KEY: "<the text>"}`` (see `agent.llm.openai_mapping`).
+``{RAW_ARGUMENTS_KEY: "<the text>"}`` (see `agent.llm.conversation`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from agent.llm.conversation import is_blank, merge_consecutive, parse_arguments
 from agent.llm.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from agent.llm.openai_mapping import parse_arguments
 from agent.llm.provider import (
     ChatResponse,
     DeltaHandler,
@@ -73,18 +73,18 @@ def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
 def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
     """The conversation as Messages API ``messages`` (messages with nothing to send left out).
 
-    Leaving out an empty message may put two user messages in a row; the API joins those.
+    Leaving out an empty message may put two user messages in a row; they go out joined, as
+    one message (tool results first), as the API's rules ask.
     """
-    wire = []
-    for message in messages:
-        content = [_block_out(b) for b in message.content if _sendable(b)]
-        if content:
-            wire.append({"role": message.role, "content": content})
-    return wire
-
-
-def _sendable(block: Block) -> bool:
-    return not (isinstance(block, TextBlock) and not block.text.strip())
+    sendable = [
+        Message(role=message.role, content=[b for b in message.content if not is_blank(b)])
+        for message in messages
+    ]
+    joined = merge_consecutive([message for message in sendable if message.content])
+    return [
+        {"role": message.role, "content": [_block_out(b) for b in message.content]}
+        for message in joined
+    ]
 
 
 def _block_out(block: Block) -> dict[str, Any]:

@@ -8,22 +8,22 @@ Conventions, chosen so a well-formed conversation round-trips losslessly:
 - A user message's tool results become ``tool`` messages (they must directly follow the
   assistant's ``tool_calls``), then its text, if any, one ``user`` message; reading back,
   consecutive messages of the same role merge again.
-- An assistant message with no blocks at all (an empty reply) is left out.
+- Text that is empty or only whitespace is left out, and so is an assistant message left with
+  nothing to send (an empty reply): the API rejects both.
 - ``is_error`` has no field on the wire: an error result's content starts with `ERROR_PREFIX`.
-- Tool-call arguments that are not a JSON object are kept, not dropped, as
-  ``{RAW_ARGUMENTS_KEY: "<the text>"}``, so the tool executor can tell the model exactly what
-  was wrong; sent back, they go out as the same raw text.
+- Tool-call arguments that are not a JSON object are kept, not dropped (see
+  `agent.llm.conversation.parse_arguments`), so the tool executor can tell the model exactly
+  what was wrong; sent back, they go out as the same raw text.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from agent.llm.conversation import encode_arguments, is_blank, is_empty, parse_arguments
 from agent.llm.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agent.llm.provider import StopReason, ToolSpec
 
-RAW_ARGUMENTS_KEY = "__raw_arguments__"
 ERROR_PREFIX = "[tool error] "
 
 _FINISH: dict[str, StopReason] = {
@@ -36,33 +36,12 @@ _FINISH: dict[str, StopReason] = {
 
 __all__ = [
     "ERROR_PREFIX",
-    "RAW_ARGUMENTS_KEY",
-    "encode_arguments",
     "from_openai_messages",
-    "parse_arguments",
     "stop_reason",
     "to_openai_messages",
     "to_openai_tools",
     "usage_from_openai",
 ]
-
-
-def parse_arguments(raw: str | None) -> dict[str, Any]:
-    """Tool-call arguments as a dict; text that is not a JSON object is kept raw."""
-    if not raw or not raw.strip():
-        return {}
-    try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
-        return {RAW_ARGUMENTS_KEY: raw}
-    return value if isinstance(value, dict) else {RAW_ARGUMENTS_KEY: raw}
-
-
-def encode_arguments(arguments: dict[str, Any]) -> str:
-    """The inverse of `parse_arguments`."""
-    if set(arguments) == {RAW_ARGUMENTS_KEY} and isinstance(arguments[RAW_ARGUMENTS_KEY], str):
-        return str(arguments[RAW_ARGUMENTS_KEY])
-    return json.dumps(arguments, ensure_ascii=False)
 
 
 def stop_reason(finish_reason: str | None) -> StopReason:
@@ -108,13 +87,13 @@ def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, A
         if message.role == "assistant":
             # A reply with neither text nor tool calls would go out as content null without
             # tool_calls, which the API rejects on this and every later request.
-            if message.content:
+            if not is_empty(message):
                 out.append(_assistant_to_openai(message))
             continue
         for result in message.tool_results:
             content = ERROR_PREFIX + result.content if result.is_error else result.content
             out.append({"role": "tool", "tool_call_id": result.tool_use_id, "content": content})
-        texts = [block.text for block in message.content if isinstance(block, TextBlock)]
+        texts = _sendable_texts(message)
         if texts:
             out.append({"role": "user", "content": _text_content(texts)})
     return out
@@ -126,8 +105,12 @@ def _text_content(texts: list[str]) -> str | list[dict[str, Any]]:
     return [{"type": "text", "text": text} for text in texts]
 
 
+def _sendable_texts(message: Message) -> list[str]:
+    return [b.text for b in message.content if isinstance(b, TextBlock) and not is_blank(b)]
+
+
 def _assistant_to_openai(message: Message) -> dict[str, Any]:
-    texts = [block.text for block in message.content if isinstance(block, TextBlock)]
+    texts = _sendable_texts(message)
     out: dict[str, Any] = {"role": "assistant", "content": _text_content(texts) if texts else None}
     if calls := message.tool_uses:
         out["tool_calls"] = [

@@ -12,8 +12,9 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.llm.conversation import parse_arguments
 from agent.llm.messages import Block, Message, TextBlock, ToolUseBlock, Usage
-from agent.llm.openai_mapping import from_openai_message, parse_arguments, stop_reason
+from agent.llm.openai_mapping import from_openai_message, stop_reason
 from agent.llm.openai_mapping import usage_from_openai as _usage
 from agent.llm.provider import ChatResponse, DeltaHandler, StopReason, TextDelta, ToolUseDelta
 

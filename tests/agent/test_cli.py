@@ -210,3 +210,16 @@ def test_an_unusable_checkpoint_directory_is_a_clear_setup_error(
     assert run.code == 2
     assert "Cannot keep undo checkpoints" in run.stderr + run.stdout
     assert "Traceback" not in run.stderr
+
+
+def test_a_p_without_a_value_gets_an_empty_prompt_and_nothing_else_changes() -> None:
+    from agent.cli import _option_names, with_empty_prompt
+
+    options = _option_names()
+
+    assert with_empty_prompt(["-p", "--resume", "01a"], options) == ["-p", "", "--resume", "01a"]
+    assert with_empty_prompt(["-r=01a", "--print"], options) == ["-r=01a", "--print", ""]
+    assert with_empty_prompt(["-p", "-v"], options) == ["-p", "", "-v"]
+    assert with_empty_prompt(["-p", "--not-an-option"], options) == ["-p", "--not-an-option"]
+    assert with_empty_prompt(["-p", "-"], options) == ["-p", "-"]
+    assert with_empty_prompt(["--", "-p"], options) == ["--", "-p"]

@@ -15,7 +15,8 @@ from agent.llm import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from agent.loop import INTERRUPTED_RESULT, AgentLoop, TurnStatus
+from agent.llm.conversation import is_interrupted_result
+from agent.loop import AgentLoop, TurnStatus
 from tests.fakes.clock import VirtualClock
 from tests.fakes.scripted import ScriptedProvider, text, tool_call
 from tools import ToolExecutor, ToolSettings
@@ -92,7 +93,7 @@ async def test_cancellation_mid_tool_leaves_every_call_answered(workspace: Path)
 
     last = loop.messages[-1]
     assert last.role == "user"
-    assert last.tool_results[0].content == INTERRUPTED_RESULT
+    assert is_interrupted_result(last.tool_results[0])
     assert last.tool_results[0].is_error
 
 

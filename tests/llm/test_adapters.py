@@ -18,7 +18,7 @@ from agent.llm import (
     ToolSpec,
     ToolUseDelta,
 )
-from agent.llm.openai_mapping import RAW_ARGUMENTS_KEY
+from agent.llm.conversation import RAW_ARGUMENTS_KEY
 from tests.fakes.llm_server import FakeLlmServer, Fault, Reply
 from tests.llm.conftest import MakeProvider, Protocol
 

@@ -12,13 +12,8 @@ from agent.llm.anthropic_mapping import (
     from_anthropic_messages,
     to_anthropic_messages,
 )
-from agent.llm.openai_mapping import (
-    ERROR_PREFIX,
-    RAW_ARGUMENTS_KEY,
-    from_openai_messages,
-    parse_arguments,
-    to_openai_messages,
-)
+from agent.llm.conversation import RAW_ARGUMENTS_KEY, merge_consecutive, parse_arguments
+from agent.llm.openai_mapping import ERROR_PREFIX, from_openai_messages, to_openai_messages
 from agent.llm.openai_stream import ChunkAccumulator, response_from_completion
 
 CONVERSATION = [
@@ -50,7 +45,10 @@ CONVERSATION = [
 
 
 def test_anthropic_round_trip() -> None:
-    assert from_anthropic_messages(to_anthropic_messages(CONVERSATION)) == CONVERSATION
+    # Two consecutive user messages go out joined (the API's rule): compare the joined form.
+    joined = merge_consecutive(CONVERSATION)
+    assert from_anthropic_messages(to_anthropic_messages(CONVERSATION)) == joined
+    assert from_anthropic_messages(to_anthropic_messages(joined)) == joined
 
 
 def test_anthropic_wire_shape() -> None:

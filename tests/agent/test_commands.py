@@ -1,0 +1,184 @@
+"""Slash commands against a small fake host: no terminal, no agent, no store."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console, RenderableType
+
+from agent.commands import SlashCommands, UsageSoFar
+from agent.llm import Event, Usage
+from agent.llm.models import ModelRef
+from recovery import RecoveryStats
+from sessions import SessionSummary
+from tools import UndoReport
+
+
+def _summary(session_id: str, prompt: str) -> SessionSummary:
+    return SessionSummary(
+        id=session_id,
+        path=Path(f"/nonexistent/{session_id}.jsonl"),
+        cwd="/nonexistent",
+        created=0.0,
+        updated=0.0,
+        first_prompt=prompt,
+        message_count=2,
+        ended="done",
+    )
+
+
+@dataclass
+class FakeHost:
+    """Implements `CommandHost`; records what the commands asked of it."""
+
+    workspace: Path = Path("/nonexistent")
+    console: Console = field(
+        default_factory=lambda: Console(file=io.StringIO(), width=100, no_color=True)
+    )
+    answers: list[str] = field(default_factory=list)
+    chain: list[str] = field(default_factory=lambda: ["anthropic:claude-test"])
+    sessions: list[SessionSummary] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+
+    @property
+    def session_id(self) -> str:
+        return "01current"
+
+    def show(self, renderable: RenderableType) -> None:
+        self.console.print(renderable)
+
+    @property
+    def output(self) -> str:
+        file = self.console.file
+        assert isinstance(file, io.StringIO)
+        return file.getvalue()
+
+    async def ask(self, question: str) -> str:
+        self.calls.append(f"ask {question}")
+        return self.answers.pop(0) if self.answers else ""
+
+    async def compact(self, focus: str | None) -> None:
+        self.calls.append(f"compact {focus}")
+
+    def undo_last_turn(self) -> UndoReport:
+        return UndoReport(turn=3, restored=[Path("a.py")])
+
+    def model_chain(self) -> list[str]:
+        return list(self.chain)
+
+    def current_model(self) -> str:
+        return self.chain[0]
+
+    def switch_model(self, ref: ModelRef) -> None:
+        if ref.provider == "nokey":
+            raise ValueError("No API key for nokey:model.")
+        self.chain.insert(0, str(ref))
+
+    def recovery_stats(self) -> tuple[RecoveryStats, Sequence[Event], str]:
+        stats = RecoveryStats(
+            current=self.chain[0],
+            requests=4,
+            retries=2,
+            fallbacks=0,
+            escalations=0,
+            stream_restarts=0,
+            budget_exhausted=0,
+            circuits_opened=0,
+            gave_up=0,
+            waited=1.5,
+            budget_tokens=10.0,
+            open_circuits=(),
+        )
+        return stats, [], "workspace-write (Landlock)"
+
+    def usage(self) -> UsageSoFar:
+        return UsageSoFar(
+            this_run=Usage(input_tokens=100, output_tokens=10),
+            before=Usage(input_tokens=1_000, output_tokens=100),
+            by_model={"anthropic:claude-test": Usage(input_tokens=1_100, output_tokens=110)},
+        )
+
+    def saved_sessions(self) -> list[SessionSummary]:
+        return list(self.sessions)
+
+    def new_session(self) -> None:
+        self.calls.append("new_session")
+
+    def resume(self, target: str) -> None:
+        self.calls.append(f"resume {target}")
+
+
+async def test_help_lists_every_command() -> None:
+    host = FakeHost()
+    commands = SlashCommands(host)
+
+    assert await commands.run("/help")
+
+    for info in commands.infos():
+        assert info.name in host.output
+
+
+async def test_an_unknown_command_suggests_the_closest() -> None:
+    host = FakeHost()
+
+    assert await SlashCommands(host).run("/resme")
+
+    assert "Unknown command /resme. Did you mean /resume?" in host.output
+
+
+async def test_exit_ends_the_repl() -> None:
+    assert not await SlashCommands(FakeHost()).run("/exit")
+
+
+async def test_model_switches_or_says_why_it_cannot() -> None:
+    host = FakeHost()
+    commands = SlashCommands(host)
+
+    await commands.run("/model openai:gpt-test")
+    await commands.run("/model nokey:model")
+    await commands.run("/model not a ref")
+
+    assert "Model: openai:gpt-test  (chain: openai:gpt-test → anthropic:claude-test)" in host.output
+    assert "No API key for nokey:model." in host.output
+    assert host.chain == ["openai:gpt-test", "anthropic:claude-test"]
+
+
+async def test_resume_picks_from_the_other_saved_sessions() -> None:
+    host = FakeHost(
+        sessions=[_summary("01current", "this one"), _summary("01older", "fix\nthe parser")],
+        answers=["1"],
+    )
+
+    await SlashCommands(host).run("/resume")
+
+    assert "fix the parser" in host.output
+    assert "this one" not in host.output
+    assert host.calls[-1] == "resume 01older"
+
+
+async def test_resume_with_an_id_or_nothing_to_pick() -> None:
+    host = FakeHost()
+    commands = SlashCommands(host)
+
+    await commands.run("/resume 01abc")
+    await commands.run("/resume")
+
+    assert host.calls == ["resume 01abc"]
+    assert "No other saved sessions." in host.output
+
+
+async def test_undo_compact_clear_cost_and_stats_reach_the_host() -> None:
+    host = FakeHost()
+    commands = SlashCommands(host)
+
+    for line in ("/undo", "/compact the parser", "/compact", "/clear", "/cost", "/stats"):
+        assert await commands.run(line)
+
+    assert "Restored 1 file(s)." in host.output
+    assert host.calls == ["compact the parser", "compact None", "new_session"]
+    assert "session                   1.1k     110" in host.output  # before + this run
+    assert "time spent waiting             1.5s" in host.output
+    assert "workspace-write (Landlock)" in host.output

@@ -1,0 +1,106 @@
+"""Strict validators of what each vendor accepts in a request's ``messages``.
+
+Each rule here is one the real API enforces with a 400 (and since a session sends its whole
+history again on every request, one broken message breaks every later turn). They are stricter
+than the APIs where an API quietly repairs (Anthropic joins consecutive user messages; here
+roles must alternate), so a pass here means the request is accepted as sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def anthropic_problems(wire: list[dict[str, Any]]) -> list[str]:
+    """What the Messages API would reject in ``wire`` (its ``messages``)."""
+    problems: list[str] = []
+    if not wire:
+        return ["no messages"]
+    if wire[0]["role"] != "user":
+        problems.append("first message is not from the user")
+    seen_calls: set[str] = set()
+    for index, message in enumerate(wire):
+        where = f"messages.{index}"
+        if index and wire[index - 1]["role"] == message["role"]:
+            problems.append(f"{where}: two {message['role']} messages in a row")
+        content = message["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not content:
+            problems.append(f"{where}: empty content")
+        for block in content:
+            if block["type"] == "text" and not block["text"].strip():
+                problems.append(f"{where}: text block without non-whitespace text")
+        kinds = [block["type"] for block in content]
+        results = [block["tool_use_id"] for block in content if block["type"] == "tool_result"]
+        if message["role"] == "assistant" and results:
+            problems.append(f"{where}: tool_result in an assistant message")
+        if message["role"] == "user" and "tool_use" in kinds:
+            problems.append(f"{where}: tool_use in a user message")
+        if kinds[: len(results)] != ["tool_result"] * len(results):
+            problems.append(f"{where}: tool_result blocks must come first")
+        previous = wire[index - 1] if index else None
+        called = (
+            [b["id"] for b in previous["content"] if b["type"] == "tool_use"]
+            if previous is not None
+            and previous["role"] == "assistant"
+            and isinstance(previous["content"], list)
+            else []
+        )
+        if message["role"] == "user" and sorted(results) != sorted(called):
+            problems.append(f"{where}: tool_result ids {results} do not answer {called}")
+        calls = [block["id"] for block in content if block["type"] == "tool_use"]
+        if seen_calls & set(calls) or len(calls) != len(set(calls)):
+            problems.append(f"{where}: tool_use ids must be unique")
+        seen_calls |= set(calls)
+    if wire[-1]["role"] == "assistant" and any(
+        block.get("type") == "tool_use" for block in wire[-1]["content"]
+    ):
+        problems.append("the last message's tool_use blocks are unanswered")
+    return problems
+
+
+def openai_problems(wire: list[dict[str, Any]]) -> list[str]:
+    """What Chat Completions would reject in ``wire`` (its ``messages``)."""
+    problems: list[str] = []
+    chat = [message for message in wire if message["role"] not in ("system", "developer")]
+    if not chat:
+        return ["no messages"]
+    if chat[0]["role"] != "user":
+        problems.append("first message (after the system prompt) is not from the user")
+    open_calls: list[str] = []
+    seen_calls: set[str] = set()
+    for index, message in enumerate(wire):
+        where = f"messages.{index}"
+        role = message["role"]
+        if role == "tool":
+            if message["tool_call_id"] not in open_calls:
+                problems.append(f"{where}: tool message without its call")
+            else:
+                open_calls.remove(message["tool_call_id"])
+            if not isinstance(message.get("content"), str):
+                problems.append(f"{where}: tool message content must be a string")
+            continue
+        if open_calls:
+            problems.append(f"{where}: tool calls {sorted(open_calls)} unanswered")
+            open_calls = []
+        content = message.get("content")
+        if role == "assistant":
+            calls = [call["id"] for call in message.get("tool_calls") or []]
+            if content is None and not calls:
+                problems.append(f"{where}: assistant message without content or tool_calls")
+            if seen_calls & set(calls) or len(calls) != len(set(calls)):
+                problems.append(f"{where}: tool call ids must be unique")
+            seen_calls |= set(calls)
+            open_calls = calls
+        elif role == "user" and not content:
+            problems.append(f"{where}: empty user message")
+    if open_calls:
+        problems.append("the last tool calls are unanswered")
+    return problems
+
+
+def request_problems(protocol: str, body: dict[str, Any]) -> list[str]:
+    """What the vendor of ``protocol`` would reject in a recorded request ``body``."""
+    messages = body.get("messages") or []
+    return anthropic_problems(messages) if protocol == "anthropic" else openai_problems(messages)
