@@ -12,6 +12,7 @@ from rich.text import Text
 from agent.llm.models import ModelRef
 from agent.repl_input import CommandInfo
 from agent.repl_view import cost_table, help_table, print_picker, stats_table
+from sessions import SessionError, SessionSummary
 
 if TYPE_CHECKING:
     from agent.repl import Repl
@@ -127,7 +128,7 @@ class SlashCommands:
     async def _sessions(self, _: str) -> bool:
         from agent.sessions_view import render_sessions
 
-        summaries = self.repl.agent.store.list()[:20]
+        summaries = self._summaries()[:20]
         render_sessions(self.repl.console, summaries, cwd=self.repl.workspace, all_dirs=True)
         return True
 
@@ -141,13 +142,21 @@ class SlashCommands:
             self.repl.resume(target)
         return True
 
+    def _summaries(self, *, quiet: bool = False) -> list[SessionSummary]:
+        try:
+            return self.repl.agent.store.list()
+        except SessionError as error:
+            if not quiet:  # completion asks while the person types: no output then
+                self._say(str(error), "red")
+            return []
+
     def _ids(self) -> list[tuple[str, str]]:
-        summaries = self.repl.agent.store.list()[:PICKER_SIZE]
+        summaries = self._summaries(quiet=True)[:PICKER_SIZE]
         return [(s.id, s.first_prompt.replace("\n", " ")[:50]) for s in summaries]
 
     async def _pick(self) -> str | None:
         current = self.repl.agent.session_id
-        summaries = [s for s in self.repl.agent.store.list() if s.id != current][:PICKER_SIZE]
+        summaries = [s for s in self._summaries() if s.id != current][:PICKER_SIZE]
         if not summaries:
             self._say("No other saved sessions.")
             return None

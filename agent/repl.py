@@ -29,6 +29,7 @@ from agent.repl_input import PROMPT, EmptyInterrupt, build_session
 from agent.repl_view import last_exchange
 from agent.ui import ConsoleUI, StatusSource
 from agent.ui_status import compact_number
+from sessions import SessionError
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 DOUBLE_INTERRUPT = 2.0
@@ -127,9 +128,9 @@ class Repl:
         """``/model ref``: use ``ref`` from now on (built on demand if not in the chain)."""
         try:
             self.agent.use_model(ref)
-        except SetupError as error:
+            self.agent.session.append_model_switch(str(ref), sticky=True, reason="/model")
+        except (SetupError, SessionError) as error:
             raise ValueError(str(error)) from None
-        self.agent.session.append_model_switch(str(ref), sticky=True, reason="/model")
 
     def new_session(self) -> None:
         """``/clear``: a fresh session in the same workspace."""

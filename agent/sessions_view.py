@@ -12,8 +12,9 @@ from rich.table import Table
 from rich.text import Text
 
 from agent.config import agent_home
-from sessions import SessionStore, SessionSummary
+from sessions import SessionError, SessionStore, SessionSummary
 
+EXIT_USAGE = 2
 COLUMNS = ("id", "updated", "directory", "first prompt", "msgs", "ended")
 
 
@@ -54,12 +55,26 @@ def render_sessions(
 
 def list_sessions(cwd: Path, *, all_dirs: bool, limit: int) -> int:
     """``agent sessions``; returns the exit code."""
-    console = Console(no_color=bool(os.environ.get("NO_COLOR")), highlight=False)
-    store = SessionStore(agent_home())
-    here = cwd.resolve()
-    summaries = [s for s in store.list() if all_dirs or Path(s.cwd).resolve() == here]
+    no_color = bool(os.environ.get("NO_COLOR"))
+    console = Console(no_color=no_color, highlight=False)
+    try:
+        listed = SessionStore(agent_home()).list()
+    except SessionError as error:
+        errors = Console(stderr=True, no_color=no_color, highlight=False)
+        errors.print(f"agent: {error}", style="red", markup=False)
+        return EXIT_USAGE
+    here = _resolved(str(cwd))
+    summaries = [s for s in listed if all_dirs or _resolved(s.cwd) == here]
     render_sessions(console, summaries[:limit], cwd=cwd, all_dirs=all_dirs)
     return 0
+
+
+def _resolved(path: str) -> str:
+    """``path`` with links resolved where possible (a session's directory may be long gone)."""
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+        return path
 
 
 def _when(timestamp: float) -> str:

@@ -105,7 +105,7 @@ def _scan(path: Path, data: bytes) -> ScannedFile:
                     damaged.append(DamagedLine(number, offset, raw, record.reason))
             elif header is None:
                 if record.type != "header":
-                    raise SessionError(f"{path} is not a session file (it has no header line)")
+                    raise SessionError(_no_header(path, damaged))
                 header = record
             elif record.type != "header":
                 records.append(record)
@@ -133,7 +133,7 @@ def _no_header(path: Path, damaged: list[DamagedLine]) -> str:
             f"the header line of session file {path} is damaged ({damaged[0].reason}), "
             "so it cannot be resumed; the file was left as it is"
         )
-    return f"{path} is not a usable session file: its header line is missing"
+    return f"{path} is not a session file: it has no header line"
 
 
 def _damage_warning(damaged: list[DamagedLine], kept: int) -> str:

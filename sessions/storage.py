@@ -20,7 +20,6 @@ _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 
 # Most specific first; the first errno that matches gives the advice.
 _ADVICE: tuple[tuple[frozenset[int], str], ...] = (
-    (frozenset({errno.ELOOP}), "it is a symbolic link, which agent does not follow"),
     (frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG}), "free some disk space"),
     (frozenset({errno.EROFS}), "the file system is read-only; set AGENT_HOME to a writable place"),
     (frozenset({errno.EACCES, errno.EPERM}), "check its permissions or set AGENT_HOME elsewhere"),
@@ -35,6 +34,11 @@ _ADVICE: tuple[tuple[frozenset[int], str], ...] = (
 
 def storage_error(action: str, path: Path, error: OSError) -> SessionError:
     """One sentence saying that ``action`` failed on ``path``, why, and what to do."""
+    if error.errno == errno.ELOOP:  # O_NOFOLLOW's refusal; the kernel's own text misleads
+        return SessionError(
+            f"cannot {action} {path}: it is a symbolic link, which agent refuses to follow; "
+            "put the file itself there"
+        )
     reason = error.strerror or str(error)
     advice = next((text for codes, text in _ADVICE if error.errno in codes), "")
     return SessionError(f"cannot {action} {path}: {reason}" + (f"; {advice}" if advice else ""))

@@ -191,7 +191,7 @@ class SessionStore:
     def _paths(self) -> builtins.list[Path]:
         try:
             names = os.listdir(self.directory)
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
             return []  # nothing saved yet
         except OSError as error:
             raise storage_error("list the sessions in", self.directory, error) from None
