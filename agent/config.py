@@ -262,7 +262,8 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(
-            f"config file {path} is not UTF-8 text (byte {exc.start}); save it as UTF-8"
+            f"config file {path} is not UTF-8 text (invalid byte at offset {exc.start}); "
+            "save it as UTF-8"
         ) from None
     except RecursionError:
         raise ConfigError(f"config file {path} is nested too deeply to read") from None
