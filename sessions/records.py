@@ -194,14 +194,21 @@ class Unreadable:
 
 def parse_record(line: bytes) -> Record | Unreadable:
     """The record on one line (without its newline), or why there is none. Never raises."""
-    if len(line) > MAX_LINE_BYTES:
-        return Unreadable(f"it is longer than {MAX_LINE_BYTES} bytes")
-    if too_deep(line):
-        return Unreadable(f"it is nested more than {MAX_DEPTH} levels deep")
+    problem = _beyond_limits(line)
+    if problem is not None:
+        return Unreadable(problem)
     try:
         return RECORD_ADAPTER.validate_json(line)
     except ValidationError as error:
         return Unreadable(_first_problem(error), _newer_type(line))
+
+
+def _beyond_limits(line: bytes) -> str | None:
+    if len(line) > MAX_LINE_BYTES:
+        return f"it is longer than {MAX_LINE_BYTES} bytes"
+    if too_deep(line):
+        return f"it is nested more than {MAX_DEPTH} levels deep"
+    return None
 
 
 def _first_problem(error: ValidationError) -> str:
@@ -233,7 +240,7 @@ class Glance(BaseModel):
 
 def glance(line: bytes) -> Glance | None:
     """``type`` and ``ts`` of the record on ``line``; None if it has no usable ones."""
-    if len(line) > MAX_LINE_BYTES or too_deep(line):
+    if _beyond_limits(line) is not None:
         return None
     try:
         return Glance.model_validate_json(line)
