@@ -340,8 +340,9 @@ class Agent:
             self.session.append_turn_end(result.status.value, result.error)
         except SessionError as error:
             self._end_turn(TurnStatus.FAILED, str(error))
-            failed = TurnStatus.FAILED
-            return replace(result, status=failed, error=str(error), usage=self.loop.usage)
+            return replace(
+                result, status=TurnStatus.FAILED, error=str(error), usage=self.loop.usage
+            )
         return result
 
     async def compact(self, focus: str | None = None) -> None:

@@ -60,7 +60,7 @@ def list_sessions(cwd: Path, *, all_dirs: bool, limit: int) -> int:
     try:
         listed = SessionStore(agent_home()).list()
     except SessionError as error:
-        errors = Console(stderr=True, no_color=no_color, highlight=False)
+        errors = Console(stderr=True, no_color=no_color, highlight=False, soft_wrap=True)
         errors.print(f"agent: {error}", style="red", markup=False)
         return EXIT_USAGE
     here = _resolved(str(cwd))

@@ -160,3 +160,20 @@ def test_when_every_write_fails_mid_turn_the_json_still_prints(
     _assert_clean_failure(run, 1, "cannot save to session file", "free some disk space")
     assert run.json()["status"] == "failed"
     assert "Resume with: agent --resume" in run.stderr
+
+
+def test_listing_sessions_under_an_agent_home_that_is_a_file_is_exit_2(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (decoy_home / "not-a-dir").write_text("x")
+    run = run_agent(
+        "sessions",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+        env={"AGENT_HOME": str(decoy_home / "not-a-dir")},
+    )
+    assert run.code == 2
+    assert "Traceback" not in run.stderr
+    assert run.stderr.strip().startswith("agent: cannot list the sessions in")
+    assert "check AGENT_HOME" in run.stderr
