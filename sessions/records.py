@@ -6,7 +6,8 @@ never rewritten, so the history is complete even after compaction.
 `parse_record` is the one place a line of a session file becomes a record: whatever the line
 holds, it returns a record or says why the line is not one, and never raises. Every field is
 checked with limits (finite times, paths without NUL, 64-bit counts) and a line's size and
-nesting are bounded, so nothing read back can break the code that uses it.
+nesting are bounded (`MAX_LINE_BYTES`, `MAX_DEPTH`), so nothing read back can break the code
+that uses it.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ FORMAT_VERSION = 1
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest line read as a record; `SessionWriter` refuses to write a longer one."""
 MAX_DEPTH = 100
-"""The deepest nesting of ``[`` and ``{`` in a line, read or written. Python's ``json`` raises
-RecursionError near 1000 levels, pydantic's parser refuses more than about 200."""
+"""The deepest nesting of ``[`` and ``{`` `SessionWriter` writes. Reading needs no check of its
+own: pydantic's JSON parser refuses lines nested deeper than about 200 levels with a
+ValidationError (Python's ``json`` would raise RecursionError near 1000), so every line that
+parses is shallow enough for the code that uses it, and every line written parses."""
 MAX_TS = 1e10
 """Later than the year 2286: damage, not a time (and beyond what ``time.localtime`` takes)."""
 _INT64 = 2**63
@@ -194,21 +197,12 @@ class Unreadable:
 
 def parse_record(line: bytes) -> Record | Unreadable:
     """The record on one line (without its newline), or why there is none. Never raises."""
-    problem = _beyond_limits(line)
-    if problem is not None:
-        return Unreadable(problem)
+    if len(line) > MAX_LINE_BYTES:
+        return Unreadable(f"it is longer than {MAX_LINE_BYTES} bytes")
     try:
         return RECORD_ADAPTER.validate_json(line)
     except ValidationError as error:
         return Unreadable(_first_problem(error), _newer_type(line))
-
-
-def _beyond_limits(line: bytes) -> str | None:
-    if len(line) > MAX_LINE_BYTES:
-        return f"it is longer than {MAX_LINE_BYTES} bytes"
-    if too_deep(line):
-        return f"it is nested more than {MAX_DEPTH} levels deep"
-    return None
 
 
 def _first_problem(error: ValidationError) -> str:
@@ -240,7 +234,7 @@ class Glance(BaseModel):
 
 def glance(line: bytes) -> Glance | None:
     """``type`` and ``ts`` of the record on ``line``; None if it has no usable ones."""
-    if _beyond_limits(line) is not None:
+    if len(line) > MAX_LINE_BYTES:
         return None
     try:
         return Glance.model_validate_json(line)

@@ -19,6 +19,7 @@ from sessions.records import (
     MessageRecord,
     Unreadable,
     parse_record,
+    too_deep,
 )
 
 
@@ -34,9 +35,9 @@ HOSTILE: dict[str, bytes] = {
     "ts is far in the future": _message("x", ts=1e300),
     "ts is negative": _message("x", ts=-1),
     "nested 100k deep": b'{"ts":5,"type":"event","event":{"x":' + b"[" * 100_000,
-    "nested deep and closed": b'{"ts":5,"type":"event","event":{"x":'
-    + b"[" * (MAX_DEPTH + 5)
-    + b"]" * (MAX_DEPTH + 5)
+    "nested 300 deep and closed": b'{"ts":5,"type":"event","event":{"x":'
+    + b"[" * 300
+    + b"]" * 300
     + b"}}",
     "bad UTF-8": _message("x").replace(b'"x"', b'"\xff\xfe"'),
     "NUL and garbage": b"\x00\x01garbage\x7f",
@@ -131,10 +132,13 @@ def test_a_line_longer_than_the_limit_is_refused_before_parsing() -> None:
     assert "longer than" in result.reason
 
 
-def test_a_record_of_the_largest_allowed_depth_loads() -> None:
-    depth = MAX_DEPTH - 3  # the record, its event and the "x" key are three levels
-    line = b'{"ts":5,"type":"event","event":{"x":' + b"[" * depth + b"]" * depth + b"}}"
-    assert not isinstance(parse_record(line), Unreadable)
+def test_a_record_of_the_largest_depth_the_writer_allows_loads() -> None:
+    def event(lists: int) -> bytes:  # the record and its event are two more levels
+        return b'{"ts":5,"type":"event","event":{"x":' + b"[" * lists + b"]" * lists + b"}}"
+
+    assert too_deep(event(MAX_DEPTH - 1))
+    assert not too_deep(event(MAX_DEPTH - 2))
+    assert not isinstance(parse_record(event(MAX_DEPTH - 2)), Unreadable)
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
