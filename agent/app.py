@@ -6,7 +6,7 @@ Everything else receives its collaborators as arguments; only this module constr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -319,15 +319,15 @@ class Agent:
         return scratch
 
     def _open_session(self, options: Options) -> tuple[LoadedSession | None, SessionWriter]:
-        target = options.resume
-        if options.continue_latest:
-            target = self.store.latest_for(self.workspace)
-            if target is None:
-                raise SetupError(
-                    f"No session to continue in {self.workspace}. "
-                    "Start one with `agent`, or list them with `agent sessions --all`."
-                )
         try:
+            target = options.resume
+            if options.continue_latest:
+                target = self.store.latest_for(self.workspace)
+                if target is None:
+                    raise SetupError(
+                        f"No session to continue in {self.workspace}. "
+                        "Start one with `agent`, or list them with `agent sessions --all`."
+                    )
             if target is None:
                 chain = [str(ref) for ref in self.config.model_chain()]
                 return None, self.store.create(cwd=self.workspace, model_chain=chain)
@@ -384,15 +384,26 @@ class Agent:
         return bool(self.loop.messages) and self.loop.messages[-1].role == "user"
 
     async def run_turn(self, prompt: str | None) -> TurnResult:
-        """Run one turn; the session records how it ended."""
+        """Run one turn; the session records how it ended.
+
+        A record that cannot be saved (disk full, say) ends the turn as failed, with the
+        storage error as its one-sentence ``error``.
+        """
         note, self.changed_files_note = self.changed_files_note, None
         if note and prompt is not None:
             # Tell the model before it relies on what it read earlier.
             prompt = f"{note}\n\n{prompt}"
         elif note:
             self.loop.annotate_last_user_message(note)
-        result = await self.loop.run_turn(prompt)
-        self.session.append_turn_end(result.status.value, result.error)
+        result = TurnResult(status=TurnStatus.FAILED)
+        try:
+            result = await self.loop.run_turn(prompt)
+            self.session.append_turn_end(result.status.value, result.error)
+        except SessionError as error:
+            self._end_turn(TurnStatus.FAILED, str(error))
+            return replace(
+                result, status=TurnStatus.FAILED, error=str(error), usage=self.loop.usage
+            )
         return result
 
     async def compact(self, focus: str | None = None) -> None:
@@ -403,12 +414,19 @@ class Agent:
         self.loop.replace_history(view)
 
     def record_crash(self, message: str) -> None:
-        """Record a turn that ended in an unexpected exception."""
-        self.session.append_turn_end(TurnStatus.FAILED.value, message)
+        """Record a turn that ended in an unexpected exception (never raises)."""
+        self._end_turn(TurnStatus.FAILED, message)
 
     def interrupted(self) -> None:
         """Record an interrupted turn (the loop has already closed dangling tool calls)."""
-        self.session.append_turn_end(TurnStatus.INTERRUPTED.value, "interrupted")
+        self._end_turn(TurnStatus.INTERRUPTED, "interrupted")
+
+    def _end_turn(self, status: TurnStatus, error: str) -> None:
+        # Called while handling another failure, which must stay the one reported.
+        try:
+            self.session.append_turn_end(status.value, error)
+        except SessionError as problem:
+            log.warning("turn_end_not_saved", status=status.value, reason=str(problem))
 
     def close(self) -> None:
         """Release the session (its lock); safe to call twice."""

@@ -21,7 +21,7 @@ from agent.llm.models import ModelRef
 from agent.repl_input import CommandInfo
 from agent.repl_view import cost_table, help_table, print_picker, stats_table
 from recovery import RecoveryStats
-from sessions import SessionSummary
+from sessions import SessionError, SessionSummary
 from tools import UndoReport
 
 
@@ -188,7 +188,7 @@ class SlashCommands:
     async def _sessions(self, _: str) -> bool:
         from agent.sessions_view import render_sessions
 
-        summaries = self.host.saved_sessions()[:20]
+        summaries = self._summaries()[:20]
         render_sessions(self.host.console, summaries, cwd=self.host.workspace, all_dirs=True)
         return True
 
@@ -202,13 +202,21 @@ class SlashCommands:
             self.host.resume(target)
         return True
 
+    def _summaries(self, *, quiet: bool = False) -> list[SessionSummary]:
+        try:
+            return self.host.saved_sessions()
+        except SessionError as error:
+            if not quiet:  # completion asks while the person types: no output then
+                self._say(str(error), "red")
+            return []
+
     def _ids(self) -> list[tuple[str, str]]:
-        summaries = self.host.saved_sessions()[:PICKER_SIZE]
+        summaries = self._summaries(quiet=True)[:PICKER_SIZE]
         return [(s.id, s.first_prompt.replace("\n", " ")[:50]) for s in summaries]
 
     async def _pick(self) -> str | None:
         current = self.host.session_id
-        summaries = [s for s in self.host.saved_sessions() if s.id != current][:PICKER_SIZE]
+        summaries = [s for s in self._summaries() if s.id != current][:PICKER_SIZE]
         if not summaries:
             self._say("No other saved sessions.")
             return None

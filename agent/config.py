@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
+from urllib.parse import urlsplit
 
 import platformdirs
 import yaml
@@ -42,6 +43,23 @@ class ConfigError(Exception):
     """A configuration problem the person must fix; the message says where and how."""
 
 
+def check_base_url(url: str) -> str:
+    """``url`` if it is an http(s) URL with a host (and a valid port, if any).
+
+    Raises:
+        ValueError: it is not; the message completes a sentence naming the setting.
+    """
+    try:
+        parts = urlsplit(url)
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        usable = False
+    if not usable or any(char.isspace() or not char.isprintable() for char in url):
+        raise ValueError("must be an http(s) URL with a host, such as https://api.example.com")
+    return url
+
+
 class ProviderSettings(BaseModel):
     """One provider endpoint: a vendor API or any OpenAI-compatible server."""
 
@@ -52,6 +70,11 @@ class ProviderSettings(BaseModel):
     api_key_env: str | None = None
     api_key: str | None = Field(default=None, repr=False)
     headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, value: str | None) -> str | None:
+        return None if value is None else check_base_url(value)
 
     def resolve_api_key(self, environ: Mapping[str, str]) -> str | None:
         """The key from ``api_key``, else from the environment variable ``api_key_env``."""
@@ -239,6 +262,13 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text (invalid byte at offset {exc.start}); "
+            "save it as UTF-8"
+        ) from None
+    except RecursionError:
+        raise ConfigError(f"config file {path} is nested too deeply to read") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}") from None
     if data is None:
@@ -263,6 +293,10 @@ def _environment_layer(env: Mapping[str, str]) -> dict[str, Any]:
     providers: dict[str, Any] = {}
     for name, var in (("anthropic", "ANTHROPIC_BASE_URL"), ("openai", "OPENAI_BASE_URL")):
         if env.get(var):
+            try:
+                check_base_url(env[var])
+            except ValueError as exc:
+                raise ConfigError(f"{var}={env[var]!r} {exc}; fix it or unset it") from None
             providers[name] = {"type": name, "base_url": env[var]}
     if providers:
         layer["providers"] = providers

@@ -33,7 +33,7 @@ from agent.repl_view import last_exchange
 from agent.ui import ConsoleUI, StatusSource
 from agent.ui_status import compact_number
 from recovery import RecoveryStats
-from sessions import SessionSummary
+from sessions import SessionError, SessionSummary
 from tools import UndoReport
 
 DOUBLE_INTERRUPT = 2.0
@@ -169,9 +169,9 @@ class Repl:
         """``/model ref``: use ``ref`` from now on (built on demand if not in the chain)."""
         try:
             self.agent.use_model(ref)
-        except SetupError as error:
+            self.agent.session.append_model_switch(str(ref), sticky=True, reason="/model")
+        except (SetupError, SessionError) as error:
             raise ValueError(str(error)) from None
-        self.agent.session.append_model_switch(str(ref), sticky=True, reason="/model")
 
     def new_session(self) -> None:
         """``/clear``: a fresh session in the same workspace."""

@@ -14,7 +14,7 @@ from rich.text import Text
 from agent.config import agent_home
 from agent.exit_codes import ExitCode
 from agent.home import make_private
-from sessions import SessionStore, SessionSummary
+from sessions import SessionError, SessionStore, SessionSummary
 
 COLUMNS = ("id", "updated", "directory", "first prompt", "msgs", "ended")
 
@@ -56,14 +56,28 @@ def render_sessions(
 
 def list_sessions(cwd: Path, *, all_dirs: bool, limit: int) -> int:
     """``agent sessions``; returns the exit code."""
-    console = Console(no_color=bool(os.environ.get("NO_COLOR")), highlight=False)
-    home = agent_home()
-    make_private(home)
-    store = SessionStore(home)
-    here = cwd.resolve()
-    summaries = [s for s in store.list() if all_dirs or Path(s.cwd).resolve() == here]
+    no_color = bool(os.environ.get("NO_COLOR"))
+    console = Console(no_color=no_color, highlight=False)
+    try:
+        home = agent_home()
+        make_private(home)
+        listed = SessionStore(home).list()
+    except SessionError as error:
+        errors = Console(stderr=True, no_color=no_color, highlight=False, soft_wrap=True)
+        errors.print(f"agent: {error}", style="red", markup=False)
+        return ExitCode.USAGE
+    here = _resolved(str(cwd))
+    summaries = [s for s in listed if all_dirs or _resolved(s.cwd) == here]
     render_sessions(console, summaries[:limit], cwd=cwd, all_dirs=all_dirs)
     return ExitCode.OK
+
+
+def _resolved(path: str) -> str:
+    """``path`` with links resolved where possible (a session's directory may be long gone)."""
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+        return path
 
 
 def _when(timestamp: float) -> str:

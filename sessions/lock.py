@@ -3,16 +3,19 @@
 The kernel drops a ``flock`` when its holder exits, however it exits (``kill -9`` included),
 so a crash can never leave a session stuck. The lock file itself stays behind; that is
 harmless (holding the lock, not the file's existence, is what counts). Locks are advisory and
-local: two machines sharing the sessions directory over NFS are not protected.
+local: two machines sharing the sessions directory over NFS are not protected. A lock file that
+is a symbolic link or not a regular file is refused with a clear `SessionError`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from pathlib import Path
 
 from sessions.errors import SessionLocked
+from sessions.storage import open_file, storage_error
 
 
 class SessionLock:
@@ -28,8 +31,9 @@ class SessionLock:
 
         Raises:
             SessionLocked: another process holds it; the message names that process.
+            SessionError: the lock file cannot be opened (a link, a directory, no permission).
         """
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = open_file(path, os.O_RDWR | os.O_CREAT, f"lock session {session_id} with")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -39,11 +43,15 @@ class SessionLock:
                 f"session {session_id} is open in another agent process{holder}. "
                 "Finish or quit it there, or start a new session."
             ) from None
+        except OSError as error:
+            os.close(fd)
+            raise storage_error(f"lock session {session_id} with", path, error) from None
         except BaseException:
             os.close(fd)
             raise
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        with contextlib.suppress(OSError):  # only shown to a second process; a full disk is fine
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         return cls(fd, path)
 
     @property

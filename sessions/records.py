@@ -2,18 +2,44 @@
 
 Every record carries ``ts`` (seconds since the epoch). The file is append-only; a record is
 never rewritten, so the history is complete even after compaction.
+
+`parse_record` is the one place a line of a session file becomes a record: whatever the line
+holds, it returns a record or says why the line is not one, and never raises. Every field is
+checked with limits (finite times, paths without NUL, 64-bit counts) and a line's size and
+nesting are bounded (`MAX_LINE_BYTES`, `MAX_DEPTH`), so nothing read back can break the code
+that uses it.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from agent.llm.messages import Message, Usage
+from sessions.ids import ALPHABET, ID_LENGTH
 
 FORMAT_VERSION = 1
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""The longest line read as a record; `SessionWriter` refuses to write a longer one."""
+MAX_DEPTH = 100
+"""The deepest nesting of ``[`` and ``{`` `SessionWriter` writes. Reading needs no check of its
+own: pydantic's JSON parser refuses lines nested deeper than about 200 levels with a
+ValidationError (Python's ``json`` would raise RecursionError near 1000), so every line that
+parses is shallow enough for the code that uses it, and every line written parses."""
+MAX_TS = 1e10
+"""Later than the year 2286: damage, not a time (and beyond what ``time.localtime`` takes)."""
+_INT64 = 2**63
+
 TurnStatus = Literal["done", "failed", "interrupted", "max_steps"]
+Timestamp = Annotated[float, Field(ge=0, le=MAX_TS, allow_inf_nan=False)]
+PathText = Annotated[str, Field(min_length=1, max_length=4096, pattern=r"^[^\x00]*$")]
+"""A path as the OS takes it: ``os.stat`` raises ValueError on a NUL byte."""
+Int64 = Annotated[int, Field(ge=-_INT64, lt=_INT64)]
+Count = Annotated[int, Field(ge=0, lt=_INT64)]
 
 
 class RecordBase(BaseModel):
@@ -21,7 +47,7 @@ class RecordBase(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
-    ts: float
+    ts: Timestamp
 
 
 class Header(RecordBase):
@@ -29,8 +55,8 @@ class Header(RecordBase):
 
     type: Literal["header"] = "header"
     format: int = FORMAT_VERSION
-    id: str
-    cwd: str
+    id: str = Field(pattern=f"^[{ALPHABET}]{{{ID_LENGTH}}}$")
+    cwd: PathText
     model_chain: list[str]
 
 
@@ -74,17 +100,24 @@ class UsageRecord(RecordBase):
     usage: Usage
     model: str = ""
 
+    @field_validator("usage")
+    @classmethod
+    def _bounded(cls, usage: Usage) -> Usage:
+        if any(not 0 <= count < _INT64 for count in usage.model_dump().values()):
+            raise ValueError("token counts must be between 0 and 2**63")
+        return usage
+
 
 class CheckpointRecord(RecordBase):
     """What a file looked like before the session wrote it, for ``/undo``."""
 
     type: Literal["checkpoint"] = "checkpoint"
-    path: str
+    path: PathText
     existed_before: bool
     content_hash: str | None = None
     """sha256 hex digest of the content before the write; None if the file did not exist."""
-    turn: int
-    backup: str | None = None
+    turn: Count
+    backup: PathText | None = None
     """Where the previous content was saved, if it was."""
 
 
@@ -92,10 +125,10 @@ class FileStateRecord(RecordBase):
     """A file as the session last saw it (after a tool read or wrote it)."""
 
     type: Literal["file_state"] = "file_state"
-    path: str
+    path: PathText
     exists: bool
-    size: int | None = None
-    mtime_ns: int | None = None
+    size: Count | None = None
+    mtime_ns: Int64 | None = None
     sha256: str | None = None
     """None when the file was too large to hash; then size and mtime decide."""
 
@@ -135,3 +168,75 @@ RECORD_TYPES: frozenset[str] = frozenset(
         TurnEndRecord,
     )
 )
+
+# A JSON string, escapes included (the unrolled form: no backtracking on long strings).
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def too_deep(line: bytes) -> bool:
+    """Whether ``line`` nests ``[`` and ``{`` more than `MAX_DEPTH` levels (outside strings)."""
+    if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
+        return False  # the common case, at the speed of bytes.count
+    depth = 0
+    for match in _BRACKET.finditer(_STRING.sub(b"", line)):
+        depth += 1 if match[0] in (b"[", b"{") else -1
+        if depth > MAX_DEPTH:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Why a line of a session file is not a record this version can use."""
+
+    reason: str
+    newer_type: str | None = None
+    """The ``type`` of a well-formed record this version does not know (a newer writer's)."""
+
+
+def parse_record(line: bytes) -> Record | Unreadable:
+    """The record on one line (without its newline), or why there is none. Never raises."""
+    if len(line) > MAX_LINE_BYTES:
+        return Unreadable(f"it is longer than {MAX_LINE_BYTES} bytes")
+    try:
+        return RECORD_ADAPTER.validate_json(line)
+    except ValidationError as error:
+        return Unreadable(_first_problem(error), _newer_type(line))
+
+
+def _first_problem(error: ValidationError) -> str:
+    problem = error.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(part) for part in problem["loc"])
+    text = f"{where}: {problem['msg']}" if where else problem["msg"]
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
+def _newer_type(line: bytes) -> str | None:
+    try:
+        value = pydantic_core.from_json(line)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        return None
+    kind: str = value["type"]
+    return None if kind in RECORD_TYPES else kind
+
+
+class Glance(BaseModel):
+    """The two fields every record has, checked without validating the rest (for listing)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    type: str
+    ts: Timestamp
+
+
+def glance(line: bytes) -> Glance | None:
+    """``type`` and ``ts`` of the record on ``line``; None if it has no usable ones."""
+    if len(line) > MAX_LINE_BYTES:
+        return None
+    try:
+        return Glance.model_validate_json(line)
+    except ValidationError:
+        return None

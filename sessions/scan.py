@@ -1,44 +1,72 @@
-"""Reading a session file back: the longest valid prefix of records, and what was wrong."""
+"""Reading a session file back: every valid record, and which lines were damaged.
+
+A damaged line anywhere (garbage, a record that fails validation, bad UTF-8) is skipped and
+reported; the records before and after it are all kept. Only an unfinished last line (the
+agent stopped while writing it) is dropped as torn.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import gc
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from sessions.errors import SessionError
-from sessions.records import FORMAT_VERSION, RECORD_ADAPTER, RECORD_TYPES, Header, Record
+from sessions.records import FORMAT_VERSION, Header, Record, Unreadable, parse_record
+from sessions.storage import read_file
+
+_LISTED_LINES = 5
+
+
+@dataclass(frozen=True)
+class DamagedLine:
+    """A complete line of a session file that holds no usable record."""
+
+    number: int
+    offset: int
+    """Where the line starts in the file."""
+    content: bytes
+    """The line as stored, without its newline."""
+    reason: str
 
 
 @dataclass
 class ScannedFile:
-    """The records of a session file up to the first damage, and where that prefix ends."""
+    """The records of a session file, and what in it was damaged."""
 
     header: Header
     records: list[Record]
     """Every record after the header, in file order."""
-    valid_size: int
-    """Bytes of the file that hold the header and ``records`` (each with its newline)."""
-    damaged: bool = False
-    """Whether anything after ``valid_size`` was dropped (a torn or corrupt line)."""
+    end: int
+    """Bytes of the file up to and including its last newline (after it: a torn line, if any)."""
+    damaged_lines: list[DamagedLine] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    size: int = 0
+    """Bytes of the whole file."""
+
+    @property
+    def damaged(self) -> bool:
+        """Whether the file needs mending: damaged lines to set aside or a torn tail to cut."""
+        return bool(self.damaged_lines) or self.size > self.end
 
 
 def scan_file(path: Path) -> ScannedFile:
-    """Read ``path``, keeping the longest valid prefix of records.
+    """Read and scan the session file at ``path`` (refused if it is a symbolic link).
 
     Raises:
         SessionError: the file cannot be read, or its header is missing or from a newer version.
     """
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SessionError(f"cannot read session file {path}: {exc.strerror}") from exc
+    return scan_bytes(path, read_file(path))
+
+
+def scan_bytes(path: Path, data: bytes) -> ScannedFile:
+    """Scan ``data``, the content of the session file at ``path``.
+
+    Raises:
+        SessionError: the header is missing or from a newer version.
+    """
     with _gc_paused():
         return _scan(path, data)
 
@@ -62,71 +90,57 @@ def _scan(path: Path, data: bytes) -> ScannedFile:
     tail = lines.pop()
     header: Header | None = None
     records: list[Record] = []
+    damaged: list[DamagedLine] = []
     warnings: list[str] = []
     offset = 0
     for number, raw in enumerate(lines, start=1):
         if raw.strip():
-            try:
-                record = RECORD_ADAPTER.validate_json(raw)
-            except ValidationError:
-                kind = _unknown_type(raw)
-                if kind is None:
-                    later = len(lines) - number + (1 if tail.strip() else 0)
-                    warnings.append(_damage_warning(number, later, len(records)))
-                    return _finish(path, header, records, offset, warnings, damaged=True)
-                warnings.append(f"skipped line {number}: unknown record type {kind!r}")
-            else:
-                if header is None and not isinstance(record, Header):
-                    raise SessionError(f"{path} is not a session file (it has no header line)")
-                if header is None:
-                    assert isinstance(record, Header)
-                    header = record
-                elif not isinstance(record, Header):
-                    records.append(record)
+            record = parse_record(raw)
+            if isinstance(record, Unreadable):
+                if record.newer_type is not None:
+                    warnings.append(
+                        f"skipped line {number}: unknown record type {record.newer_type!r}"
+                    )
+                else:
+                    damaged.append(DamagedLine(number, offset, raw, record.reason))
+            elif header is None:
+                if record.type != "header":
+                    raise SessionError(_no_header(path, damaged))
+                header = record
+            elif record.type != "header":
+                records.append(record)
         offset += len(raw) + 1
-    if tail.strip():
-        warnings.append(
-            "dropped an incomplete last line (the agent stopped while writing it); "
-            "everything before it was kept"
-        )
-    return _finish(path, header, records, offset, warnings, damaged=bool(tail))
-
-
-def _unknown_type(raw: bytes) -> str | None:
-    """The ``type`` of a well-formed record this version does not know (a newer writer's)."""
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return None
-    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
-        return None
-    kind: str = value["type"]
-    return None if kind in RECORD_TYPES else kind
-
-
-def _damage_warning(number: int, later: int, kept: int) -> str:
-    if later == 0:
-        return f"dropped a damaged last line ({number}); everything before it was kept"
-    return (
-        f"line {number} of the session file is damaged: kept the {kept} records before it, "
-        f"ignored it and the {later} lines after it"
-    )
-
-
-def _finish(
-    path: Path,
-    header: Header | None,
-    records: list[Record],
-    offset: int,
-    warnings: list[str],
-    *,
-    damaged: bool,
-) -> ScannedFile:
     if header is None:
-        raise SessionError(f"{path} is not a usable session file: its header line is missing")
+        raise SessionError(_no_header(path, damaged))
     if header.format > FORMAT_VERSION:
         raise SessionError(
             f"session {header.id} was saved by a newer version of agent "
             f"(format {header.format}); upgrade agent to resume it"
         )
-    return ScannedFile(header, records, offset, damaged, warnings)
+    if damaged:
+        warnings.append(_damage_warning(damaged, len(records)))
+    if tail.strip():
+        warnings.append(
+            "dropped an incomplete last line (the agent stopped while writing it); "
+            "everything before it was kept"
+        )
+    return ScannedFile(header, records, offset, damaged, warnings, size=len(data))
+
+
+def _no_header(path: Path, damaged: list[DamagedLine]) -> str:
+    if damaged and damaged[0].number == 1:
+        return (
+            f"the header line of session file {path} is damaged ({damaged[0].reason}), "
+            "so it cannot be resumed; the file was left as it is"
+        )
+    return f"{path} is not a session file: it has no header line"
+
+
+def _damage_warning(damaged: list[DamagedLine], kept: int) -> str:
+    numbers = ", ".join(str(line.number) for line in damaged[:_LISTED_LINES])
+    more = ", …" if len(damaged) > _LISTED_LINES else ""
+    lines = "line" if len(damaged) == 1 else "lines"
+    return (
+        f"skipped {len(damaged)} damaged {lines} of the session file ({numbers}{more}: "
+        f"{damaged[0].reason}); all {kept} valid records were loaded"
+    )

@@ -4,31 +4,33 @@ Layout: ``<id>.jsonl`` (0600; a header line, then one record per line) and ``<id
 Concurrency: a session has at most one writer. `SessionStore.open` takes an exclusive
 ``flock`` on ``<id>.lock`` and a second process is refused with `SessionLocked`; the kernel
 releases the lock when the holder dies, even by ``kill -9``, so a crash never leaves a session
-stuck. Reading (`load`, `list`) takes no lock.
+stuck. Reading (`load`, `list`) takes no lock. Files are never followed through symbolic links,
+and every storage failure is a `SessionError` with a one-sentence message.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sessions.errors import AmbiguousSession, SessionNotFound
+from sessions.errors import AmbiguousSession, SessionError, SessionNotFound
 from sessions.files import DEFAULT_HASH_LIMIT
 from sessions.ids import is_session_id, new_session_id, normalize_prefix
 from sessions.loaded import LoadedSession, build_session
 from sessions.lock import SessionLock
+from sessions.mend import mend
 from sessions.records import Header
 from sessions.redact import Redactor
-from sessions.scan import ScannedFile, scan_file
+from sessions.scan import scan_bytes, scan_file
+from sessions.storage import fsync_directory, open_file, read_file, storage_error
 from sessions.summary import SessionSummary, summarize
 from sessions.writer import SessionWriter
 
 SUFFIX = ".jsonl"
-_FILE_MODE = 0o600
 _DIR_MODE = 0o700
 
 
@@ -59,24 +61,32 @@ class SessionStore:
         self._hash_limit = hash_limit
 
     def create(self, *, cwd: Path, model_chain: list[str]) -> SessionWriter:
-        """Start a new session in ``cwd`` and return its (locked) writer."""
+        """Start a new session in ``cwd`` and return its (locked) writer.
+
+        Raises:
+            SessionError: the session cannot be stored (the message says why and what to do).
+        """
         self._ensure_directory()
         now = self._clock()
         session_id = new_session_id(now)
         path = self._path(session_id)
         lock = SessionLock.acquire(self._lock_path(session_id), session_id)
         try:
-            fd = os.open(
-                path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, _FILE_MODE
-            )
-            os.fchmod(fd, _FILE_MODE)  # the umask may only narrow the mode; make it exact
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND
+            fd = open_file(path, flags, "create session file")
         except BaseException:
             lock.release()
             raise
         writer = self._writer(session_id, path, fd, lock, cwd)
         header = Header(ts=now, id=session_id, cwd=str(cwd), model_chain=list(model_chain))
-        writer.append_record(header)
-        _fsync_directory(self.directory)
+        try:
+            writer.append_record(header)
+            fsync_directory(self.directory)
+        except SessionError:
+            writer.close()
+            with contextlib.suppress(OSError):  # a file without its header is no session
+                path.unlink()
+            raise
         return writer
 
     def resolve(self, prefix: str) -> str:
@@ -101,7 +111,10 @@ class SessionStore:
         return matches[0]
 
     def load(self, prefix: str) -> LoadedSession:
-        """Read a session without locking it (to show it, or to list its last exchange)."""
+        """Read a session without locking it (to show it, or to list its last exchange).
+
+        Damaged lines are skipped (and reported in ``warnings``); the file is not changed.
+        """
         session_id = self.resolve(prefix)
         path = self._path(session_id)
         return build_session(scan_file(path), path, self._hash_limit)
@@ -109,21 +122,24 @@ class SessionStore:
     def open(self, prefix: str) -> tuple[LoadedSession, SessionWriter]:
         """Lock a session, load it, and return a writer that appends to the same file.
 
-        Damage found while loading is cut off first (a corrupt middle is kept in a
-        ``.damaged-<time>`` copy), so later appends are never hidden behind it; a tool call
-        that never got a result is saved with its synthetic result.
+        The file is mended first: damaged lines move to a ``.damaged-<time>`` side file and a
+        torn last line is cut, every valid record stays. A tool call that never got a result
+        is saved with its synthetic result.
 
         Raises:
             SessionLocked: another process has the session open.
+            SessionError: it cannot be read or written (the message says why).
         """
         session_id = self.resolve(prefix)
         path = self._path(session_id)
         lock = SessionLock.acquire(self._lock_path(session_id), session_id)
         try:
-            scanned = scan_file(path)
+            data = read_file(path)
+            scanned = scan_bytes(path, data)
             if scanned.damaged:
-                self._cut_damage(path, scanned)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+                mend(path, data, scanned, self._clock())
+            del data
+            fd = open_file(path, os.O_WRONLY | os.O_APPEND, "open session file for writing")
         except BaseException:
             lock.release()
             raise
@@ -163,33 +179,26 @@ class SessionStore:
             hash_limit=self._hash_limit,
         )
 
-    def _cut_damage(self, path: Path, scanned: ScannedFile) -> None:
-        size = path.stat().st_size
-        if size - scanned.valid_size > 0 and _has_complete_line_after(path, scanned.valid_size):
-            keep = path.with_name(f"{path.name}.damaged-{int(self._clock())}")
-            shutil.copyfile(path, keep)
-            os.chmod(keep, _FILE_MODE)
-            scanned.warnings.append(f"the damaged file was copied to {keep}")
-        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-        try:
-            os.ftruncate(fd, scanned.valid_size)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
     def _ensure_directory(self) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True, mode=_DIR_MODE)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=_DIR_MODE)
+        except OSError as error:
+            raise storage_error("create the sessions directory", self.directory, error) from None
 
     def _ids(self) -> builtins.list[str]:
         return sorted(path.name.removesuffix(SUFFIX) for path in self._paths())
 
     def _paths(self) -> builtins.list[Path]:
-        if not self.directory.is_dir():
-            return []
+        try:
+            names = os.listdir(self.directory)
+        except FileNotFoundError:
+            return []  # nothing saved yet
+        except OSError as error:
+            raise storage_error("list the sessions in", self.directory, error) from None
         return [
-            path
-            for path in self.directory.iterdir()
-            if path.name.endswith(SUFFIX) and is_session_id(path.name.removesuffix(SUFFIX))
+            self.directory / name
+            for name in names
+            if name.endswith(SUFFIX) and is_session_id(name.removesuffix(SUFFIX))
         ]
 
     def _path(self, session_id: str) -> Path:
@@ -197,18 +206,3 @@ class SessionStore:
 
     def _lock_path(self, session_id: str) -> Path:
         return self.directory / f"{session_id}.lock"
-
-
-def _has_complete_line_after(path: Path, offset: int) -> bool:
-    with path.open("rb") as handle:
-        handle.seek(offset)
-        return b"\n" in handle.read()
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make the new file's directory entry durable, not only its contents."""
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

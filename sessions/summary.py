@@ -1,11 +1,27 @@
-"""One line per saved session for ``agent sessions``: a quick read, no repair, no validation."""
+"""One line per saved session for ``agent sessions``: a quick read, no repair.
+
+Only each line's ``type`` and ``ts`` are validated, plus the header, the turn endings and the
+first prompt in full: listing reads every line of every session.
+"""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
+
+from agent.llm.messages import TextBlock
+from sessions.errors import SessionError
+from sessions.records import (
+    Header,
+    MessageRecord,
+    Record,
+    TurnEndRecord,
+    Unreadable,
+    glance,
+    parse_record,
+)
+from sessions.storage import read_file
 
 Ending = Literal["done", "failed", "interrupted", "max_steps", "incomplete", "new"]
 FIRST_PROMPT_LENGTH = 80
@@ -31,44 +47,46 @@ class SessionSummary:
 
 
 def summarize(path: Path) -> SessionSummary | None:
-    """The summary of the session file at ``path``; None if it has no readable header."""
+    """The summary of the session file at ``path``; None if it has no readable header.
+
+    Never raises: damaged lines are skipped, as loading skips them.
+    """
     try:
-        data = path.read_bytes()
-    except OSError:
+        data = read_file(path)
+    except SessionError:
         return None
-    header: dict[str, Any] | None = None
+    header: Header | None = None
     updated = 0.0
     count = 0
     first_prompt = ""
     ended: Ending = "new"
     error: str | None = None
     for raw in data.split(b"\n"):
-        record = _parse(raw)
-        if record is None:
-            if raw.strip():
-                break
+        seen = glance(raw) if raw.strip() else None
+        if seen is None:
             continue
         if header is None:
-            if record.get("type") != "header":
+            record = parse_record(raw)
+            if not isinstance(record, Header):
                 return None
             header = record
-        updated = max(updated, float(record.get("ts", 0.0)))
-        kind = record.get("type")
-        if kind == "message":
+        updated = max(updated, seen.ts)
+        if seen.type == "message":
             count += 1
             ended, error = "incomplete", None
             if not first_prompt:
-                first_prompt = _prompt_text(record.get("message", {}))
-        elif kind == "turn_end":
-            ended = record.get("status", "incomplete")
-            error = record.get("error")
+                first_prompt = _prompt_text(parse_record(raw))
+        elif seen.type == "turn_end":
+            record = parse_record(raw)
+            if isinstance(record, TurnEndRecord):
+                ended, error = record.status, record.error
     if header is None:
         return None
     return SessionSummary(
-        id=str(header.get("id", "")),
+        id=header.id,
         path=path,
-        cwd=str(header.get("cwd", "")),
-        created=float(header.get("ts", 0.0)),
+        cwd=header.cwd,
+        created=header.ts,
         updated=updated,
         first_prompt=first_prompt,
         message_count=count,
@@ -77,21 +95,9 @@ def summarize(path: Path) -> SessionSummary | None:
     )
 
 
-def _parse(raw: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _prompt_text(message: dict[str, Any]) -> str:
-    if message.get("role") != "user":
+def _prompt_text(record: Record | Unreadable) -> str:
+    if not isinstance(record, MessageRecord) or record.message.role != "user":
         return ""
-    texts = [
-        block.get("text", "")
-        for block in message.get("content", [])
-        if isinstance(block, dict) and block.get("type") == "text"
-    ]
+    texts = [block.text for block in record.message.content if isinstance(block, TextBlock)]
     text = " ".join(" ".join(texts).split())
     return text if len(text) <= FIRST_PROMPT_LENGTH else text[: FIRST_PROMPT_LENGTH - 1] + "…"

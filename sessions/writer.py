@@ -16,6 +16,8 @@ from sessions.errors import SessionError
 from sessions.files import DEFAULT_HASH_LIMIT, snapshot, tool_path
 from sessions.lock import SessionLock
 from sessions.records import (
+    MAX_DEPTH,
+    MAX_LINE_BYTES,
     CheckpointRecord,
     CompactionRecord,
     EventRecord,
@@ -25,8 +27,10 @@ from sessions.records import (
     TurnEndRecord,
     TurnStatus,
     UsageRecord,
+    too_deep,
 )
 from sessions.redact import Redactor
+from sessions.storage import storage_error, write_all
 
 TURN_STATUSES: tuple[str, ...] = get_args(TurnStatus)
 
@@ -155,8 +159,18 @@ class SessionWriter:
         self.close()
 
     def append_record(self, record: RecordBase) -> None:
-        """Save any record (the typed ``append_*`` methods are the usual way)."""
+        """Save any record (the typed ``append_*`` methods are the usual way).
+
+        Raises:
+            SessionError: it cannot be written, or it is too large or too deeply nested to be
+                read back (`parse_record` would reject it).
+        """
         line = record.model_dump_json()
+        if len(line) > MAX_LINE_BYTES or too_deep(line.encode()):
+            raise SessionError(
+                f"cannot save a {getattr(record, 'type', 'record')} record to session {self.id}: "
+                f"it is larger than {MAX_LINE_BYTES} bytes or nested more than {MAX_DEPTH} levels"
+            )
         if self._redactor.contains_secret(line):
             line = json.dumps(
                 self._redactor.value(json.loads(line)), ensure_ascii=False, separators=(",", ":")
@@ -168,17 +182,12 @@ class SessionWriter:
             if self._fd is None:
                 raise SessionError(f"session {self.id} is closed; open it again to continue")
             try:
-                view = memoryview(payload)
-                while view:
-                    view = view[os.write(self._fd, view) :]
+                write_all(self._fd, payload)
                 if self._fsync:
                     os.fsync(self._fd)
             except OSError as exc:
                 self._undo_partial_write()
-                raise SessionError(
-                    f"could not save to session file {self.path}: {exc.strerror}. "
-                    "Free disk space or check permissions, then resume the session."
-                ) from exc
+                raise storage_error("save to session file", self.path, exc) from exc
             self._size += len(payload)
 
     def _undo_partial_write(self) -> None:

@@ -81,3 +81,45 @@ def test_limits_prefer_configured_values_over_known_ones() -> None:
     limits = config.limits(ModelRef.parse("anthropic:claude-sonnet-4-5"))
     assert limits.max_output_tokens == 1000
     assert limits.context_window == 200_000
+
+
+def test_a_config_file_that_is_not_utf8_is_a_clear_error(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"model: anthropic:x\n# caf\xe9\n")
+    with pytest.raises(
+        ConfigError, match=r"not UTF-8 text \(invalid byte at offset 24\); save it as UTF-8"
+    ):
+        load_config(cwd=tmp_path, explicit=config, environ={})
+
+
+def test_a_config_file_nested_absurdly_deep_is_a_clear_error(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("model: " + "[" * 100_000)
+    with pytest.raises(ConfigError, match=r"nested too deeply|not valid YAML"):
+        load_config(cwd=tmp_path, explicit=config, environ={})
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "::::not a url",
+        "api.example.com",
+        "ftp://x.example",
+        "http://",
+        "http://h:port",
+        "http://a b",
+    ],
+)
+def test_a_base_url_that_is_not_an_http_url_is_refused_at_load(tmp_path: Path, url: str) -> None:
+    with pytest.raises(ConfigError, match=r"ANTHROPIC_BASE_URL=.* must be an http"):
+        load_config(cwd=tmp_path, environ={"ANTHROPIC_BASE_URL": url})
+    config = tmp_path / "agent.yaml"
+    config.write_text(yaml.safe_dump({"providers": {"mine": {"type": "openai", "base_url": url}}}))
+    with pytest.raises(ConfigError, match=r"providers.mine.base_url: .*must be an http"):
+        load_config(cwd=tmp_path, environ={})
+
+
+def test_a_good_base_url_with_a_port_and_path_is_kept(tmp_path: Path) -> None:
+    url = "http://127.0.0.1:8080/v1"
+    config, _ = load_config(cwd=tmp_path, environ={"OPENAI_BASE_URL": url})
+    assert config.provider("openai").base_url == url

@@ -226,3 +226,32 @@ def test_a_bracketed_paste_keeps_its_newlines(spawn: Spawn, fake_llm: FakeLlmSer
 
     assert user_texts(fake_llm.requests[0]) == ["def f():\n    return 1"]
     term.exit()
+
+
+def test_sessions_and_resume_survive_hostile_session_files(
+    spawn: Spawn, fake_llm: FakeLlmServer, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("Blue whale."))
+    first = spawn()
+    first.prompt()
+    turn(first, "largest animal?", "Blue whale.")
+    first.exit()
+    (path,) = (decoy_home / ".agent" / "sessions").glob("*.jsonl")
+    lines = path.read_bytes().split(b"\n")
+    lines[2:2] = [b"[" * 100_000, b'{"ts":"yesterday","type":"message"}', b"\xff\x00"]
+    path.write_bytes(b"\n".join(lines))
+    session_id = path.name.removesuffix(".jsonl")
+
+    second = spawn()
+    second.prompt()
+    listed = second.command("/sessions")
+    second.send_line(f"/resume {session_id}")
+    resumed = clean(second.expect("skipped 3 damaged lines"))
+    second.prompt()
+    fake_llm.script(Reply.text("Still here."))
+    turn(second, "and the smallest?", "Still here.")
+
+    assert session_id in listed
+    assert "Traceback" not in listed + resumed
+    assert "largest animal?" in user_texts(fake_llm.requests[-1])[0]
+    second.exit()

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -77,8 +80,13 @@ def run_agent(
     home: Path,
     env: dict[str, str] | None = None,
     timeout: float = 60,
+    file_size_limit: int | None = None,
 ) -> AgentRun:
-    """Run ``agent ARGS`` to completion in ``workspace``."""
+    """Run ``agent ARGS`` to completion in ``workspace``.
+
+    ``file_size_limit`` caps every file the agent writes at that many bytes (``RLIMIT_FSIZE``):
+    a write beyond it fails with EFBIG, as a full disk fails with ENOSPC, even for root.
+    """
     proc = subprocess.run(
         agent_command(*args),
         cwd=workspace,
@@ -87,5 +95,14 @@ def run_agent(
         text=True,
         timeout=timeout,
         stdin=subprocess.DEVNULL,
+        preexec_fn=None if file_size_limit is None else _limit_file_size(file_size_limit),
     )
     return AgentRun(proc.returncode, proc.stdout, proc.stderr)
+
+
+def _limit_file_size(limit: int) -> Callable[[], None]:
+    def apply() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # fail the write instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply

@@ -1,4 +1,4 @@
-"""Loading damaged files: the longest valid prefix, a clear warning, never a crash."""
+"""Loading damaged files: every valid record, damaged lines set aside, never a crash."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_appends_after_a_torn_line_are_not_lost(store: SessionStore, tmp_path: P
     assert loaded.warnings == []
 
 
-def test_mid_file_corruption_keeps_the_longest_valid_prefix(
+def test_a_damaged_middle_line_is_skipped_and_every_other_record_loads(
     store: SessionStore, tmp_path: Path
 ) -> None:
     session_id, path = _session(store, tmp_path, 5)
@@ -55,32 +55,42 @@ def test_mid_file_corruption_keeps_the_longest_valid_prefix(
 
     loaded = store.load(session_id)
 
-    assert len(loaded.messages) == 3
-    assert loaded.warnings == [
-        "line 5 of the session file is damaged: kept the 3 records before it, "
-        "ignored it and the 6 lines after it"
-    ]
+    assert len(loaded.messages) == 9
+    assert Message.assistant("answer 1") not in loaded.messages
+    assert Message.user("prompt 4") in loaded.messages
+    assert len(loaded.warnings) == 1
+    assert loaded.warnings[0].startswith("skipped 1 damaged line of the session file (5: ")
+    assert loaded.warnings[0].endswith("all 9 valid records were loaded")
+    assert path.read_bytes() == b"\n".join(lines)  # loading never changes the file
 
 
-def test_opening_a_damaged_file_keeps_a_copy_and_later_appends_load(
+def test_opening_a_damaged_file_sets_the_bad_lines_aside_and_keeps_the_rest(
     store: SessionStore, tmp_path: Path
 ) -> None:
     session_id, path = _session(store, tmp_path, 3)
-    original = path.read_bytes()
-    lines = original.split(b"\n")
+    lines = path.read_bytes().split(b"\n")
     lines[2] = b"{not json"
+    lines[5] = b"\xff\xfe not utf-8"
     path.write_bytes(b"\n".join(lines))
 
     loaded, writer = store.open(session_id)
     with writer:
         writer.append_message(Message.user("continue"))
 
-    assert any("copied to" in warning for warning in loaded.warnings)
+    assert any("moved to" in warning for warning in loaded.warnings)
     copies = list(path.parent.glob(f"{session_id}.jsonl.damaged-*"))
     assert len(copies) == 1
-    assert copies[0].read_bytes() == b"\n".join(lines)
+    assert copies[0].read_bytes() == b"{not json\n\xff\xfe not utf-8\n"
+    assert copies[0].stat().st_mode & 0o777 == 0o600
+    assert path.stat().st_mode & 0o777 == 0o600
     reloaded = store.load(session_id)
-    assert reloaded.messages == [Message.user("prompt 0"), Message.user("continue")]
+    assert reloaded.messages == [
+        Message.user("prompt 0"),
+        Message.user("prompt 1"),
+        Message.assistant("answer 1"),
+        Message.assistant("answer 2"),
+        Message.user("continue"),
+    ]
     assert reloaded.warnings == []
 
 
