@@ -37,7 +37,8 @@ def repair_history(messages: list[Message]) -> tuple[list[Message], list[str]]:
         for message in history
         if message.role == "assistant" or not is_empty(message)
     ]
-    history = merge_consecutive(_drop_orphan_results(merge_consecutive(history), notes))
+    history = _drop_repeated_calls(merge_consecutive(history), notes)
+    history = merge_consecutive(_drop_orphan_results(history, notes))
     answered = answer_dangling_calls(history, CRASH_REASON)
     had = {result.tool_use_id for message in history for result in message.tool_results}
     notes += [
@@ -55,6 +56,27 @@ def repair_history(messages: list[Message]) -> tuple[list[Message], list[str]]:
 def history_problems(messages: list[Message]) -> list[str]:
     """Every rule of either provider that ``messages`` breaks; empty when it can be sent."""
     return conversation_problems(messages)
+
+
+def _drop_repeated_calls(messages: list[Message], notes: list[str]) -> list[Message]:
+    """Keep only the first tool call with each id (a duplicated record, or an older session
+    whose model reused an id); the repeats' results are then orphans and go too."""
+    seen: set[str] = set()
+    result: list[Message] = []
+    for message in messages:
+        if message.role == "assistant" and message.tool_uses:
+            kept: list[Block] = []
+            for block in message.content:
+                if isinstance(block, ToolUseBlock):
+                    if block.id in seen:
+                        notes.append(f"dropped a repeated tool call {block.name} ({block.id})")
+                        continue
+                    seen.add(block.id)
+                kept.append(block)
+            if len(kept) != len(message.content):
+                message = non_empty_reply(message.model_copy(update={"content": kept}))
+        result.append(message)
+    return result
 
 
 def _drop_orphan_results(messages: list[Message], notes: list[str]) -> list[Message]:

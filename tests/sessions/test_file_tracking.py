@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent.llm import Message, ToolResultBlock, ToolUseBlock
 from sessions import SessionStore
-from sessions.files import content_hash, snapshot
+from sessions.files import content_hash, snapshot, tool_path
 
 
 def _file_states(store: SessionStore, cwd: Path, paths: list[str]) -> list[dict[str, object]]:
@@ -65,4 +65,4 @@ def test_hashing_refuses_devices_and_fifos(tmp_path: Path) -> None:
     assert content_hash(tmp_path / "pipe") is None
     assert content_hash(Path("/dev/zero")) is None  # only stat and open: never read
     assert snapshot(Path("/dev/zero"), 0.0).sha256 is None
-    assert snapshot(tmp_path / "a\x00b", 0.0).exists is False
+    assert tool_path(tmp_path, "write_file", {"path": "a\x00b"}) is None
