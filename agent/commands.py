@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+import structlog
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from agent.llm import Event, Usage
+from agent.config import ConfigError
+from agent.llm import Event, LlmError, Usage
 from agent.llm.models import ModelRef
 from agent.repl_input import CommandInfo
 from agent.repl_view import cost_table, help_table, print_picker, stats_table
@@ -86,6 +88,7 @@ Handler = Callable[[str], Awaitable[bool]]
 """Runs a command with its argument; False ends the REPL."""
 
 PICKER_SIZE = 15
+log = structlog.get_logger("agent.commands")
 
 
 def closest(name: str, names: Sequence[str]) -> str | None:
@@ -137,7 +140,14 @@ class SlashCommands:
             hint = f" Did you mean {guess}?" if guess else ""
             self._say(f"Unknown command {name}.{hint} Type /help for the list.", "yellow")
             return True
-        return await entry[0](arg.strip())
+        try:
+            return await entry[0](arg.strip())
+        except (ConfigError, SessionError, LlmError, ValueError) as error:
+            self._say(str(error), "red")
+        except Exception as error:  # a command must never end the REPL
+            log.exception("command_crashed", command=name)
+            self._say(f"{name} failed: {error!r}. Details are in the log.", "red")
+        return True
 
     def _say(self, text: str, style: str = "") -> None:
         self.host.show(Text(text, style=style))

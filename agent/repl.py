@@ -265,6 +265,8 @@ class Repl:
             (str(self.workspace), "dim"),
         )
         self.ui.show(head)
+        for notice in agent.notices:
+            self.ui.show(notice)
         self.ui.show(Text(f"Sandbox: {agent.sandbox.describe()}", style="dim"))
         if read_instructions(self.workspace) is not None:
             self.ui.show(Text("Project instructions: AGENTS.md", style="dim"))
