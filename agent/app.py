@@ -249,6 +249,7 @@ class Agent:
             config = embedded
             self.notices.append(Text(EMBEDDED_NOTICE))
         self.model_notice: str | None = None
+        self.turns_started = 0
         self.config = config
         self.environ = environ
         self.workspace = options.workspace
@@ -428,6 +429,7 @@ class Agent:
         A record that cannot be saved (disk full, say) ends the turn as failed, with the
         storage error as its one-sentence ``error``.
         """
+        self.turns_started += 1
         note, self.changed_files_note = self.changed_files_note, None
         if note and prompt is not None:
             # Tell the model before it relies on what it read earlier.
@@ -468,9 +470,21 @@ class Agent:
             log.warning("turn_end_not_saved", status=status.value, reason=str(problem))
 
     def close(self) -> None:
-        """Release the session (its lock); safe to call twice."""
-        if not self.session.closed:
+        """Release the session (its lock); safe to call twice.
+
+        A new session in which nothing was said is deleted rather than saved.
+        """
+        if self.session.closed:
+            return
+        if self.is_empty:
+            self.session.discard()
+        else:
             self.session.close()
+
+    @property
+    def is_empty(self) -> bool:
+        """Whether this is a new session in which no turn ran (nothing to resume)."""
+        return self.loaded is None and self.turns_started == 0
 
     def resume_notices(self) -> list[str]:
         """What the person should know about a resumed session: repairs and changed files."""
@@ -484,7 +498,10 @@ class Agent:
             notices.append(f"Changed since this session last saw them: {changed}")
         return notices
 
-    def resume_hint(self) -> str:
+    def resume_hint(self) -> str | None:
+        """How to continue this session; None for an empty one, which is not kept."""
+        if self.is_empty:
+            return None
         return f"Session saved. Resume with: agent --resume {self.session_id}"
 
 

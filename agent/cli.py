@@ -6,12 +6,16 @@ imported only when needed so that ``agent --version`` stays fast.
 
 from __future__ import annotations
 
+import shlex
 import sys
+from collections.abc import Callable
+from difflib import get_close_matches
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from agent import __version__
 from agent.exit_codes import ExitCode
@@ -36,7 +40,41 @@ class Approval(StrEnum):
     full_auto = "full-auto"
 
 
+Choice = TypeVar("Choice", bound=StrEnum)
+
+
+def choice(kind: type[Choice]) -> Callable[[str], Choice]:
+    """Parse an option value into ``kind``; a bad value gets one line listing the choices.
+
+    (Typer's own enum parsing goes through pydantic, whose message starts "Value error,".)
+    """
+
+    def parse(value: str) -> Choice:
+        try:
+            return kind(value)
+        except ValueError:
+            choices = ", ".join(member.value for member in kind)
+            raise typer.BadParameter(f"{value!r} is not one of {choices}.") from None
+
+    return parse
+
+
+class AgentGroup(TyperGroup):
+    """The command group; a word that is no command reads as a prompt typed without ``-p``."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        unknown = name and not name.startswith("-") and self.get_command(ctx, name) is None
+        if unknown and not get_close_matches(name, list(self.commands)):
+            prompt = shlex.quote(" ".join(args))
+            ctx.fail(
+                f"{name!r} is not a command. To send it as a prompt: agent -p {prompt}",
+            )
+        return super().resolve_command(ctx, args)
+
+
 cli = typer.Typer(
+    cls=AgentGroup,
     add_completion=False,
     help="A terminal coding agent that does not break. Run it in your repository.",
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -65,7 +103,13 @@ def run(
         ),
     ] = None,
     output_format: Annotated[
-        OutputFormat, typer.Option("--output-format", help="Output of -p: text or json.")
+        OutputFormat,
+        typer.Option(
+            "--output-format",
+            parser=choice(OutputFormat),
+            metavar="FORMAT",
+            help="Output of -p: text or json.",
+        ),
     ] = OutputFormat.text,
     model: Annotated[
         str | None,
@@ -94,12 +138,21 @@ def run(
         bool, typer.Option("--yes", "-y", help="Approve every tool call (same as full-auto).")
     ] = False,
     approval: Annotated[
-        Approval | None, typer.Option("--approval", help="ask, auto-edit or full-auto.")
+        Approval | None,
+        typer.Option(
+            "--approval",
+            parser=choice(Approval),
+            metavar="MODE",
+            help="ask, auto-edit or full-auto.",
+        ),
     ] = None,
     sandbox: Annotated[
         SandboxMode | None,
         typer.Option(
-            "--sandbox", help="Where commands may write: workspace-write, read-only or off."
+            "--sandbox",
+            parser=choice(SandboxMode),
+            metavar="MODE",
+            help="Where commands may write: workspace-write, read-only or off.",
         ),
     ] = None,
     max_steps: Annotated[

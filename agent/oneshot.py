@@ -68,8 +68,9 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
     if not json_output and error:
         # Errors quote the server, whose "[...]" must not be read as rich markup.
         err.print(f"[red]{escape(error)}[/red]")
-    if status is not TurnStatus.DONE:
-        err.print(agent.resume_hint())
+    hint = agent.resume_hint()
+    if status is not TurnStatus.DONE and hint:
+        err.print(hint)
     if status is TurnStatus.DONE:
         return ExitCode.OK
     return ExitCode.INTERRUPTED if status is TurnStatus.INTERRUPTED else ExitCode.FAILED

@@ -93,7 +93,8 @@ class Repl:
         finally:
             # Also when a Ctrl-C between two prompts cancels everything.
             self.agent.close()
-            self.ui.show(Text(self.agent.resume_hint(), style="bold"))
+            if hint := self.agent.resume_hint():
+                self.ui.show(Text(hint, style="bold"))
         return ExitCode.OK
 
     async def _read_eval_loop(self) -> None:
