@@ -418,5 +418,21 @@ def _explain(error: LlmError) -> str:
         ErrorKind.REFUSAL: "The provider declined the request; rephrase it or try another "
         "model (--model, or /model in the REPL).",
     }
-    hint = hints.get(error.kind, "The session is saved; try again later.")
+    hint = hints.get(error.kind) or _WAIT_HINTS.get(error.kind, "try again later")
+    if error.kind.transient:
+        hint = f"{hint[0].upper()}{hint[1:]}. The session is saved."
     return f"{error} — {hint}"
+
+
+# What to do when retrying did not get through: the session is saved, so the person can.
+_WAIT_HINTS = {
+    ErrorKind.CONNECTION: "is the server running? Check its base_url, or pick another model "
+    "(--model, or /model in the REPL)",
+    ErrorKind.TIMEOUT: "the model did not answer in time; try again, or raise "
+    "request_timeout in the config",
+    ErrorKind.RATE_LIMIT: "wait a little and try again, or add fallback_models in the config",
+    ErrorKind.OVERLOADED: "the provider is busy; try again in a few minutes, or add "
+    "fallback_models in the config",
+    ErrorKind.SERVER: "the provider is having trouble; try again in a few minutes, or add "
+    "fallback_models in the config",
+}

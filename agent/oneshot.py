@@ -34,7 +34,7 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
     # Text already written to a pipe cannot be taken back when a stream restarts, so a
     # pipe gets the finished answer once, at the end; a terminal sees it stream.
     stream = not json_output and out.is_terminal
-    ui = ConsoleUI(out, err, stream=stream)
+    ui = ConsoleUI(out, err, stream=stream, verbose=options.verbose)
     try:
         config = load(options, environ)
         start_logging(config, options, environ)

@@ -55,7 +55,7 @@ class Repl:
         self.options = options
         self.environ = environ
         self.workspace = options.workspace
-        self.ui = ConsoleUI(console, workspace=options.workspace)
+        self.ui = ConsoleUI(console, workspace=options.workspace, verbose=options.verbose)
         self.approver = PromptApprover(self.ui)
         self.agent = self._make_agent(options)
         self._answered = False
