@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import traceback
 from collections.abc import Callable
 from difflib import get_close_matches
 from enum import StrEnum
@@ -250,8 +251,17 @@ def _option_names() -> set[str]:
 
 def main() -> None:
     """Console-script entry point."""
+    args = sys.argv[1:]
     try:
-        cli(args=with_empty_prompt(sys.argv[1:], _option_names()))
+        cli(args=with_empty_prompt(args, _option_names()))
     except KeyboardInterrupt:
         sys.stderr.write("\nInterrupted.\n")
         sys.exit(ExitCode.INTERRUPTED)
+    except Exception as error:  # the last resort: a bug must not greet a person as a traceback
+        if "--verbose" in args or "-v" in args:
+            traceback.print_exc()
+        sys.stderr.write(
+            f"agent: internal error: {error!r}. Run again with --verbose for the details, "
+            "and please report it.\n"
+        )
+        sys.exit(ExitCode.FAILED)
