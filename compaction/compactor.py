@@ -197,7 +197,9 @@ class Compactor:
     ) -> CompactionResult:
         """Run ``stages`` in order until the conversation is under its target.
 
-        With ``one_stage``, stop after the first stage that changes the conversation.
+        With ``one_stage``, stop after the first stage that changes the conversation. A stage
+        whose result is not smaller than its input is discarded as failed: compaction never
+        grows the context.
 
         Reactive runs aim at half the current size at most: the provider has just said the
         conversation is too big, whatever the estimate says.
@@ -223,11 +225,20 @@ class Compactor:
                 self.events(CompactionFailed(stage=stage, reason=reason, error=str(error)))
                 failed.append(stage)
                 continue
-            if new != current:
-                after = self.tokens(new, system=system, tools=tools)
-                self.events(_applied(stage, reason, current, new, tokens, after))
-                current, tokens = new, after
-                applied.append(stage)
+            if new == current:
+                continue
+            after = self.tokens(new, system=system, tools=tools)
+            if after >= tokens:
+                # A summary longer than the turns it replaces (a small model's template, a
+                # short head) would grow the context: discard it, the next stage will do.
+                error = f"its result (~{after:,} tokens) was not smaller than ~{tokens:,} tokens"
+                log.warning("compaction_stage_discarded", stage=stage.value, error=error)
+                self.events(CompactionFailed(stage=stage, reason=reason, error=error))
+                failed.append(stage)
+                continue
+            self.events(_applied(stage, reason, current, new, tokens, after))
+            current, tokens = new, after
+            applied.append(stage)
         return CompactionResult(
             messages=current,
             reason=reason,
