@@ -231,9 +231,9 @@ class Compactor:
             if after >= tokens:
                 # A summary longer than the turns it replaces (a small model's template, a
                 # short head) would grow the context: discard it, the next stage will do.
-                error = f"its result (~{after:,} tokens) was not smaller than ~{tokens:,} tokens"
-                log.warning("compaction_stage_discarded", stage=stage.value, error=error)
-                self.events(CompactionFailed(stage=stage, reason=reason, error=error))
+                why = f"its result (~{after:,} tokens) was not smaller than ~{tokens:,} tokens"
+                log.warning("compaction_stage_discarded", stage=stage.value, error=why)
+                self.events(CompactionFailed(stage=stage, reason=reason, error=why))
                 failed.append(stage)
                 continue
             self.events(_applied(stage, reason, current, new, tokens, after))
