@@ -73,17 +73,20 @@ class RepeatedCalls:
 
 
 def repeat_note(repeat: Repeat) -> str:
-    """The note appended to a repeated call's result, telling the model what it already has."""
+    """The note appended to a repeated call's result, telling the model what it already has.
+
+    Bracketed, like every note appended to a result, so it is not read as the tool's output.
+    """
     if repeat.failed:
         return (
-            f"This exact call has failed {repeat.count} times in this turn. Do not repeat it: "
-            "change approach (different arguments, another tool, or ask the person)."
+            f"[This exact call has failed {repeat.count} times in this turn. Do not repeat it: "
+            "change approach (different arguments, another tool, or ask the person).]"
         )
     return (
-        f"You have now made this exact {repeat.tool} call {repeat.count} times in this turn "
+        f"[You have now made this exact {repeat.tool} call {repeat.count} times in this turn "
         "and got this same result each time, so you already have it (above, and earlier in "
         "the conversation). Do not call it again with the same arguments: use this result to "
-        "answer the person, or take a different next step."
+        "answer the person, or take a different next step.]"
     )
 
 
