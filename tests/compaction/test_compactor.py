@@ -138,6 +138,18 @@ async def test_reactive_compaction_never_returns_a_larger_conversation() -> None
     assert "padding" not in str(out)
 
 
+async def test_a_stage_is_judged_against_an_estimate_of_what_it_replaced() -> None:
+    # A server that reports far fewer tokens than our estimate: its figure for the whole
+    # conversation must not make a snip look like growth.
+    compactor, events = _make(ScriptedProvider([]))
+    messages = tool_heavy()
+    answer = ChatResponse(message=Message.assistant("ok"), stop_reason="end_turn")
+    compactor.observe(messages, answer.model_copy(update={"usage": Usage(input_tokens=50)}))
+    out = await compactor.on_overflow(messages)
+    assert out is not None
+    assert [e.stage for e in events if isinstance(e, CompactionApplied)] == [Stage.SNIP]
+
+
 async def test_the_breaker_turns_proactive_compaction_off_and_manual_turns_it_on() -> None:
     busy = LlmError(ErrorKind.OVERLOADED, "busy")
     provider = ScriptedProvider([busy, busy])
