@@ -21,6 +21,7 @@ from agent.llm.models import ModelLimits, ModelRef
 from agent.logging import configure_logging
 from agent.loop import AgentLoop, TurnResult, TurnStatus
 from agent.prompt import build_system_prompt
+from agent.small_models import fit_to_tiny_model
 from agent.tool_ids import ToolCallIds
 from agent.turn import TurnRecoveryPolicy
 from agent.ui import ConsoleUI
@@ -221,6 +222,9 @@ class Agent:
         if embedded is not None:
             config = embedded
             ui.show(Text(EMBEDDED_NOTICE))
+        config, tiny_notice = fit_to_tiny_model(config)
+        if tiny_notice:
+            ui.show(Text(tiny_notice, style="dim"))
         self.config = config
         self.environ = environ
         self.workspace = options.workspace

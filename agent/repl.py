@@ -29,7 +29,7 @@ from agent.llm.models import ModelRef
 from agent.prompt import read_instructions
 from agent.repl_approval import PromptApprover
 from agent.repl_input import PROMPT, EmptyInterrupt, build_session
-from agent.repl_view import last_exchange
+from agent.repl_view import last_exchange, typed_by_person
 from agent.ui import ConsoleUI, StatusSource
 from agent.ui_status import compact_number
 from recovery import RecoveryStats
@@ -276,7 +276,7 @@ class Repl:
         loaded = self.agent.loaded
         if loaded is None:
             return
-        exchange = loaded.last_exchange()
+        exchange = loaded.last_exchange(typed_by_person)
         if exchange:
             self.ui.show(Text("Last exchange:", style="dim"))
             self.ui.show(last_exchange(exchange, self.console.width))

@@ -31,6 +31,7 @@ from tools.events import (
     RolledBack,
     ToolFailed,
     ToolRefused,
+    ToolRepeatedCall,
     ToolRepeatedFailure,
     ToolRetried,
     ToolTimedOut,
@@ -45,7 +46,7 @@ from tools.hooks import (
     SafetyPolicy,
     ToolInvocation,
 )
-from tools.repeats import RepeatedFailures, change_approach
+from tools.repeats import RepeatedCalls, RepeatLimits, repeat_note
 from tools.results import (
     Failure,
     classify_exception,
@@ -131,8 +132,9 @@ class ToolExecutor:
         # Continue the numbering of a resumed session, so its last turn is undone first.
         self._turn = self._store.last_turn
         self._calls = itertools.count(self._store.last_call + 1)
-        self._repeats = RepeatedFailures(
-            settings.repeated_failure_warn, settings.repeated_failure_limit
+        self._repeats = RepeatedCalls(
+            failures=RepeatLimits(settings.repeated_failure_warn, settings.repeated_failure_limit),
+            successes=RepeatLimits(settings.repeated_call_warn, settings.repeated_call_limit),
         )
 
     def specs(self) -> list[ToolSpec]:
@@ -152,8 +154,9 @@ class ToolExecutor:
         return self._store.entries
 
     @property
-    def repeated_failure_stop(self) -> str | None:
-        """Set when one call failed identically ``repeated_failure_limit`` times this turn.
+    def repeated_call_stop(self) -> str | None:
+        """Set when one call failed ``repeated_failure_limit`` times this turn, or returned the
+        same result ``repeated_call_limit`` times.
 
         The loop should end the turn with this message.
         """
@@ -395,6 +398,8 @@ class ToolExecutor:
                 )
             )
             content = self._note_repeat(call, content)
+        else:
+            content = self._note_repeat(call, content, result=content)
         return ToolResultBlock(tool_use_id=call.id, content=content, is_error=output.is_error)
 
     def _failed(
@@ -451,13 +456,14 @@ class ToolExecutor:
         content = self._note_repeat(call, content)
         return ToolResultBlock(tool_use_id=call.id, content=content, is_error=True)
 
-    def _note_repeat(self, call: ToolUseBlock, content: str) -> str:
-        count = self._repeats.count(call)
-        if not self._repeats.should_warn(count):
+    def _note_repeat(self, call: ToolUseBlock, content: str, *, result: str | None = None) -> str:
+        """Count the call (``result`` None: it failed); past the threshold, tell the model."""
+        repeat = self._repeats.record(call, result=result)
+        if repeat is None:
             return content
-        limit_reached = self._repeats.limit_reached(count)
-        self._emit(ToolRepeatedFailure(tool=call.name, count=count, limit_reached=limit_reached))
-        return f"{content}\n{change_approach(count)}"
+        event = ToolRepeatedFailure if repeat.failed else ToolRepeatedCall
+        self._emit(event(tool=call.name, count=repeat.count, limit_reached=repeat.limit_reached))
+        return f"{content}\n{repeat_note(repeat)}"
 
     def _emit(self, event: Event) -> None:
         if self._events is not None:

@@ -74,6 +74,18 @@ class ToolSettings(BaseModel):
         ge=2,
         description="After this many identical failing calls in a turn, the loop ends the turn.",
     )
+    repeated_call_warn: int = Field(
+        default=2,
+        ge=2,
+        description="After this many identical calls with identical results in a turn, the "
+        "model is told it already has that result.",
+    )
+    repeated_call_limit: int = Field(
+        default=4,
+        ge=2,
+        description="After this many identical calls with identical results in a turn, the "
+        "loop ends the turn (status repeated_call).",
+    )
 
     snapshot_max_file_bytes: int = Field(
         default=2 * 1024 * 1024,
@@ -112,6 +124,8 @@ class ToolSettings(BaseModel):
     def _check_order(self) -> ToolSettings:
         if self.repeated_failure_limit < self.repeated_failure_warn:
             raise ValueError("repeated_failure_limit must be at least repeated_failure_warn")
+        if self.repeated_call_limit < self.repeated_call_warn:
+            raise ValueError("repeated_call_limit must be at least repeated_call_warn")
         if self.max_command_timeout < self.command_timeout:
             raise ValueError("max_command_timeout must be at least command_timeout")
         return self
