@@ -28,6 +28,10 @@ class ServerBroken(Exception):
     """The connection cannot be used any more; the message says why, for the model."""
 
 
+class MalformedOutput(ServerBroken):
+    """The server wrote something that is not JSON-RPC into the stream; it is restarted."""
+
+
 class BadReply(Exception):
     """The server answered one call with something that is not a valid result."""
 
@@ -59,12 +63,17 @@ class Connection:
         self.tools = tools
         self.broken = anyio.Event()
         self.reason = ""
+        self.malformed = False
 
-    def mark_broken(self, reason: str) -> None:
+    def mark_broken(self, reason: str, *, malformed: bool = False) -> None:
         """Note why the connection is unusable (the first reason wins) and wake its owner."""
         if not self.broken.is_set():
             self.reason = reason
+            self.malformed = malformed
             self.broken.set()
+
+    def _broken(self) -> ServerBroken:
+        return MalformedOutput(self.reason) if self.malformed else ServerBroken(self.reason)
 
     async def call(self, name: str, arguments: dict[str, Any]) -> Reply:
         """Call tool ``name``; raises `ServerBroken` or `BadReply`."""
@@ -73,19 +82,19 @@ class Connection:
         from pydantic import ValidationError
 
         if self.broken.is_set():
-            raise ServerBroken(self.reason)
+            raise self._broken()
         try:
             result = await self._session.call_tool(name, arguments)
         except MCPError as error:
             if error.code == CONNECTION_CLOSED or self.broken.is_set():
-                self.mark_broken(self.reason or "the server closed the connection (it crashed)")
-                raise ServerBroken(self.reason) from None
+                self.mark_broken("the server closed the connection (it crashed)")
+                raise self._broken() from None
             return Reply(f"the server refused the call: {error.error.message}", True)
         except (ValidationError, RuntimeError) as error:
             raise BadReply(_first_line(error)) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as error:
             self.mark_broken(f"the connection to the server was lost ({error!r})")
-            raise ServerBroken(self.reason) from None
+            raise self._broken() from None
         return Reply(reply_text(result.content, result.structured_content), bool(result.is_error))
 
     async def ping(self) -> None:
@@ -119,7 +128,7 @@ async def open_connection(
             if isinstance(message, Exception):
                 broken.append(f"the server wrote malformed output ({_first_line(message)})")
                 if connection is not None:
-                    connection.mark_broken(broken[0])
+                    connection.mark_broken(broken[0], malformed=True)
 
         connection: Connection | None = None
         from mcp.client.session import ClientSession
@@ -134,7 +143,7 @@ async def open_connection(
                 raise ServerBroken(_start_problem(error)) from None
             connection = Connection(s, tools)
             if broken:
-                connection.mark_broken(broken[0])
+                connection.mark_broken(broken[0], malformed=True)
             yield connection
 
 

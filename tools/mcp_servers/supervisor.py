@@ -229,7 +229,9 @@ class ServerSupervisor:
             with anyio.fail_after(self.settings.call_timeout):
                 reply = await connection.call(tool, arguments)
         except TimeoutError:
-            hung = not await _answers_ping(connection)
+            hung = not await _answers_ping(
+                connection, min(PING_TIMEOUT, self.settings.call_timeout)
+            )
             if hung:
                 connection.mark_broken(
                     f"it stopped answering (no reply to a call within "
@@ -291,8 +293,8 @@ async def _watch_health(connection: Connection) -> None:
             connection.mark_broken(connection.reason or "it stopped answering pings")
 
 
-async def _answers_ping(connection: Connection) -> bool:
-    with anyio.move_on_after(PING_TIMEOUT):
+async def _answers_ping(connection: Connection, timeout: float = PING_TIMEOUT) -> bool:
+    with anyio.move_on_after(timeout):
         try:
             await connection.ping()
         except ServerBroken:

@@ -1,7 +1,7 @@
 """MCP server tools as `Tool`s: ``mcp__<server>__<tool>``, with the server's own schema.
 
 Failures are worded for the model. Only calls the server marks ``readOnlyHint`` or
-``idempotentHint`` are retried after a crash or hang (the executor retries a transient
+``idempotentHint`` are retried after the server crashed (the executor retries a transient
 `ToolError` of an idempotent tool); any other call's effect is unknown after a failure,
 so it is reported and never repeated. Read-only tools need the approval of reads; all
 others that of commands.
@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
-from tools.mcp_servers.connection import BadReply, RemoteTool, ServerBroken
+from tools.mcp_servers.connection import BadReply, MalformedOutput, RemoteTool, ServerBroken
 from tools.mcp_servers.runtime import McpServers
 from tools.mcp_servers.supervisor import CallTimedOut, ServerState, Unavailable
 from tools.settings import ToolSettings
@@ -85,8 +85,10 @@ class McpTool(Tool[McpArguments]):
                 f"result ({error}). The call may or may not have taken effect.",
                 is_error=True,
             )
+        except MalformedOutput as error:
+            return self._lost(f"broke during the call: {error}; it is being restarted")
         except ServerBroken as error:
-            return self._lost(f"broke during the call: {error}")
+            return self._lost(f"broke during the call: {error}", retry=self.idempotent)
         except CallTimedOut as error:
             if not error.hung:
                 return ToolOutput(
@@ -98,10 +100,19 @@ class McpTool(Tool[McpArguments]):
             return self._lost(f"stopped answering ({error}) and is being restarted")
         return ToolOutput(reply.text, is_error=reply.is_error)
 
-    def _lost(self, what: str) -> ToolOutput:
+    def _lost(self, what: str, *, retry: bool = False) -> ToolOutput:
+        """A call the server broke during: retried only if it crashed and the tool is safe.
+
+        A hang or malformed output would most likely happen again, so like our own tools'
+        timeouts, those calls are not repeated.
+        """
         message = f"MCP server {self.server!r} {what}"
-        if self.idempotent:
+        if retry:
             raise ToolError(message, category=ErrorCategory.TRANSIENT)
+        if self.idempotent:
+            return ToolOutput(
+                f"{message}. Calling it again is safe but may fail the same way.", True
+            )
         return ToolOutput(
             f"{message}. {self.remote.name} may change things, so it was not retried and its "
             "effect is unknown: check before calling it again.",
