@@ -338,6 +338,18 @@ class Agent:
         self.mcp_pending.pop(name, None)
         self.mcp.add(name, settings)
 
+    def allow_mcp_server(self, name: str) -> None:
+        """The person allowed project server ``name``: remember that, and start it.
+
+        Raises:
+            OSError: the approval could not be saved (the server is not started).
+        """
+        from tools.mcp_servers import ProjectApprovals
+
+        settings = self.mcp_pending[name]
+        ProjectApprovals(self.home, self.workspace).allow(name, settings)
+        self.add_mcp_server(name, settings)
+
     def _mcp_tools(self) -> list[Tool[Any]]:
         return self._mcp_tool_list() if self._mcp_tool_list is not None else []
 
@@ -439,6 +451,8 @@ class Agent:
         elif note:
             self.loop.annotate_last_user_message(note)
         result = TurnResult(status=TurnStatus.FAILED)
+        if self.mcp is not None:
+            await self.mcp.first_start()  # so the first request offers their tools
         try:
             result = await self.loop.run_turn(prompt)
             self.session.append_turn_end(result.status.value, result.error)

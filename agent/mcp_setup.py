@@ -91,9 +91,12 @@ def approval_question(name: str, settings: McpServerSettings) -> str:
     )
 
 
-def status_table(statuses: list[ServerStatus]) -> Text:
-    """One line per server: name, state, tools or reason."""
-    if not statuses:
+def status_table(
+    statuses: list[ServerStatus], pending: Mapping[str, McpServerSettings] | None = None
+) -> Text:
+    """One line per server: name, state, tools or reason; then servers not allowed yet."""
+    pending = pending or {}
+    if not statuses and not pending:
         return Text(
             "No MCP servers. Add them under mcp_servers: in the config, or in .mcp.json.",
             style="dim",
@@ -106,6 +109,9 @@ def status_table(statuses: list[ServerStatus]) -> Text:
             style = "yellow"
         text.append(f"{status.name:<16} ", style="bold")
         text.append(status.describe(now) + "\n", style=style)
+    for name in pending:
+        text.append(f"{name:<16} ", style="bold")
+        text.append("not allowed yet (.mcp.json; run `agent mcp approve`)\n", style="yellow")
     text.rstrip()
     return text
 

@@ -226,7 +226,10 @@ def _block_text(block: Any) -> str:
 
 def _start_problem(error: BaseException) -> str:
     from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
 
+    if isinstance(error, MCPError) and error.code == CONNECTION_CLOSED:
+        return "it exited or closed the connection while starting"
     if isinstance(error, MCPError):
         return f"the server refused to start a session: {error.error.message}"
     return f"the server did not complete the MCP handshake ({_first_line(error)})"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Future
@@ -56,6 +57,8 @@ class McpServers:
         self._breaker = breaker
         self._redact = redact
         self._supervisors: dict[str, ServerSupervisor] = {}
+        self._added: dict[str, float] = {}
+        """Each added server's start timeout (known before its supervisor exists)."""
         self._failed: dict[str, ServerStatus] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stderr: list[_StderrLog] = []
@@ -72,7 +75,27 @@ class McpServers:
             self._failed[name] = ServerStatus(name, ServerState.FAILED, reason=reason)
             log.warning("mcp_server_not_started", server=name, reason=reason)
             return
+        self._added[name] = resolved.start_timeout
         self._submit(self._start(name, resolved))
+
+    async def first_start(self) -> None:
+        """Wait until each server's first start has ended (ready or not), within its timeout.
+
+        The first request of a session should offer the tools of servers that are still
+        starting; a server that takes longer than its ``start_timeout`` is not waited for.
+        """
+        deadline = time.monotonic() + max(self._added.values(), default=0.0) + 1.0
+        while time.monotonic() < deadline and self._starting():
+            await asyncio.sleep(0.05)
+
+    def _starting(self) -> bool:
+        states = {status.name: status for status in self.statuses()}
+        for name in self._added:
+            status = states.get(name)
+            first = not status or (not status.tools and not status.failures)
+            if first and (status is None or status.state is ServerState.STARTING):
+                return True
+        return False
 
     async def _start(self, name: str, settings: McpServerSettings) -> None:
         stderr = _StderrLog(name, self._redact)

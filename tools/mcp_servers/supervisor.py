@@ -293,8 +293,8 @@ async def _watch_health(connection: Connection) -> None:
             connection.mark_broken(connection.reason or "it stopped answering pings")
 
 
-async def _answers_ping(connection: Connection, timeout: float = PING_TIMEOUT) -> bool:
-    with anyio.move_on_after(timeout):
+async def _answers_ping(connection: Connection, within: float = PING_TIMEOUT) -> bool:
+    with anyio.move_on_after(within):
         try:
             await connection.ping()
         except ServerBroken:
