@@ -85,7 +85,8 @@ class McpServers:
         starting; a server that takes longer than its ``start_timeout`` is not waited for.
         """
         deadline = time.monotonic() + max(self._added.values(), default=0.0) + 1.0
-        while time.monotonic() < deadline and self._starting():
+        # The states change on the servers' thread; a short poll beats a cross-thread event.
+        while time.monotonic() < deadline and self._starting():  # noqa: ASYNC110
             await asyncio.sleep(0.05)
 
     def _starting(self) -> bool:
