@@ -12,7 +12,7 @@ import pytest
 
 from recovery.budget import CircuitBreaker
 from tests.fakes.mcp_harness import http_server, stdio_settings, wait_for_state
-from tests.tools.conftest import MakeHarness
+from tests.tools.conftest import MakeHarness, RecordingApprover
 from tools import ToolSettings
 from tools.mcp_servers import McpServerSettings
 from tools.mcp_servers.runtime import McpServers
@@ -59,8 +59,12 @@ def test_tools_round_trip_with_the_servers_schema_and_converted_results(
 ) -> None:
     servers = start_servers({"fake": stdio_settings(state)})
     wait_for_state(servers, "fake", READY)
+    approver = RecordingApprover()
     harness = make_harness(
-        more_tools=McpToolList(servers), settings=ToolSettings(max_output_chars=1_000)
+        approval="auto-edit",
+        approver=approver,
+        more_tools=McpToolList(servers),
+        settings=ToolSettings(max_output_chars=1_000),
     )
 
     specs = {spec.name: spec for spec in harness.executor.specs()}
@@ -83,6 +87,8 @@ def test_tools_round_trip_with_the_servers_schema_and_converted_results(
         assert "text" in wrong.content
 
     asyncio.run(run_all())
+    # Read-only tools run like reads; the others need approval like commands.
+    assert [(r.tool, r.kind) for r in approver.requests] == [("mcp__fake__fail", "command")]
 
 
 def test_crash_hang_and_malformed_output_end_in_tool_errors_or_retries(
