@@ -177,15 +177,21 @@ def test_streamable_http_server_with_headers_from_the_environment(
     start_servers: StartServers, make_harness: MakeHarness, state: Path
 ) -> None:
     with http_server(state) as url:
-        entry = McpServerSettings(url=url, headers={"Authorization": "Bearer ${TOKEN}"})
+        entry = McpServerSettings(
+            url=url, headers={"Authorization": "Bearer ${TOKEN}"}, call_timeout=5
+        )
         servers = start_servers({"remote": entry}, environ={"TOKEN": "t0ken"})
         wait_for_state(servers, "remote", READY)
         harness = make_harness(more_tools=McpToolList(servers))
 
         echoed = asyncio.run(harness.run("mcp__remote__echo", text="over http"))
 
+    gone = asyncio.run(harness.run("mcp__remote__echo", text="server stopped"))
+
     assert echoed.content == "echo: over http"
     assert servers.settings("remote").headers == {"Authorization": "Bearer t0ken"}
+    assert gone.is_error  # the endpoint went away: an error within the call timeout
+    assert "remote" in gone.content
 
 
 def test_stdio_server_runs_under_the_command_sandbox(
