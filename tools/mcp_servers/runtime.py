@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import structlog
 
-from tools.mcp_servers.connection import Connection, Reply, open_connection
+from tools.mcp_servers.connection import Reply, open_connection
 from tools.mcp_servers.settings import McpServerSettings, UnsetVariable
 from tools.mcp_servers.supervisor import Breaker, ServerState, ServerStatus, ServerSupervisor
 
@@ -190,5 +190,3 @@ class _StderrLog:
     def close(self) -> None:
         self.file.close()
 
-
-__all__ = ["Connection", "McpServers"]
