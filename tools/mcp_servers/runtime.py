@@ -189,4 +189,3 @@ class _StderrLog:
 
     def close(self) -> None:
         self.file.close()
-
