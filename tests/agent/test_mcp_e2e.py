@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
 
-from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.cli import MODELS, agent_env, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.mcp_harness import stdio_entry
@@ -109,7 +111,7 @@ def test_project_servers_start_only_once_the_person_allows_them(
     assert "proj" in listed.stdout
     assert "not allowed yet" in listed.stdout
     assert approved.code == 0, approved.stderr
-    assert "ready, 11 tools" in listed_after.stdout, listed_after.stdout
+    assert "ready, 12 tools" in listed_after.stdout, listed_after.stdout
 
 
 def test_repl_asks_about_a_project_server_and_mcp_shows_its_state(
@@ -132,6 +134,33 @@ def test_repl_asks_about_a_project_server_and_mcp_shows_its_state(
     assert "mcp__proj__echo" in shown
     assert "from the repl" in json.dumps(fake_llm.requests[-1].body)
     assert "proj" in status
-    assert "ready, 11 tools" in status
+    assert "ready, 12 tools" in status
     out = clean(term.exit())
     assert "agent --resume" in out
+
+
+def test_nothing_mcp_is_imported_without_servers(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    check = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from agent.app import Agent, Options, load\n"
+        "from agent.ui import ConsoleUI\n"
+        "from rich.console import Console\n"
+        "opts, env = Options(workspace=Path.cwd()), dict(os.environ)\n"
+        "ui = ConsoleUI(Console())\n"
+        "Agent(load(opts, env), opts, ui=ui, approver=None, environ=env).close()\n"
+        "names = ('mcp', 'anyio', 'tools.mcp_servers.runtime')\n"
+        "print(sorted(m for m in names if m in sys.modules))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", check],
+        cwd=workspace,
+        env=agent_env(fake_llm, decoy_home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert run.stdout.strip() == "[]", run.stderr

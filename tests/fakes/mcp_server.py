@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -97,6 +98,15 @@ def count() -> str:
 @server.tool(annotations=READ_ONLY)
 async def hang() -> str:
     """Blocks the server's event loop: it answers neither this call nor a ping."""
+    while True:
+        time.sleep(3600)
+
+
+@server.tool()
+async def spawn_and_hang() -> str:
+    """Starts a background child (its pid goes to the state dir), then blocks the server."""
+    child = subprocess.Popen(["sleep", "300"], start_new_session=False)
+    (_state() / "child_pid").write_text(str(child.pid))
     while True:
         time.sleep(3600)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -125,6 +126,38 @@ def test_crash_hang_and_malformed_output_end_in_tool_errors_or_retries(
         assert echoed.content == "echo: still here"
 
     asyncio.run(run_all())
+
+
+def test_a_hung_servers_whole_process_group_is_killed(
+    start_servers: StartServers, make_harness: MakeHarness, state: Path
+) -> None:
+    servers = start_servers({"fake": stdio_settings(state, call_timeout=2)})
+    wait_for_state(servers, "fake", READY)
+    harness = make_harness(more_tools=McpToolList(servers))
+
+    hung = asyncio.run(harness.run("mcp__fake__spawn_and_hang"))
+    child = int((state / "child_pid").read_text())
+    deadline = time.monotonic() + 30
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+    assert hung.is_error
+    assert "effect is unknown" in hung.content
+    assert not _alive(child)
+    wait_for_state(servers, "fake", READY)  # and it was started again
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purpose; it waits only for its parent to reap it.
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
 
 
 def test_a_call_waits_for_a_slow_server_to_start(
