@@ -30,14 +30,15 @@ def _tool_names(body: dict[str, object]) -> set[str]:
     return {str(tool.get("name")) for tool in tools}
 
 
-def test_p_calls_an_mcp_tool_survives_a_crash_and_resumes(
+def test_p_calls_an_mcp_tool_survives_a_crash_and_a_hang_and_resumes(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
 ) -> None:
-    _configure(decoy_home, {"fake": stdio_entry(tmp_path)})
+    _configure(decoy_home, {"fake": stdio_entry(tmp_path, call_timeout=3)})
     fake_llm.script(
         Reply.tool_call("mcp__fake__echo", {"text": "hi"}),
         Reply.tool_call("mcp__fake__count", {}),  # crashes the server mid-call
-        Reply.text("Echoed; count failed."),
+        Reply.tool_call("mcp__fake__hang", {}),  # hangs the restarted server
+        Reply.text("Echoed; count and hang failed."),
     )
     common = ("--yes", "--output-format", "json", "--model", MODELS["anthropic"])
 
@@ -53,6 +54,7 @@ def test_p_calls_an_mcp_tool_survives_a_crash_and_resumes(
     assert "mcp__fake__echo" in _tool_names(requests[0].body)
     assert "echo: hi" in json.dumps(requests[1].body)
     assert "not retried" in json.dumps(requests[2].body)
+    assert "stopped answering" in json.dumps(requests[3].body)
     assert (tmp_path / "count_calls").read_text() == "called\n"
 
     fake_llm.script(Reply.tool_call("mcp__fake__add", {"a": 2, "b": 40}), Reply.text("42"))
