@@ -11,6 +11,7 @@ excerpt, would otherwise survive half-masked in the session, the log and the ter
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -147,7 +148,13 @@ class ToolExecutor:
         ]
 
     def _offered(self) -> dict[str, Tool[Any]]:
-        extra = {tool.name: tool for tool in self._more_tools() if tool.name not in self._tools}
+        enabled = self._settings.enabled
+        extra = {
+            tool.name: tool
+            for tool in self._more_tools()
+            if tool.name not in self._tools
+            and (enabled is None or any(fnmatch.fnmatchcase(tool.name, p) for p in enabled))
+        }
         return {**self._tools, **extra}
 
     @property

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from agent.config import ConfigError, load_config
 from agent.mcp_setup import down_summary, plan_servers, status_table
+from tools import Tool, ToolContext, ToolExecutor, ToolOutput, ToolSettings
 from tools.mcp_servers import McpServerSettings, ProjectApprovals, read_project_servers
 from tools.mcp_servers.connection import reply_text
 from tools.mcp_servers.settings import UnsetVariable, expand
@@ -20,7 +21,7 @@ from tools.mcp_servers.supervisor import (
     ServerStatus,
     restart_delay,
 )
-from tools.mcp_servers.tool import MAX_NAME, tool_name
+from tools.mcp_servers.tool import MAX_NAME, McpArguments, tool_name
 
 
 def test_references_expand_from_the_environment_with_defaults() -> None:
@@ -154,3 +155,34 @@ def test_results_are_text_with_images_described() -> None:
     assert reply_text(blocks, None) == "hi\n[image image/png, about 3 bytes, not shown]"
     assert reply_text([], {"rows": 2}) == '{"rows": 2}'
     assert reply_text([], None) == "(the tool returned no content)"
+
+
+class _Named(Tool[McpArguments]):
+    input_model = McpArguments
+
+    async def run(self, args: McpArguments, ctx: ToolContext) -> ToolOutput:
+        return ToolOutput(self.name)
+
+
+def _named(name: str) -> Tool[McpArguments]:
+    cls = type(name, (_Named,), {"name": name, "description": name})
+    tool: Tool[McpArguments] = cls()
+    return tool
+
+
+def test_enabled_tools_can_name_mcp_tools_by_pattern(workspace: Path) -> None:
+    extras = [_named("mcp__gh__list"), _named("mcp__gh__delete"), _named("mcp__db__query")]
+    settings = ToolSettings(enabled=["read_file", "mcp__gh__l*", "mcp__db__query"])
+    executor = ToolExecutor(
+        workspace=workspace,
+        settings=settings,
+        approval="full-auto",
+        approver=None,
+        more_tools=lambda: extras,
+    )
+
+    names = [spec.name for spec in executor.specs()]
+
+    assert names == ["read_file", "mcp__gh__list", "mcp__db__query"]
+    with pytest.raises(ValidationError, match="unknown tool"):
+        ToolSettings(enabled=["read_fil"])
