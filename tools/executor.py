@@ -11,6 +11,7 @@ excerpt, would otherwise survive half-masked in the session, the log and the ter
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -82,6 +83,8 @@ class ToolExecutor:
         home: The person's home directory for the safety policy (default: ``$HOME``).
         sandbox: Confines the built-in run_command (default: ``workspace-write``).
         redact: Hides secrets in every result and event (e.g. `sessions.Redactor.text`).
+        more_tools: Tools that come and go while the agent runs (MCP servers' tools),
+            asked for each time the model is sent the tool list or calls a tool.
     """
 
     def __init__(
@@ -99,6 +102,7 @@ class ToolExecutor:
         home: Path | None = None,
         sandbox: Sandbox | None = None,
         redact: Callable[[str], str] | None = None,
+        more_tools: Callable[[], Sequence[Tool[Any]]] | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
         self._redact: Callable[[str], str] = redact or (lambda text: text)
@@ -109,6 +113,7 @@ class ToolExecutor:
         if settings.enabled is not None:
             chosen = [tool for tool in chosen if tool.name in settings.enabled]
         self._tools: dict[str, Tool[Any]] = {tool.name: tool for tool in chosen}
+        self._more_tools = more_tools or (lambda: ())
         self._hooks: list[BeforeToolHook] = [
             SafetyPolicy(home),
             *hooks,
@@ -140,13 +145,19 @@ class ToolExecutor:
     def specs(self) -> list[ToolSpec]:
         """The offered tools as the model sees them (name, description, JSON schema)."""
         return [
-            ToolSpec(
-                name=tool.name,
-                description=tool.description,
-                input_schema=tool.input_model.model_json_schema(),
-            )
-            for tool in self._tools.values()
+            ToolSpec(name=tool.name, description=tool.description, input_schema=tool.input_schema())
+            for tool in self._offered().values()
         ]
+
+    def _offered(self) -> dict[str, Tool[Any]]:
+        enabled = self._settings.enabled
+        extra = {
+            tool.name: tool
+            for tool in self._more_tools()
+            if tool.name not in self._tools
+            and (enabled is None or any(fnmatch.fnmatchcase(tool.name, p) for p in enabled))
+        }
+        return {**self._tools, **extra}
 
     @property
     def checkpoints(self) -> list[Checkpoint]:
@@ -202,9 +213,10 @@ class ToolExecutor:
         return result.model_copy(update={"content": self._redact(trimmed)})
 
     async def _execute(self, call: ToolUseBlock, call_number: int) -> ToolResultBlock:
-        tool = self._tools.get(call.name)
+        offered = self._offered()
+        tool = offered.get(call.name)
         if tool is None:
-            names = ", ".join(sorted(self._tools))
+            names = ", ".join(sorted(offered))
             failure = Failure(
                 f"there is no tool named {call.name!r}",
                 ErrorCategory.PERMANENT,

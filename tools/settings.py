@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 BUILTIN_TOOL_NAMES = ("read_file", "write_file", "edit_file", "list_files", "search", "run_command")
+MCP_PREFIX = "mcp__"
 
 
 class ToolSettings(BaseModel):
@@ -15,7 +16,7 @@ class ToolSettings(BaseModel):
     enabled: list[str] | None = Field(
         default=None,
         description="Tools the model may call (null: all of them); e.g. a read-only set "
-        "[read_file, list_files, search].",
+        "[read_file, list_files, search]. MCP tools by name or pattern: mcp__github__*.",
     )
     max_output_chars: int = Field(
         default=30_000,
@@ -113,10 +114,12 @@ class ToolSettings(BaseModel):
     @field_validator("enabled")
     @classmethod
     def _check_enabled(cls, value: list[str] | None) -> list[str] | None:
-        unknown = sorted(set(value or ()) - set(BUILTIN_TOOL_NAMES))
+        names = {name for name in value or () if not name.startswith(MCP_PREFIX)}
+        unknown = sorted(names - set(BUILTIN_TOOL_NAMES))
         if unknown:
             raise ValueError(
                 f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(BUILTIN_TOOL_NAMES)}"
+                f" or MCP tools ({MCP_PREFIX}<server>__<tool>, * allowed)"
             )
         return value
 
