@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from rich.text import Text
@@ -21,14 +21,20 @@ from agent.llm.models import ModelLimits, ModelRef
 from agent.logging import configure_logging
 from agent.loop import AgentLoop, TurnResult, TurnStatus
 from agent.prompt import build_system_prompt
+from agent.small_models import fit_to_tiny_model
 from agent.tool_ids import ToolCallIds
 from agent.turn import TurnRecoveryPolicy
 from agent.ui import ConsoleUI
 from compaction import Compactor
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider
 from sessions import LoadedSession, Redactor, SessionError, SessionStore, SessionWriter
-from tools import Approver, CheckpointRecorded, ToolExecutor, prune_checkpoints
+from tools import Approver, CheckpointRecorded, Tool, ToolExecutor, prune_checkpoints
+from tools.mcp_servers import McpServerSettings
 from tools.sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from tools.mcp_servers.runtime import McpServers
+    from tools.mcp_servers.tool import McpToolList
 
 log = structlog.get_logger("agent.app")
 
@@ -248,6 +254,9 @@ class Agent:
         if embedded is not None:
             config = embedded
             self.notices.append(Text(EMBEDDED_NOTICE))
+        config, tiny_notice = fit_to_tiny_model(config)
+        if tiny_notice:
+            self.notices.append(Text(tiny_notice, style="dim"))
         self.model_notice: str | None = None
         self.turns_started = 0
         self.config = config
@@ -278,6 +287,7 @@ class Agent:
         self.sandbox = Sandbox.create(config.sandbox, scratch=self._scratch_dir())
         if notice := self.sandbox.notice():
             self.notices.append(Text(notice, style="yellow"))
+        self._start_mcp()
         self.tools = self._tool_executor(approver)
         self.turn_recovery = TurnRecoveryPolicy(
             compactor=Compactor(
@@ -319,13 +329,62 @@ class Agent:
                 home=Path(self.environ.get("HOME", "~")).expanduser(),
                 sandbox=self.sandbox,
                 redact=self.redactor.text,
+                more_tools=self._mcp_tools,
             )
         except OSError as error:
-            self.session.close()
+            self.close()
             raise SetupError(
                 f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
                 "Check that AGENT_HOME is a writable directory."
             ) from None
+
+    def _start_mcp(self) -> None:
+        """Start the MCP servers in the background; without any, nothing MCP is imported."""
+        self.mcp: McpServers | None = None
+        self.mcp_pending: dict[str, McpServerSettings] = {}
+        self._mcp_tool_list: McpToolList | None = None
+        if not self.config.mcp_servers and not (self.workspace / ".mcp.json").is_file():
+            return
+        from agent import mcp_setup
+
+        plan = mcp_setup.plan_servers(self.config.mcp_servers, self.workspace, self.home)
+        for notice in plan.notices:
+            self.ui.show(Text(notice, style="yellow"))
+        self.mcp_pending = plan.pending
+        for name, settings in plan.start.items():
+            self.add_mcp_server(name, settings)
+
+    def add_mcp_server(self, name: str, settings: McpServerSettings) -> None:
+        """Start supervising one more MCP server (returns at once)."""
+        if self.mcp is None:
+            from agent import mcp_setup
+            from tools.mcp_servers.tool import McpToolList
+
+            self.mcp = mcp_setup.start_servers(
+                {},
+                workspace=self.workspace,
+                environ=self.environ,
+                sandbox=self.sandbox,
+                redact=self.redactor.text,
+            )
+            self._mcp_tool_list = McpToolList(self.mcp)
+        self.mcp_pending.pop(name, None)
+        self.mcp.add(name, settings)
+
+    def allow_mcp_server(self, name: str) -> None:
+        """The person allowed project server ``name``: remember that, and start it.
+
+        Raises:
+            OSError: the approval could not be saved (the server is not started).
+        """
+        from tools.mcp_servers import ProjectApprovals
+
+        settings = self.mcp_pending[name]
+        ProjectApprovals(self.home, self.workspace).allow(name, settings)
+        self.add_mcp_server(name, settings)
+
+    def _mcp_tools(self) -> list[Tool[Any]]:
+        return self._mcp_tool_list() if self._mcp_tool_list is not None else []
 
     def _prune_checkpoints(self) -> None:
         """Drop the undo copies of deleted sessions and of sessions untouched for too long."""
@@ -437,6 +496,8 @@ class Agent:
         elif note:
             self.loop.annotate_last_user_message(note)
         result = TurnResult(status=TurnStatus.FAILED)
+        if self.mcp is not None:
+            await self.mcp.first_start()  # so the first request offers their tools
         try:
             result = await self.loop.run_turn(prompt)
             self.session.append_turn_end(result.status.value, result.error)
@@ -470,10 +531,12 @@ class Agent:
             log.warning("turn_end_not_saved", status=status.value, reason=str(problem))
 
     def close(self) -> None:
-        """Release the session (its lock); safe to call twice.
+        """Stop the MCP servers and release the session (its lock); safe to call twice.
 
         A new session in which nothing was said is deleted rather than saved.
         """
+        if self.mcp is not None:
+            self.mcp.close()
         if self.session.closed:
             return
         if self.is_empty:

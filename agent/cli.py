@@ -225,6 +225,33 @@ def sessions(
     raise typer.Exit(list_sessions(Path.cwd(), all_dirs=all_dirs, limit=limit))
 
 
+mcp_cli = typer.Typer(
+    help="MCP servers: their state, and allowing a project's .mcp.json servers.",
+    no_args_is_help=True,
+)
+cli.add_typer(mcp_cli, name="mcp")
+
+
+@mcp_cli.command("list")
+def mcp_list() -> None:
+    """Start each configured MCP server, show its state (ready with N tools, or why not)."""
+    from agent.mcp_view import list_servers
+
+    raise typer.Exit(list_servers(Path.cwd()))
+
+
+@mcp_cli.command("approve")
+def mcp_approve(
+    names: Annotated[
+        list[str] | None, typer.Argument(help="Servers to allow (default: all pending).")
+    ] = None,
+) -> None:
+    """Allow servers this project's .mcp.json adds (needed before -p starts them)."""
+    from agent.mcp_view import approve_servers
+
+    raise typer.Exit(approve_servers(Path.cwd(), list(names or [])))
+
+
 def with_empty_prompt(args: list[str], options: set[str]) -> list[str]:
     """``args`` with an empty value after a ``-p`` that has none (``agent -p --resume ID``).
 

@@ -79,6 +79,10 @@ class CommandHost(Protocol):
 
     def new_session(self) -> None: ...
 
+    def mcp_status(self) -> RenderableType:
+        """Each MCP server's state (starting, ready with N tools, failed with why)."""
+        ...
+
     def resume(self, target: str) -> None:
         """Continue the saved session ``target`` (an id or unique prefix)."""
         ...
@@ -114,6 +118,7 @@ class SlashCommands:
         self._add("/undo", "/undo", "restore the files the last turn changed", self._undo)
         self._add("/stats", "/stats", "what recovery did: retries, fallbacks, waits", self._stats)
         self._add("/cost", "/cost", "tokens used", self._cost)
+        self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
         self._add("/exit", "/exit", "leave (the session is saved)", self._exit)
 
@@ -189,6 +194,10 @@ class SlashCommands:
         usage = self.host.usage()
         total = usage.before + usage.this_run
         self.host.show(cost_table(usage.this_run, total, dict(usage.by_model)))
+        return True
+
+    async def _mcp(self, _: str) -> bool:
+        self.host.show(self.host.mcp_status())
         return True
 
     async def _clear(self, _: str) -> bool:

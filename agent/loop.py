@@ -59,8 +59,8 @@ class ToolRunner(Protocol):
     def begin_turn(self) -> None: ...
 
     @property
-    def repeated_failure_stop(self) -> str | None:
-        """Why the turn must stop because the model repeats a failing call, if it must."""
+    def repeated_call_stop(self) -> str | None:
+        """Why the turn must stop because the model repeats a call, if it must."""
         ...
 
 
@@ -144,6 +144,8 @@ class TurnStatus(StrEnum):
     DONE = "done"
     FAILED = "failed"
     MAX_STEPS = "max_steps"
+    REPEATED_CALL = "repeated_call"
+    """The model kept making the same call (same result, or the same failure)."""
     INTERRUPTED = "interrupted"
 
 
@@ -310,9 +312,9 @@ class AgentLoop:
             if calls:
                 await self._run_tools(calls)
                 answer.clear()
-                stop = self.tools.repeated_failure_stop
+                stop = self.tools.repeated_call_stop
                 if stop is not None:
-                    return TurnResult(status=TurnStatus.FAILED, error=stop, steps=step)
+                    return TurnResult(status=TurnStatus.REPEATED_CALL, error=stop, steps=step)
                 continue
             if response.stop_reason in (StopReason.MAX_TOKENS, StopReason.CONTEXT_WINDOW):
                 continuation = (

@@ -34,6 +34,7 @@ _STYLES: dict[str, tuple[str, str]] = {
     "tool_retried": ("↻", "yellow"),
     "tool_timed_out": ("⏱", "red"),
     "tool_repeated_failure": ("!", "yellow"),
+    "tool_repeated_call": ("!", "yellow"),
     "rolled_back": ("↶", "yellow"),
     "undo_applied": ("↶", "green"),
 }

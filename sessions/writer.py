@@ -134,7 +134,8 @@ class SessionWriter:
         self.append_record(record)
 
     def append_turn_end(self, status: str, error: str | None = None) -> None:
-        """Save how a turn ended: ``done``, ``failed``, ``interrupted`` or ``max_steps``.
+        """Save how a turn ended: ``done``, ``failed``, ``interrupted``, ``max_steps`` or
+        ``repeated_call``.
 
         Raises:
             ValueError: ``status`` is none of those.

@@ -74,7 +74,7 @@ def test_plain_mode_prints_the_answer_verbatim_without_escape_codes() -> None:
     )
     ui.finish()
 
-    assert buffer.getvalue() == "Some **bold** text\n✓ run_command(ls) — a.txt\n"
+    assert buffer.getvalue() == "Some **bold** text\n✓ run_command(ls) — 2 lines\n"
 
 
 def test_tool_lines_fit_a_narrow_terminal() -> None:
@@ -219,7 +219,7 @@ def test_no_color_keeps_the_layout_without_colours(monkeypatch: pytest.MonkeyPat
     )
 
     assert not re.search(r"\x1b\[[0-9;]*3[0-7]m", buffer.getvalue())
-    assert "✓ list_files(pattern=*.py) — a.py" in plain(buffer.getvalue())
+    assert "✓ list_files(pattern=*.py) — 1 entry: a.py" in plain(buffer.getvalue())
 
 
 def test_a_restarted_stream_discards_the_partial_tail() -> None:
