@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -160,3 +161,33 @@ def test_a_session_ending_on_a_prompt_is_answered_on_resume(
     loaded = store.load(writer.id)
     assert loaded.ends_with_user_message
     assert loaded.last_exchange() == [Message.user("second")]
+
+
+def test_resuming_exempts_the_session_from_the_collector_and_turns_it_back_on(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    session_id, path = _session(store, tmp_path, prompts=3)
+    frozen = gc.get_freeze_count()
+    try:
+        loaded, writer = store.open(session_id)
+        writer.close()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > frozen  # later full collections skip the session
+        assert len(loaded.messages) == 6
+
+        store.load(session_id)  # reading only: nothing frozen
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+
+
+def test_a_failed_load_turns_the_collector_back_on(store: SessionStore, tmp_path: Path) -> None:
+    session_id, path = _session(store, tmp_path, prompts=1)
+    path.write_bytes(b"not a session\n")
+
+    with pytest.raises(SessionError):
+        store.open(session_id)
+    with pytest.raises(SessionError):
+        store.load(session_id)
+
+    assert gc.isenabled()
