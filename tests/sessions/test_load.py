@@ -166,7 +166,7 @@ def test_a_session_ending_on_a_prompt_is_answered_on_resume(
 def test_resuming_exempts_the_session_from_the_collector_and_turns_it_back_on(
     store: SessionStore, tmp_path: Path
 ) -> None:
-    session_id, path = _session(store, tmp_path, prompts=3)
+    session_id, _ = _session(store, tmp_path, prompts=3)
     frozen = gc.get_freeze_count()
     try:
         loaded, writer = store.open(session_id)
