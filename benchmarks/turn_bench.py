@@ -1,0 +1,139 @@
+"""Per-step benchmark: the agent's own cost per model call + tool call, against a bare SDK loop.
+
+Run: ``python benchmarks/turn_bench.py`` (about a minute; ``--steps N --runs N``). Both sides
+run in this process against the same local fake server (tests/fakes/llm_server.py, Anthropic
+protocol, streamed), answering ``--steps`` ``read_file`` calls and then a final text:
+
+- *agent*: `agent.app.Agent` as ``agent -p`` wires it (recovery, tool executor with its safety
+  policy, session file with fsync, events, logs), one turn of ``--steps`` steps.
+- *bare*: ``anthropic.AsyncAnthropic().messages.stream`` in a loop that reads the file and
+  sends the result back, with no session, no logs and no checks.
+
+The two alternate, best of ``--runs`` each. The ratio is agent/bare per step; what it measures
+is everything the agent adds to a step (the fake server answers at once, so no model time
+hides it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console  # noqa: E402
+
+from agent.app import Agent, Options, load, start_logging  # noqa: E402
+from agent.ui import ConsoleUI  # noqa: E402
+from tests.fakes.cli import agent_env  # noqa: E402
+from tests.fakes.llm_script import Reply  # noqa: E402
+from tests.fakes.llm_server import FakeLlmServer  # noqa: E402
+
+MODEL = "claude-test"
+FILE_TEXT = "def f(x):\n    return x * 2\n" * 20
+
+
+def script(server: FakeLlmServer, steps: int) -> None:
+    server.reset()
+    calls = [Reply.tool_call("read_file", {"path": "code.py"}) for _ in range(steps)]
+    server.script(*calls, Reply.text("Read it."))
+
+
+async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) -> float:
+    """Seconds for one turn of ``steps`` tool steps (plus the final answer) through `Agent`."""
+    environ = agent_env(server, home)
+    options = Options(
+        workspace=work, model=f"anthropic:{MODEL}", max_steps=steps + 1, approval="full-auto"
+    )
+    config = load(options, environ)
+    start_logging(config, options, environ)
+    out = Console(file=io.StringIO())
+    agent = Agent(config, options, ui=ConsoleUI(out, out, stream=False), approver=None, environ=environ)
+    script(server, 1)
+    await agent.run_turn("warm up")  # the SDK import and first connection are not per-step
+    script(server, steps)
+    started = time.perf_counter()
+    result = await agent.run_turn("read code.py again and again")
+    elapsed = time.perf_counter() - started
+    agent.close()
+    assert result.error is None and result.steps == steps + 1, result
+    return elapsed
+
+
+async def bare_turn(server: FakeLlmServer, work: Path, steps: int) -> float:
+    """Seconds for the same turn in a plain loop over the Anthropic SDK."""
+    import anthropic
+
+    client = anthropic.AsyncAnthropic(api_key="sk-ant-test", base_url=server.anthropic_url)
+    tools: list[Any] = [
+        {
+            "name": "read_file",
+            "description": "Read a file.",
+            "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+        }
+    ]
+    script(server, 1)
+    await _bare_loop(client, tools, work)
+    script(server, steps)
+    started = time.perf_counter()
+    done = await _bare_loop(client, tools, work)
+    elapsed = time.perf_counter() - started
+    assert done == steps + 1
+    return elapsed
+
+
+async def _bare_loop(client: Any, tools: list[Any], work: Path) -> int:
+    messages: list[Any] = [{"role": "user", "content": "read code.py"}]
+    for step in range(1, 10_000):
+        async with client.messages.stream(
+            model=MODEL, max_tokens=1024, messages=messages, tools=tools
+        ) as stream:
+            reply = await stream.get_final_message()
+        messages.append({"role": "assistant", "content": reply.content})
+        calls = [block for block in reply.content if block.type == "tool_use"]
+        if not calls:
+            return step
+        results = [
+            {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": (work / call.input["path"]).read_text(),
+            }
+            for call in calls
+        ]
+        messages.append({"role": "user", "content": results})
+    raise AssertionError("the script never ended")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, FakeLlmServer() as server:
+        home, work = Path(tmp) / "home", Path(tmp) / "work"
+        home.mkdir()
+        work.mkdir()
+        (work / "code.py").write_text(FILE_TEXT)
+        ours: list[float] = []
+        bare: list[float] = []
+        for _ in range(args.runs):  # interleaved: the machine's load hits both alike
+            ours.append(asyncio.run(agent_turn(server, home, work, args.steps)))
+            bare.append(asyncio.run(bare_turn(server, work, args.steps)))
+    per_step = args.steps + 1
+    agent_ms, bare_ms = min(ours) / per_step * 1000, min(bare) / per_step * 1000
+    print(f"Per step ({args.steps} read_file calls + the answer; best of {args.runs})")
+    print(f"{'agent':<8}{agent_ms:>8.2f} ms")
+    print(f"{'bare SDK':<8}{bare_ms:>8.2f} ms")
+    print(f"ratio   {agent_ms / bare_ms:>8.2f}x   (agent's own work: {agent_ms - bare_ms:.2f} ms/step)")
+
+
+if __name__ == "__main__":
+    main()
