@@ -28,13 +28,13 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rich.console import Console  # noqa: E402
+from rich.console import Console
 
-from agent.app import Agent, Options, load, start_logging  # noqa: E402
-from agent.ui import ConsoleUI  # noqa: E402
-from tests.fakes.cli import agent_env  # noqa: E402
-from tests.fakes.llm_script import Reply  # noqa: E402
-from tests.fakes.llm_server import FakeLlmServer  # noqa: E402
+from agent.app import Agent, Options, load, start_logging
+from agent.ui import ConsoleUI
+from tests.fakes.cli import agent_env
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
 
 MODEL = "claude-test"
 FILE_TEXT = "def f(x):\n    return x * 2\n" * 20
@@ -55,7 +55,9 @@ async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) 
     config = load(options, environ)
     start_logging(config, options, environ)
     out = Console(file=io.StringIO())
-    agent = Agent(config, options, ui=ConsoleUI(out, out, stream=False), approver=None, environ=environ)
+    agent = Agent(
+        config, options, ui=ConsoleUI(out, out, stream=False), approver=None, environ=environ
+    )
     script(server, 1)
     await agent.run_turn("warm up")  # the SDK import and first connection are not per-step
     script(server, steps)
@@ -63,7 +65,8 @@ async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) 
     result = await agent.run_turn("read code.py again and again")
     elapsed = time.perf_counter() - started
     agent.close()
-    assert result.error is None and result.steps == steps + 1, result
+    assert result.error is None, result.error
+    assert result.steps == steps + 1, result.steps
     return elapsed
 
 
@@ -132,7 +135,8 @@ def main() -> None:
     print(f"Per step ({args.steps} read_file calls + the answer; best of {args.runs})")
     print(f"{'agent':<8}{agent_ms:>8.2f} ms")
     print(f"{'bare SDK':<8}{bare_ms:>8.2f} ms")
-    print(f"ratio   {agent_ms / bare_ms:>8.2f}x   (agent's own work: {agent_ms - bare_ms:.2f} ms/step)")
+    own = agent_ms - bare_ms
+    print(f"ratio   {agent_ms / bare_ms:>8.2f}x   (the agent's own work: {own:.2f} ms/step)")
 
 
 if __name__ == "__main__":

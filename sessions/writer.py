@@ -2,7 +2,9 @@
 
 Inside `SessionWriter.group_commit` (one agent step) records are still written whole as they
 come, so each survives ``kill -9`` of the agent the moment its append returns; the fsync that
-makes them survive a power cut is issued once, for all of them, when the group ends.
+makes them survive a power cut is issued once, for all of them, when the group ends, on a
+background thread: it overlaps the next model request instead of delaying it (0.3–11 ms a
+step on the shared disk we measured on).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, cast, get_args
 
@@ -45,8 +48,8 @@ class SessionWriter:
 
     Every ``append_*`` returns only after the record is written whole and fsynced, so a record
     that was acknowledged survives a crash or power cut; inside `group_commit` the fsync
-    waits for the end of the group. A failed append leaves the file as it was and raises
-    `SessionError`. Secrets are redacted before anything reaches the disk.
+    starts, in the background, at the end of the group. A failed append leaves the file as
+    it was and raises `SessionError`. Secrets are redacted before anything reaches the disk.
     Holds the session's lock until `close`; usable as a context manager.
     """
 
@@ -77,6 +80,9 @@ class SessionWriter:
         self._groups = 0
         """How many `group_commit` blocks are open; while any is, fsyncs wait for the last."""
         self._unsynced = False
+        self._syncer: ThreadPoolExecutor | None = None
+        self._syncing: Future[None] | None = None
+        """The background fsync of the last group, until it is waited for."""
         self.syncs = 0
         """fsyncs issued so far (what group commit saves; benchmarks report it)."""
         self._touched: dict[str, Path] = {}
@@ -157,15 +163,17 @@ class SessionWriter:
 
     @contextlib.contextmanager
     def group_commit(self) -> Iterator[None]:
-        """Make every record appended inside durable with one fsync, when the block ends.
+        """Make every record appended inside durable with one fsync, started when it ends.
 
         Each append is still written to the file before it returns, so the agent being
-        killed loses nothing acknowledged; only a power cut inside the block can. The agent
-        wraps each step (model answer, usage, tool results, file states, events) in one.
-        Blocks nest; the outermost one syncs.
+        killed loses nothing acknowledged; only a power cut before that fsync finishes can.
+        The fsync runs in the background; the next group (and `close`) waits for it first,
+        so at most one group is ever in flight. The agent wraps each step (model answer,
+        usage, tool results, file states, events) in one. Blocks nest; the outermost syncs.
 
         Raises:
-            SessionError: the closing fsync failed (unless the block is already raising).
+            SessionError: the previous group's fsync failed (unless the block is already
+                raising).
         """
         with self._mutex:
             self._groups += 1
@@ -180,7 +188,7 @@ class SessionWriter:
                 self._groups -= 1
                 if self._groups == 0:
                     try:
-                        self._sync_pending()
+                        self._sync_in_background()
                     except SessionError:
                         if not failed:  # never hide the error that is already on its way
                             raise
@@ -190,9 +198,13 @@ class SessionWriter:
         with self._mutex:
             if self._fd is not None:
                 with contextlib.suppress(SessionError):  # closing must release the lock
+                    self._wait_for_sync()
                     self._sync_pending()
                 fd, self._fd = self._fd, None
                 os.close(fd)
+            if self._syncer is not None:
+                self._syncer.shutdown()
+                self._syncer = None
             self._lock.release()
 
     def __enter__(self) -> SessionWriter:
@@ -243,6 +255,27 @@ class SessionWriter:
         except OSError as exc:
             raise storage_error("save to session file", self.path, exc) from exc
         self._unsynced = False
+
+    def _sync_in_background(self) -> None:
+        # Called with the mutex held. fsync releases the GIL, so the loop goes on meanwhile.
+        self._wait_for_sync()
+        if not self._unsynced or self._fd is None:
+            return
+        if self._syncer is None:
+            self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="session-fsync")
+        self._syncing = self._syncer.submit(os.fsync, self._fd)
+        self._unsynced = False
+        self.syncs += 1
+
+    def _wait_for_sync(self) -> None:
+        # Called with the mutex held; the file stays open until the fsync in flight is done.
+        syncing, self._syncing = self._syncing, None
+        if syncing is None:
+            return
+        try:
+            syncing.result()
+        except OSError as exc:
+            raise storage_error("save to session file", self.path, exc) from exc
 
     def _sync(self) -> None:
         assert self._fd is not None

@@ -73,6 +73,24 @@ def test_closing_inside_a_group_syncs_and_releases_the_lock(
     assert [m.text for m in loaded.messages] == ["one"]
 
 
+def test_steps_in_a_row_and_a_close_right_after_lose_nothing(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    writer = store.create(cwd=tmp_path, model_chain=["anthropic:x"])
+    before = writer.syncs
+    for step in range(20):  # each group waits for the previous one's background fsync
+        with writer.group_commit():
+            writer.append_message(Message.user(f"step {step}"))
+            writer.append_message(Message.assistant(f"done {step}"))
+    writer.close()  # waits for the last one before closing the file
+
+    assert writer.syncs == before + 20
+    loaded, reopened = store.open(writer.id)
+    reopened.close()
+    assert len(loaded.messages) == 40
+    assert loaded.warnings == []
+
+
 def test_without_fsync_a_group_syncs_nothing(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "home", fsync=False)
     with store.create(cwd=tmp_path, model_chain=["anthropic:x"]) as writer:
