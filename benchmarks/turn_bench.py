@@ -6,8 +6,8 @@ protocol, streamed), answering ``--steps`` ``read_file`` calls and then a final 
 
 - *agent*: `agent.app.Agent` as ``agent -p`` wires it (recovery, tool executor with its safety
   policy, session file with fsync, events, logs), one turn of ``--steps`` steps.
-- *bare*: ``anthropic.AsyncAnthropic().messages.stream`` in a loop that reads the file and
-  sends the result back, with no session, no logs and no checks.
+- *bare*: ``anthropic.AsyncAnthropic().messages.create(stream=True)`` in a loop that gathers
+  the raw events, reads the file and sends the result back: no session, no logs, no checks.
 
 The two alternate, best of ``--runs`` each. The ratio is agent/bare per step; what it measures
 is everything the agent adds to a step (the fake server answers at once, so no model time
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import json
 import sys
 import tempfile
 import time
@@ -95,24 +96,44 @@ async def bare_turn(server: FakeLlmServer, work: Path, steps: int) -> float:
 async def _bare_loop(client: Any, tools: list[Any], work: Path) -> int:
     messages: list[Any] = [{"role": "user", "content": "read code.py"}]
     for step in range(1, 10_000):
-        async with client.messages.stream(
-            model=MODEL, max_tokens=1024, messages=messages, tools=tools
-        ) as stream:
-            reply = await stream.get_final_message()
-        messages.append({"role": "assistant", "content": reply.content})
-        calls = [block for block in reply.content if block.type == "tool_use"]
+        content = await _bare_request(client, messages, tools)
+        messages.append({"role": "assistant", "content": content})
+        calls = [block for block in content if block["type"] == "tool_use"]
         if not calls:
             return step
         results = [
             {
                 "type": "tool_result",
-                "tool_use_id": call.id,
-                "content": (work / call.input["path"]).read_text(),
+                "tool_use_id": call["id"],
+                "content": (work / call["input"]["path"]).read_text(),
             }
             for call in calls
         ]
         messages.append({"role": "user", "content": results})
     raise AssertionError("the script never ended")
+
+
+async def _bare_request(client: Any, messages: list[Any], tools: list[Any]) -> list[Any]:
+    """One streamed request, its raw events gathered into content blocks (as our adapter does;
+    the SDK's ``messages.stream`` helper, which also builds a snapshot per event, is slower)."""
+    stream = await client.messages.create(
+        model=MODEL, max_tokens=1024, messages=messages, tools=tools, stream=True
+    )
+    blocks: list[dict[str, Any]] = []
+    arguments: list[str] = []
+    async for event in stream:
+        if event.type == "content_block_start":
+            blocks.append(event.content_block.model_dump(exclude_none=True))
+            arguments.append("")
+        elif event.type == "content_block_delta":
+            if event.delta.type == "text_delta":
+                blocks[event.index]["text"] += event.delta.text
+            elif event.delta.type == "input_json_delta":
+                arguments[event.index] += event.delta.partial_json
+    for block, raw in zip(blocks, arguments, strict=True):
+        if block["type"] == "tool_use":
+            block["input"] = json.loads(raw or "{}")
+    return blocks
 
 
 def main() -> None:
