@@ -114,10 +114,12 @@ class SessionStore:
         """Read a session without locking it (to show it, or to list its last exchange).
 
         Damaged lines are skipped (and reported in ``warnings``); the file is not changed.
+        Like `open`, it exempts what it built from the garbage collector: turning the
+        collector back on with a million young objects cost a collection of all of them.
         """
         session_id = self.resolve(prefix)
         path = self._path(session_id)
-        with collector_paused():
+        with collector_paused(freeze=True):
             return build_session(scan_file(path), path, self._hash_limit)
 
     def open(self, prefix: str) -> tuple[LoadedSession, SessionWriter]:
