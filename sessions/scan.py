@@ -103,7 +103,7 @@ def _scan(path: Path, data: bytes) -> ScannedFile:
     warnings: list[str] = []
     offset = 0
     for number, raw in enumerate(lines, start=1):
-        if raw.strip():
+        if raw and not raw.isspace():  # strip() would copy every line
             record = parse_record(raw)
             if isinstance(record, Unreadable):
                 if record.newer_type is not None:
