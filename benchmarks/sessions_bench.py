@@ -160,13 +160,12 @@ def bench_print_resume(root: Path, count: int, runs: int) -> tuple[float, float]
 
         resumed: list[float] = []
         fresh: list[float] = []
-        for n in range(runs):
-            pair = [
-                lambda: resumed.append(run("--resume", session_id)),
-                lambda: fresh.append(run()),
-            ]
-            for measure in pair[:: 1 if n % 2 == 0 else -1]:
-                measure()
+        for n in range(runs):  # alternately, the order swapped every other run
+            if n % 2:
+                fresh.append(run())
+            resumed.append(run("--resume", session_id))
+            if not n % 2:
+                fresh.append(run())
     return statistics.median(resumed), statistics.median(fresh)
 
 
