@@ -7,7 +7,8 @@ protocol, streamed), answering ``--steps`` ``read_file`` calls and then a final 
 - *agent*: `agent.app.Agent` as ``agent -p`` wires it (recovery, tool executor with its safety
   policy, session file with fsync, events, logs), one turn of ``--steps`` steps.
 - *bare*: ``anthropic.AsyncAnthropic().messages.create(stream=True)`` in a loop that gathers
-  the raw events, reads the file and sends the result back: no session, no logs, no checks.
+  the raw events, reads the file and sends the result back: no session, no logs, no checks,
+  but the same system prompt and tool schemas, so both send the same requests.
 
 The two alternate, best of ``--runs`` each. The ratio is agent/bare per step; what it measures
 is everything the agent adds to a step (the fake server answers at once, so no model time
@@ -32,10 +33,12 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from rich.console import Console
 
 from agent.app import Agent, Options, load, start_logging
+from agent.prompt import build_system_prompt
 from agent.ui import ConsoleUI
 from tests.fakes.cli import agent_env
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
+from tools import ToolExecutor, ToolSettings
 
 MODEL = "claude-test"
 FILE_TEXT = "def f(x):\n    return x * 2\n" * 20
@@ -76,27 +79,29 @@ async def bare_turn(server: FakeLlmServer, work: Path, steps: int) -> float:
     import anthropic
 
     client = anthropic.AsyncAnthropic(api_key="sk-ant-test", base_url=server.anthropic_url)
+    # The same request content as the agent's: its system prompt and its tools' schemas.
+    system = build_system_prompt(work)
+    executor = ToolExecutor(
+        workspace=work, settings=ToolSettings(), approval="full-auto", approver=None
+    )
     tools: list[Any] = [
-        {
-            "name": "read_file",
-            "description": "Read a file.",
-            "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
-        }
+        {"name": spec.name, "description": spec.description, "input_schema": spec.input_schema}
+        for spec in executor.specs()
     ]
     script(server, 1)
-    await _bare_loop(client, tools, work)
+    await _bare_loop(client, system, tools, work)
     script(server, steps)
     started = time.perf_counter()
-    done = await _bare_loop(client, tools, work)
+    done = await _bare_loop(client, system, tools, work)
     elapsed = time.perf_counter() - started
     assert done == steps + 1
     return elapsed
 
 
-async def _bare_loop(client: Any, tools: list[Any], work: Path) -> int:
+async def _bare_loop(client: Any, system: str, tools: list[Any], work: Path) -> int:
     messages: list[Any] = [{"role": "user", "content": "read code.py"}]
     for step in range(1, 10_000):
-        content = await _bare_request(client, messages, tools)
+        content = await _bare_request(client, system, messages, tools)
         messages.append({"role": "assistant", "content": content})
         calls = [block for block in content if block["type"] == "tool_use"]
         if not calls:
@@ -113,11 +118,13 @@ async def _bare_loop(client: Any, tools: list[Any], work: Path) -> int:
     raise AssertionError("the script never ended")
 
 
-async def _bare_request(client: Any, messages: list[Any], tools: list[Any]) -> list[Any]:
+async def _bare_request(
+    client: Any, system: str, messages: list[Any], tools: list[Any]
+) -> list[Any]:
     """One streamed request, its raw events gathered into content blocks (as our adapter does;
     the SDK's ``messages.stream`` helper, which also builds a snapshot per event, is slower)."""
     stream = await client.messages.create(
-        model=MODEL, max_tokens=1024, messages=messages, tools=tools, stream=True
+        model=MODEL, max_tokens=1024, system=system, messages=messages, tools=tools, stream=True
     )
     blocks: list[dict[str, Any]] = []
     arguments: list[str] = []
