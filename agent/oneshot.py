@@ -83,7 +83,7 @@ def exit_now(code: int) -> NoReturn:
     0.45 s after the answer was already printed. Call this only after `run_once` returned: the
     session is closed by then (its last records fsynced, its lock released). What else could
     be lost is dealt with here: exit handlers run, and standard streams and logs are flushed.
-    A reader that went away (``agent -p ... | head -1``) does not change the exit code.
+    A flush that fails because the reader went away does not change the exit code.
     """
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
