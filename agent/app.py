@@ -454,6 +454,12 @@ class Agent:
         else:
             self.provider.switch_to(ref)
 
+    def warm_up(self) -> None:
+        """Start building the current model's adapter (its SDK import) in the background."""
+        for target in self.provider.chain:
+            if target.ref == self.provider.current and isinstance(target.provider, LazyProvider):
+                target.provider.warm_up()
+
     def _limits(self) -> ModelLimits:
         return self.config.limits(self.provider.current)
 

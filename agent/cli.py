@@ -1,7 +1,8 @@
 """The ``agent`` command line (Typer).
 
 Exit codes: see `agent.exit_codes.ExitCode`. Heavy modules (the app, vendor SDKs) are
-imported only when needed so that ``agent --version`` stays fast.
+imported only when needed so that ``agent --version`` stays fast, and ``-p`` ends the process
+as soon as its output is flushed and its session closed (`agent.oneshot.exit_now`).
 """
 
 from __future__ import annotations
@@ -195,13 +196,14 @@ def run(
             param_hint="-p",
         )
     if prompt is not None:
-        from agent.oneshot import run_once
+        from agent.oneshot import exit_now, run_once
 
         code = run_once(
             options,
             prompt if prompt.strip() else None,
             json_output=output_format is OutputFormat.json,
         )
+        exit_now(code)
     else:
         if not sys.stdin.isatty():
             typer.echo("agent: stdin is not a terminal; use -p PROMPT to run non-interactively.")

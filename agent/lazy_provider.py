@@ -1,18 +1,30 @@
-"""A provider built on its first request, so start-up does not pay for a vendor SDK import."""
+"""A provider built on demand, so start-up does not pay for a vendor SDK import.
+
+The REPL asks for it to be built in the background (`LazyProvider.warm_up`) once its prompt is
+on screen: importing ``anthropic`` takes 1–3 s, which would otherwise come after the person
+pressed Enter, although they spent seconds typing at an idle prompt.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future
+
+import structlog
 
 from agent.llm import ChatRequest, ChatResponse, DeltaHandler, Provider
 
+log = structlog.get_logger("agent.lazy_provider")
+
 
 class LazyProvider:
-    """A `Provider` that calls ``factory`` once, on the first `chat`, and delegates to it.
+    """A `Provider` that calls ``factory`` once, when first needed, and delegates to it.
 
-    Importing the vendor SDKs takes from a few hundred milliseconds to seconds; the REPL
-    should show its prompt before that. Configuration problems (a missing key) are checked
-    before this is built, so a failure here is rare and surfaces on the first request.
+    Configuration problems (a missing key) are checked before this is built, so a failure of
+    ``factory`` is rare. A background build that fails is only logged; the first request then
+    builds again in the foreground and reports the failure as it would without the warm-up.
 
     Args:
         factory: Builds the real provider (and imports its SDK).
@@ -23,22 +35,54 @@ class LazyProvider:
         self._factory = factory
         self._name = name
         self._provider: Provider | None = None
+        self._building = threading.Lock()
+        self._warming: Future[None] | None = None
 
     @property
     def loaded(self) -> bool:
         """Whether the real provider has been built."""
         return self._provider is not None
 
+    def warm_up(self) -> None:
+        """Start building the real provider in a background thread; returns at once.
+
+        Does nothing if it is built or being built. The thread is a daemon: a person who
+        leaves at once does not wait for an import they never needed.
+        """
+        if self._provider is not None or self._warming is not None:
+            return
+        warming: Future[None] = Future()
+        warming.set_running_or_notify_cancel()  # a cancelled wait must not cancel the build
+        self._warming = warming
+        thread = threading.Thread(
+            target=self._build_in_background, args=(warming,), name="warm-up", daemon=True
+        )
+        thread.start()
+
+    def _build_in_background(self, done: Future[None]) -> None:
+        try:
+            self.get()
+        except Exception as error:  # the first request builds again and reports it
+            log.info("provider_warm_up_failed", provider=self._name, error=repr(error))
+        finally:
+            done.set_result(None)
+
     def get(self) -> Provider:
-        """The real provider, built now if needed."""
-        if self._provider is None:
-            self._provider = self._factory()
-        return self._provider
+        """The real provider, built now if needed (waits for a build in progress)."""
+        with self._building:
+            if self._provider is None:
+                self._provider = self._factory()
+            return self._provider
 
     async def chat(
         self, request: ChatRequest, on_delta: DeltaHandler | None = None
     ) -> ChatResponse:
         """Answer ``request`` with the real provider."""
+        warming = self._warming
+        if self._provider is None and warming is not None:
+            # Wait for the import already under way without blocking the event loop, so
+            # the spinner runs and Ctrl-C works; it started earlier, so it ends sooner.
+            await asyncio.wrap_future(warming)
         return await self.get().chat(request, on_delta)
 
     def __repr__(self) -> str:

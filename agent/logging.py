@@ -90,3 +90,15 @@ class _TeeLoggerFactory:
 
     def __call__(self, *args: Any) -> _TeeLogger:
         return self._logger
+
+    def flush(self) -> None:
+        for sink in self._logger._sinks:
+            with contextlib.suppress(OSError, ValueError):
+                sink.flush()
+
+
+def flush_logs() -> None:
+    """Flush every log sink (before the process ends without interpreter shutdown)."""
+    factory = structlog.get_config().get("logger_factory")
+    if isinstance(factory, _TeeLoggerFactory):
+        factory.flush()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, Protocol
@@ -70,6 +71,10 @@ class Transcript(Protocol):
     def append_message(self, message: Message) -> None: ...
 
     def append_usage(self, usage: Usage, model: str) -> None: ...
+
+    def group_commit(self) -> AbstractContextManager[None]:
+        """Records appended inside are made durable together (one fsync per step)."""
+        ...
 
 
 class TurnRecovery(Protocol):
@@ -181,6 +186,9 @@ class _NoTranscript:
 
     def append_usage(self, usage: Usage, model: str) -> None:
         pass
+
+    def group_commit(self) -> AbstractContextManager[None]:
+        return nullcontext()
 
 
 class AgentLoop:
@@ -302,36 +310,37 @@ class AgentLoop:
                     "Continue with a new prompt.",
                     steps=step - 1,
                 )
-            raw = await self._request()
-            response = _drop_incomplete_calls(raw)
-            dropped = response is not raw
-            answer.append(response.message.text)
-            message = self.tool_ids.assign(non_empty_reply(response.message))
-            self._append(message)
-            calls = message.tool_uses
-            if calls:
-                await self._run_tools(calls)
-                answer.clear()
-                stop = self.tools.repeated_call_stop
-                if stop is not None:
-                    return TurnResult(status=TurnStatus.REPEATED_CALL, error=stop, steps=step)
-                continue
-            if response.stop_reason in (StopReason.MAX_TOKENS, StopReason.CONTEXT_WINDOW):
-                continuation = (
-                    self.recovery.on_truncated(response, dropped) if self.recovery else None
-                )
-                if continuation is not None:
-                    self._append(continuation)
+            with self.transcript.group_commit():
+                raw = await self._request()
+                response = _drop_incomplete_calls(raw)
+                dropped = response is not raw
+                answer.append(response.message.text)
+                message = self.tool_ids.assign(non_empty_reply(response.message))
+                self._append(message)
+                calls = message.tool_uses
+                if calls:
+                    await self._run_tools(calls)
+                    answer.clear()
+                    stop = self.tools.repeated_call_stop
+                    if stop is not None:
+                        return TurnResult(status=TurnStatus.REPEATED_CALL, error=stop, steps=step)
                     continue
-            if response.stop_reason is StopReason.REFUSAL:
-                return TurnResult(
-                    status=TurnStatus.FAILED,
-                    answer="".join(answer),
-                    error="The model declined; rephrase the request or try another model.",
-                    error_kind=ErrorKind.REFUSAL,
-                    steps=step,
-                )
-            return TurnResult(status=TurnStatus.DONE, answer="".join(answer), steps=step)
+                if response.stop_reason in (StopReason.MAX_TOKENS, StopReason.CONTEXT_WINDOW):
+                    continuation = (
+                        self.recovery.on_truncated(response, dropped) if self.recovery else None
+                    )
+                    if continuation is not None:
+                        self._append(continuation)
+                        continue
+                if response.stop_reason is StopReason.REFUSAL:
+                    return TurnResult(
+                        status=TurnStatus.FAILED,
+                        answer="".join(answer),
+                        error="The model declined; rephrase the request or try another model.",
+                        error_kind=ErrorKind.REFUSAL,
+                        steps=step,
+                    )
+                return TurnResult(status=TurnStatus.DONE, answer="".join(answer), steps=step)
         return TurnResult(
             status=TurnStatus.MAX_STEPS,
             answer="".join(answer),

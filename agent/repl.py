@@ -101,6 +101,9 @@ class Repl:
     async def _read_eval_loop(self) -> None:
         last_interrupt = float("-inf")
         while True:
+            # Runs once the prompt is drawn (prompt-toolkit draws it before its first await),
+            # so the SDK import overlaps the person's typing instead of their first request.
+            asyncio.get_running_loop().call_soon(self.agent.warm_up)
             try:
                 text = await self.prompt.prompt_async(PROMPT)
             except (EmptyInterrupt, KeyboardInterrupt):

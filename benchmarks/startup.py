@@ -1,8 +1,15 @@
-"""Start-up benchmark: time to ``agent --version`` and to the REPL's first prompt.
+"""Start-up benchmark: ``agent --version``, the REPL's first prompt, its first turn, ``-p``.
 
-Run: ``python benchmarks/startup.py`` (about 30 s; ``--runs N``). Uses a throw-away HOME with a
-fake API key; no request is sent. Prints the median of each measure and its ratio to a bare
-``python -c pass``, and whether a vendor SDK was imported before the first prompt.
+Run: ``python benchmarks/startup.py`` (about 2 minutes; ``--runs N``, ``--typing S``). Uses a
+throw-away HOME with a fake API key. Prints the median of each measure and its ratio to a bare
+``python -c pass``, and whether a vendor SDK was imported before the first prompt. Then, each
+pair measured alternately in one run, against the local fake LLM server (tests/fakes):
+
+- first turn: Enter pressed ``--typing`` seconds after the prompt appeared (the person typing)
+  until the answer shows, with the SDK imported in the background once the prompt is drawn
+  against the same build with that warm-up turned off;
+- ``agent -p``: the whole process, ending with an immediate exit once output and session are
+  flushed, against the same build ending with ``sys.exit`` (interpreter finalisation).
 """
 
 from __future__ import annotations
@@ -18,6 +25,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pexpect
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
 
 PROMPT_READY = "\x1b[?2004h"  # prompt-toolkit enables bracketed paste as the prompt starts
 SDK_CHECK = (
@@ -43,11 +56,110 @@ def environment(home: Path) -> dict[str, str]:
         ANTHROPIC_BASE_URL="http://127.0.0.1:9",
         PROMPT_TOOLKIT_NO_CPR="1",
         TERM="xterm-256color",
+        PYTHONPATH=str(Path(__file__).resolve().parents[1]),  # this checkout's code
     )
     return env
 
 
-def median_seconds(runs: int, once: Callable[[], None]) -> float:
+ANSWER = "Hello from the fake model."
+NO_WARM_UP = (
+    "from agent.lazy_provider import LazyProvider\n"
+    "LazyProvider.warm_up = lambda self: None\n"
+    "from agent.cli import main\n"
+    "main()\n"
+)
+FINALISED_EXIT = (
+    "import sys\n"
+    "import agent.oneshot\n"
+    "agent.oneshot.exit_now = sys.exit\n"
+    "from agent.cli import main\n"
+    "main()\n"
+)
+
+
+def first_turn(env: dict[str, str], cwd: Path, argv: list[str], typing: float) -> float:
+    """Seconds from Enter to the answer on screen, Enter pressed ``typing`` s after the prompt."""
+    child = pexpect.spawn(sys.executable, argv, env=env, cwd=str(cwd), dimensions=(40, 100))
+    child.expect_exact(PROMPT_READY, timeout=60)
+    time.sleep(typing)
+    child.send("hi\r")
+    started = time.perf_counter()
+    child.expect_exact(ANSWER, timeout=60)
+    elapsed = time.perf_counter() - started
+    child.expect_exact(PROMPT_READY, timeout=60)  # the next prompt, ready for Ctrl-D
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF, timeout=30)
+    child.close()
+    return elapsed
+
+
+def interleaved(
+    runs: int, first: Callable[[], float], second: Callable[[], float]
+) -> tuple[float, float]:
+    """Medians of ``first`` and ``second``, run alternately (order swapped every other run)."""
+    a: list[float] = []
+    b: list[float] = []
+    for n in range(runs):
+        if n % 2:
+            b.append(second())
+            a.append(first())
+        else:
+            a.append(first())
+            b.append(second())
+    return statistics.median(a), statistics.median(b)
+
+
+def timed(once: Callable[[], object]) -> Callable[[], float]:
+    def run() -> float:
+        started = time.perf_counter()
+        once()
+        return time.perf_counter() - started
+
+    return run
+
+
+def with_server(runs: int, typing: float, env: dict[str, str], work: Path) -> None:
+    """The paired measures against the fake LLM server."""
+    with FakeLlmServer() as server:
+        env = {**env, "ANTHROPIC_BASE_URL": server.anthropic_url}
+        model = ["--model", "anthropic:claude-test"]
+
+        def answered(run: Callable[[], float]) -> Callable[[], float]:
+            def once() -> float:
+                server.reset()
+                server.script(Reply.text(ANSWER))
+                return run()
+
+            return once
+
+        warm, cold = interleaved(
+            runs,
+            answered(lambda: first_turn(env, work, ["-m", "agent", *model], typing)),
+            answered(lambda: first_turn(env, work, ["-c", NO_WARM_UP, *model], typing)),
+        )
+
+        def print_run(*argv: str) -> None:
+            done = subprocess.run(
+                [sys.executable, *argv, "-p", "hi", *model], env=env, cwd=work, capture_output=True
+            )
+            assert done.returncode == 0, done.stderr
+
+        quick, finalised = interleaved(
+            runs,
+            answered(timed(lambda: print_run("-m", "agent"))),
+            answered(timed(lambda: print_run("-c", FINALISED_EXIT))),
+        )
+    print()
+    print(f"median of {runs} runs, alternating      seconds")
+    print(f"first turn ({typing:g} s of typing), SDK warmed up   {warm:8.3f}")
+    print(f"first turn, SDK imported on Enter         {cold:8.3f}")
+    print(f"  ratio                                   {warm / cold:8.2f}x")
+    print(f"agent -p, immediate exit                  {quick:8.3f}")
+    print(f"agent -p, interpreter finalisation        {finalised:8.3f}")
+    print(f"  ratio                                   {quick / finalised:8.2f}x")
+
+
+def median_seconds(runs: int, once: Callable[[], object]) -> float:
     times = []
     for _ in range(runs):
         started = time.perf_counter()
@@ -69,7 +181,9 @@ def first_prompt(env: dict[str, str], cwd: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
-    runs = parser.parse_args().runs
+    parser.add_argument("--typing", type=float, default=3.0)
+    args = parser.parse_args()
+    runs = args.runs
     with tempfile.TemporaryDirectory() as tmp:
         home, work = Path(tmp) / "home", Path(tmp) / "work"
         home.mkdir()
@@ -87,6 +201,18 @@ def main() -> None:
         importtime = run("-X", "importtime", "-m", "agent", "--version").stderr
         sdk_on_version = [m for m in ("anthropic", "openai") if f" {m}\n" in importtime]
         sdk_on_prompt = run("-c", SDK_CHECK).stdout.strip()
+        print_startup(runs, bare, version, prompt, sdk_on_version, sdk_on_prompt)
+        with_server(runs, args.typing, env, work)
+
+
+def print_startup(
+    runs: int,
+    bare: float,
+    version: float,
+    prompt: float,
+    sdk_on_version: list[str],
+    sdk_on_prompt: str,
+) -> None:
     print(f"median of {runs} runs        seconds   vs python -c pass")
     print(f"python -c pass             {bare:8.3f}   1.00x")
     print(f"agent --version            {version:8.3f}   {version / bare:5.2f}x")

@@ -195,12 +195,16 @@ class Unreadable:
     """The ``type`` of a well-formed record this version does not know (a newer writer's)."""
 
 
+_RECORD_VALIDATOR = RECORD_ADAPTER.validator
+
+
 def parse_record(line: bytes) -> Record | Unreadable:
     """The record on one line (without its newline), or why there is none. Never raises."""
     if len(line) > MAX_LINE_BYTES:
         return Unreadable(f"it is longer than {MAX_LINE_BYTES} bytes")
     try:
-        return RECORD_ADAPTER.validate_json(line)
+        # The adapter's own validate_json adds ~10 % per line in argument checks.
+        return _RECORD_VALIDATOR.validate_json(line)  # type: ignore[no-any-return]
     except ValidationError as error:
         return Unreadable(_first_problem(error), _newer_type(line))
 

@@ -12,7 +12,7 @@ class SessionSettings(BaseModel):
 
     fsync: bool = Field(
         default=True,
-        description="fsync each record before moving on; off trades crash safety for speed",
+        description="fsync records (once per agent step); off trades power-cut safety for speed",
     )
     redact_env: list[str] = Field(
         default_factory=list,

@@ -25,7 +25,7 @@ from sessions.lock import SessionLock
 from sessions.mend import mend
 from sessions.records import Header
 from sessions.redact import Redactor
-from sessions.scan import scan_bytes, scan_file
+from sessions.scan import collector_paused, scan_bytes, scan_file
 from sessions.storage import fsync_directory, open_file, read_file, storage_error
 from sessions.summary import SessionSummary, summarize
 from sessions.writer import SessionWriter
@@ -114,17 +114,21 @@ class SessionStore:
         """Read a session without locking it (to show it, or to list its last exchange).
 
         Damaged lines are skipped (and reported in ``warnings``); the file is not changed.
+        Like `open`, it exempts what it built from the garbage collector: turning the
+        collector back on with a million young objects cost a collection of all of them.
         """
         session_id = self.resolve(prefix)
         path = self._path(session_id)
-        return build_session(scan_file(path), path, self._hash_limit)
+        with collector_paused(freeze=True):
+            return build_session(scan_file(path), path, self._hash_limit)
 
     def open(self, prefix: str) -> tuple[LoadedSession, SessionWriter]:
         """Lock a session, load it, and return a writer that appends to the same file.
 
         The file is mended first: damaged lines move to a ``.damaged-<time>`` side file and a
         torn last line is cut, every valid record stays. A tool call that never got a result
-        is saved with its synthetic result.
+        is saved with its synthetic result. The loaded session is exempted from the garbage
+        collector (see `collector_paused`).
 
         Raises:
             SessionLocked: another process has the session open.
@@ -134,22 +138,30 @@ class SessionStore:
         path = self._path(session_id)
         lock = SessionLock.acquire(self._lock_path(session_id), session_id)
         try:
-            data = read_file(path)
-            scanned = scan_bytes(path, data)
-            if scanned.damaged:
-                mend(path, data, scanned, self._clock())
-            del data
-            fd = open_file(path, os.O_WRONLY | os.O_APPEND, "open session file for writing")
+            with collector_paused(freeze=True):
+                loaded, fd = self._load_for_writing(path)
         except BaseException:
             lock.release()
             raise
-        loaded = build_session(scanned, path, self._hash_limit)
-        writer = self._writer(session_id, path, fd, lock, Path(scanned.header.cwd))
+        writer = self._writer(session_id, path, fd, lock, Path(loaded.header.cwd))
         if loaded.unsaved_tail is not None:
             writer.append_message(loaded.unsaved_tail)
             loaded.messages.append(loaded.unsaved_tail)
             loaded.unsaved_tail = None
         return loaded, writer
+
+    def _load_for_writing(self, path: Path) -> tuple[LoadedSession, int]:
+        data = read_file(path)
+        scanned = scan_bytes(path, data)
+        if scanned.damaged:
+            mend(path, data, scanned, self._clock())
+        del data
+        fd = open_file(path, os.O_WRONLY | os.O_APPEND, "open session file for writing")
+        try:
+            return build_session(scanned, path, self._hash_limit), fd
+        except BaseException:
+            os.close(fd)
+            raise
 
     def list(self) -> list[SessionSummary]:
         """Summaries of every readable session, most recently updated first."""

@@ -1,4 +1,11 @@
-"""Appending records to a session file: each one written whole, then fsynced, then returned."""
+"""Appending records to a session file: each one written whole, then fsynced, then returned.
+
+Inside `SessionWriter.group_commit` (one agent step) records are still written whole as they
+come, so each survives ``kill -9`` of the agent the moment its append returns; the fsync that
+makes them survive a power cut is issued once, for all of them, when the group ends, on a
+background thread: it overlaps the next model request instead of delaying it (0.3–11 ms a
+step on the shared disk we measured on).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,8 @@ import contextlib
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, cast, get_args
 
@@ -39,8 +47,9 @@ class SessionWriter:
     """The open end of one session file. Made by `SessionStore.create` or `SessionStore.open`.
 
     Every ``append_*`` returns only after the record is written whole and fsynced, so a record
-    that was acknowledged survives a crash or power cut. A failed append leaves the file as it
-    was and raises `SessionError`. Secrets are redacted before anything reaches the disk.
+    that was acknowledged survives a crash or power cut; inside `group_commit` the fsync
+    starts, in the background, at the end of the group. A failed append leaves the file as
+    it was and raises `SessionError`. Secrets are redacted before anything reaches the disk.
     Holds the session's lock until `close`; usable as a context manager.
     """
 
@@ -68,6 +77,14 @@ class SessionWriter:
         self._hash_limit = hash_limit
         self._size = os.fstat(fd).st_size
         self._mutex = threading.Lock()
+        self._groups = 0
+        """How many `group_commit` blocks are open; while any is, fsyncs wait for the last."""
+        self._unsynced = False
+        self._syncer: ThreadPoolExecutor | None = None
+        self._syncing: Future[None] | None = None
+        """The background fsync of the last group, until it is waited for."""
+        self.syncs = 0
+        """fsyncs issued so far (what group commit saves; benchmarks report it)."""
         self._touched: dict[str, Path] = {}
         """Tool-call id → file a tracked tool is reading or writing, until its result arrives."""
 
@@ -145,12 +162,50 @@ class SessionWriter:
         ending = cast(TurnStatus, str(status))
         self.append_record(TurnEndRecord(ts=self._clock(), status=ending, error=error))
 
+    @contextlib.contextmanager
+    def group_commit(self) -> Iterator[None]:
+        """Make every record appended inside durable with one fsync, started when it ends.
+
+        Each append is still written to the file before it returns, so the agent being
+        killed loses nothing acknowledged; only a power cut before that fsync finishes can.
+        The fsync runs in the background; the next group (and `close`) waits for it first,
+        so at most one group is ever in flight. The agent wraps each step (model answer,
+        usage, tool results, file states, events) in one. Blocks nest; the outermost syncs.
+
+        Raises:
+            SessionError: the previous group's fsync failed (unless the block is already
+                raising).
+        """
+        with self._mutex:
+            self._groups += 1
+        failed = False
+        try:
+            yield
+        except BaseException:
+            failed = True
+            raise
+        finally:
+            with self._mutex:
+                self._groups -= 1
+                if self._groups == 0:
+                    try:
+                        self._sync_in_background()
+                    except SessionError:
+                        if not failed:  # never hide the error that is already on its way
+                            raise
+
     def close(self) -> None:
-        """Close the file and release the lock (safe to call twice)."""
+        """Make pending records durable, close the file and release the lock (safe twice)."""
         with self._mutex:
             if self._fd is not None:
+                with contextlib.suppress(SessionError):  # closing must release the lock
+                    self._wait_for_sync()
+                    self._sync_pending()
                 fd, self._fd = self._fd, None
                 os.close(fd)
+            if self._syncer is not None:
+                self._syncer.shutdown()
+                self._syncer = None
             self._lock.release()
 
     def discard(self) -> None:
@@ -198,12 +253,49 @@ class SessionWriter:
                 raise SessionError(f"session {self.id} is closed; open it again to continue")
             try:
                 write_all(self._fd, payload)
-                if self._fsync:
-                    os.fsync(self._fd)
+                if self._fsync and not self._groups:
+                    self._sync()
             except OSError as exc:
                 self._undo_partial_write()
                 raise storage_error("save to session file", self.path, exc) from exc
             self._size += len(payload)
+            self._unsynced = self._fsync and self._groups > 0
+
+    def _sync_pending(self) -> None:
+        # Called with the mutex held.
+        if not self._unsynced or self._fd is None:
+            return
+        try:
+            self._sync()
+        except OSError as exc:
+            raise storage_error("save to session file", self.path, exc) from exc
+        self._unsynced = False
+
+    def _sync_in_background(self) -> None:
+        # Called with the mutex held. fsync releases the GIL, so the loop goes on meanwhile.
+        self._wait_for_sync()
+        if not self._unsynced or self._fd is None:
+            return
+        if self._syncer is None:
+            self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="session-fsync")
+        self._syncing = self._syncer.submit(os.fsync, self._fd)
+        self._unsynced = False
+        self.syncs += 1
+
+    def _wait_for_sync(self) -> None:
+        # Called with the mutex held; the file stays open until the fsync in flight is done.
+        syncing, self._syncing = self._syncing, None
+        if syncing is None:
+            return
+        try:
+            syncing.result()
+        except OSError as exc:
+            raise storage_error("save to session file", self.path, exc) from exc
+
+    def _sync(self) -> None:
+        assert self._fd is not None
+        os.fsync(self._fd)
+        self.syncs += 1
 
     def _undo_partial_write(self) -> None:
         # A half-written line would glue itself to the next record; cut it off.

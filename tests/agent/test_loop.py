@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 import pytest
@@ -154,6 +156,9 @@ async def test_repeated_tool_call_ids_are_renamed_before_anything_records_them(
         def append_usage(self, usage: object, model: str) -> None:
             pass
 
+        def group_commit(self) -> AbstractContextManager[None]:
+            return nullcontext()
+
     loop = _loop(provider, workspace, transcript=Transcript())
     await loop.run_turn("write two files")
     await loop.run_turn("one more")
@@ -181,3 +186,30 @@ async def test_ids_used_before_a_resume_are_not_reused(workspace: Path) -> None:
     await loop.run_turn("look again")
     assert loop.messages[-3].tool_uses[0].id == "dup_2"
     assert loop.messages[-2].tool_results[0].tool_use_id == "dup_2"
+
+
+async def test_each_step_saves_its_records_in_one_group_commit(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("alpha\n")
+    provider = ScriptedProvider([tool_call("read_file", path="a.txt"), text("It says alpha.")])
+    log: list[str] = []
+
+    class Transcript:
+        def append_message(self, message: Message) -> None:
+            log.append(f"{message.role} message")
+
+        def append_usage(self, usage: object, model: str) -> None:
+            log.append("usage")
+
+        @contextmanager
+        def group_commit(self) -> Iterator[None]:
+            log.append("begin")
+            yield
+            log.append("commit")
+
+    await _loop(provider, workspace, transcript=Transcript()).run_turn("what is in a.txt?")
+
+    assert log == [
+        "user message",  # the prompt: saved on its own, before the first request
+        *("begin", "usage", "assistant message", "user message", "commit"),  # call + result
+        *("begin", "usage", "assistant message", "commit"),  # the answer
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -183,3 +184,35 @@ def test_the_last_exchange_comes_from_the_history_not_the_compacted_view(
     assert exchange[0] == Message.user("fix the failing test")
     assert exchange[-1] == Message.assistant("Fixed.")
     assert all(message != summary for message in exchange)
+
+
+def test_resuming_exempts_the_session_from_the_collector_and_turns_it_back_on(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    session_id, _ = _session(store, tmp_path, prompts=3)
+    frozen = gc.get_freeze_count()
+    try:
+        loaded, writer = store.open(session_id)
+        writer.close()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > frozen  # later full collections skip the session
+        assert len(loaded.messages) == 6
+
+        frozen = gc.get_freeze_count()
+        store.load(session_id)  # reading only, the same
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_a_failed_load_turns_the_collector_back_on(store: SessionStore, tmp_path: Path) -> None:
+    session_id, path = _session(store, tmp_path, prompts=1)
+    path.write_bytes(b"not a session\n")
+
+    with pytest.raises(SessionError):
+        store.open(session_id)
+    with pytest.raises(SessionError):
+        store.load(session_id)
+
+    assert gc.isenabled()

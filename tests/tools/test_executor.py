@@ -48,6 +48,10 @@ class Flaky(Tool[NoInput]):
         return ToolOutput("fine")
 
 
+class Renamed(Flaky):
+    description = "another flaky tool"
+
+
 class Hanging(Tool[NoInput]):
     name = "hang"
     description = "test tool"
@@ -77,6 +81,25 @@ def test_specs_carry_json_schema_of_each_input_model(harness: Harness) -> None:
     assert schema["required"] == ["path"]
     assert set(schema["properties"]) == {"path", "offset", "limit"}
     assert all(spec.description for spec in specs.values())
+
+
+def test_specs_are_built_once_and_rebuilt_when_the_tool_set_changes(
+    make_harness: MakeHarness,
+) -> None:
+    executor = make_harness(tools=[Flaky(0, OSError(), idempotent=True)]).executor
+    first = executor.specs()
+    assert [spec.name for spec in first] == ["flaky"]
+    assert executor.specs()[0] is first[0]  # cached, not regenerated
+    first.clear()  # a caller changing its list does not change the next answer
+    assert [spec.name for spec in executor.specs()] == ["flaky"]
+
+    # A tool source (MCP, say) adds a tool and replaces another under the same name.
+    executor._tools["hang"] = Hanging()
+    assert [spec.name for spec in executor.specs()] == ["flaky", "hang"]
+    executor._tools["flaky"] = Renamed(0, OSError(), idempotent=False)
+    assert executor.specs()[0].description == "another flaky tool"
+    del executor._tools["hang"]
+    assert [spec.name for spec in executor.specs()] == ["flaky"]
 
 
 def test_builtin_tools_declare_idempotence_and_kind() -> None:

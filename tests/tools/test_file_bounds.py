@@ -178,6 +178,21 @@ async def test_an_abandoned_worker_cannot_keep_the_agent_from_exiting() -> None:
         release.set()
 
 
+async def test_a_worker_serves_the_next_call_and_a_stuck_one_holds_up_nothing() -> None:
+    await in_worker(int)  # leaves at least one worker idle
+    threads = threading.active_count()
+    for _ in range(5):
+        await in_worker(int)
+    assert threading.active_count() == threads  # idle workers served them, none was started
+    release = threading.Event()
+    try:
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(in_worker(release.wait), 0.05)
+        assert await in_worker(lambda: "served") == "served"  # by another thread
+    finally:
+        release.set()
+
+
 async def test_a_nul_byte_in_a_path_is_a_tool_error(harness: Harness) -> None:
     for tool, extra in [("read_file", {}), ("write_file", {"content": "x"})]:
         result = await harness.run(tool, path="a\x00b", **extra)

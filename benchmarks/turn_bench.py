@@ -1,0 +1,171 @@
+"""Per-step benchmark: the agent's own cost per model call + tool call, against a bare SDK loop.
+
+Run: ``python benchmarks/turn_bench.py`` (about a minute; ``--steps N --runs N``). Both sides
+run in this process against the same local fake server (tests/fakes/llm_server.py, Anthropic
+protocol, streamed), answering ``--steps`` ``read_file`` calls and then a final text:
+
+- *agent*: `agent.app.Agent` as ``agent -p`` wires it (recovery, tool executor with its safety
+  policy, session file with fsync, events, logs), one turn of ``--steps`` steps.
+- *bare*: ``anthropic.AsyncAnthropic().messages.create(stream=True)`` in a loop that gathers
+  the raw events, reads the file and sends the result back: no session, no logs, no checks,
+  but the same system prompt and tool schemas, so both send the same requests.
+
+The two alternate, best of ``--runs`` each. The ratio is agent/bare per step; what it measures
+is everything the agent adds to a step (the fake server answers at once, so no model time
+hides it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console
+
+from agent.app import Agent, Options, load, start_logging
+from agent.prompt import build_system_prompt
+from agent.ui import ConsoleUI
+from tests.fakes.cli import agent_env
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
+from tools import ToolExecutor, ToolSettings
+
+MODEL = "claude-test"
+FILE_TEXT = "def f(x):\n    return x * 2\n" * 20
+
+
+def script(server: FakeLlmServer, steps: int) -> None:
+    server.reset()
+    calls = [Reply.tool_call("read_file", {"path": "code.py"}) for _ in range(steps)]
+    server.script(*calls, Reply.text("Read it."))
+
+
+async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) -> float:
+    """Seconds for one turn of ``steps`` tool steps (plus the final answer) through `Agent`."""
+    environ = agent_env(server, home)
+    options = Options(
+        workspace=work, model=f"anthropic:{MODEL}", max_steps=steps + 1, approval="full-auto"
+    )
+    config = load(options, environ)
+    start_logging(config, options, environ)
+    out = Console(file=io.StringIO())
+    agent = Agent(
+        config, options, ui=ConsoleUI(out, out, stream=False), approver=None, environ=environ
+    )
+    script(server, 1)
+    await agent.run_turn("warm up")  # the SDK import and first connection are not per-step
+    script(server, steps)
+    started = time.perf_counter()
+    result = await agent.run_turn("read code.py again and again")
+    elapsed = time.perf_counter() - started
+    agent.close()
+    assert result.error is None, result.error
+    assert result.steps == steps + 1, result.steps
+    return elapsed
+
+
+async def bare_turn(server: FakeLlmServer, work: Path, steps: int) -> float:
+    """Seconds for the same turn in a plain loop over the Anthropic SDK."""
+    import anthropic
+
+    client = anthropic.AsyncAnthropic(api_key="sk-ant-test", base_url=server.anthropic_url)
+    # The same request content as the agent's: its system prompt and its tools' schemas.
+    system = build_system_prompt(work)
+    executor = ToolExecutor(
+        workspace=work, settings=ToolSettings(), approval="full-auto", approver=None
+    )
+    tools: list[Any] = [
+        {"name": spec.name, "description": spec.description, "input_schema": spec.input_schema}
+        for spec in executor.specs()
+    ]
+    script(server, 1)
+    await _bare_loop(client, system, tools, work)
+    script(server, steps)
+    started = time.perf_counter()
+    done = await _bare_loop(client, system, tools, work)
+    elapsed = time.perf_counter() - started
+    assert done == steps + 1
+    return elapsed
+
+
+async def _bare_loop(client: Any, system: str, tools: list[Any], work: Path) -> int:
+    messages: list[Any] = [{"role": "user", "content": "read code.py"}]
+    for step in range(1, 10_000):
+        content = await _bare_request(client, system, messages, tools)
+        messages.append({"role": "assistant", "content": content})
+        calls = [block for block in content if block["type"] == "tool_use"]
+        if not calls:
+            return step
+        results = [
+            {
+                "type": "tool_result",
+                "tool_use_id": call["id"],
+                "content": (work / call["input"]["path"]).read_text(),
+            }
+            for call in calls
+        ]
+        messages.append({"role": "user", "content": results})
+    raise AssertionError("the script never ended")
+
+
+async def _bare_request(
+    client: Any, system: str, messages: list[Any], tools: list[Any]
+) -> list[Any]:
+    """One streamed request, its raw events gathered into content blocks (as our adapter does;
+    the SDK's ``messages.stream`` helper, which also builds a snapshot per event, is slower)."""
+    stream = await client.messages.create(
+        model=MODEL, max_tokens=1024, system=system, messages=messages, tools=tools, stream=True
+    )
+    blocks: list[dict[str, Any]] = []
+    arguments: list[str] = []
+    async for event in stream:
+        if event.type == "content_block_start":
+            blocks.append(event.content_block.model_dump(exclude_none=True))
+            arguments.append("")
+        elif event.type == "content_block_delta":
+            if event.delta.type == "text_delta":
+                blocks[event.index]["text"] += event.delta.text
+            elif event.delta.type == "input_json_delta":
+                arguments[event.index] += event.delta.partial_json
+    for block, raw in zip(blocks, arguments, strict=True):
+        if block["type"] == "tool_use":
+            block["input"] = json.loads(raw or "{}")
+    return blocks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, FakeLlmServer() as server:
+        home, work = Path(tmp) / "home", Path(tmp) / "work"
+        home.mkdir()
+        work.mkdir()
+        (work / "code.py").write_text(FILE_TEXT)
+        ours: list[float] = []
+        bare: list[float] = []
+        for _ in range(args.runs):  # interleaved: the machine's load hits both alike
+            ours.append(asyncio.run(agent_turn(server, home, work, args.steps)))
+            bare.append(asyncio.run(bare_turn(server, work, args.steps)))
+    per_step = args.steps + 1
+    agent_ms, bare_ms = min(ours) / per_step * 1000, min(bare) / per_step * 1000
+    print(f"Per step ({args.steps} read_file calls + the answer; best of {args.runs})")
+    print(f"{'agent':<8}{agent_ms:>8.2f} ms")
+    print(f"{'bare SDK':<8}{bare_ms:>8.2f} ms")
+    own = agent_ms - bare_ms
+    print(f"ratio   {agent_ms / bare_ms:>8.2f}x   (the agent's own work: {own:.2f} ms/step)")
+
+
+if __name__ == "__main__":
+    main()
