@@ -133,7 +133,6 @@ def _local_provider(config: Config, ref: ModelRef) -> Provider:
             ref.name,
             n_ctx=config.local.n_ctx,
             threads=config.local.threads,
-            chat_format=config.local.chat_format,
             provider_name=ref.provider,
             request_timeout=config.request_timeout,
         )

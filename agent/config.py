@@ -96,13 +96,12 @@ class ModelOverride(BaseModel):
 
 
 class LocalSettings(BaseModel):
-    """Settings of the in-process ``local:`` provider (llama-cpp-python)."""
+    """Settings of the in-process ``local:`` provider (llama.cpp through xllamacpp)."""
 
     model_config = ConfigDict(extra="forbid")
 
     n_ctx: int = Field(default=8192, gt=0)
     threads: int | None = Field(default=None, gt=0)
-    chat_format: str = "chatml-function-calling"
     max_output_tokens: int = Field(default=1024, gt=0)
 
 

@@ -1,43 +1,45 @@
-"""Provider that runs a GGUF model in-process with llama-cpp-python: no server, no API key.
+"""Provider that runs a GGUF model in-process with xllamacpp (llama.cpp): no server, no key.
 
-The model runs in a worker thread so the event loop stays responsive; streamed text is handed
-to ``on_delta`` on the loop's thread. A cancelled call stops generating at the next token (a
-prompt being read, or a tool call being written, finishes first; its result is discarded).
+One call is one streamed chat completion with the tools, run by llama.cpp's embedded server:
+it renders the chat template, keeps the evaluated prompt (system prompt and tools) in its KV
+cache for the next call, and parses tool calls as they stream, so an answer is generated once.
+The call runs in a daemon thread so the event loop stays responsive and the process can exit
+without waiting for it; streamed text is handed to ``on_delta`` on the loop's thread. A
+cancelled call stops generating at the next token.
 
-Tool calls go through llama-cpp-python's ``chatml-function-calling`` handler, with messages
-mapped by `agent.llm.openai_mapping`. That handler cannot stream when it may choose between a
-tool call and a message, and on choosing a message it constrains the text to a function name
-or the end marker; so with tools, the call is made whole first, and when no tool was chosen
-the answer is generated again, streamed, without tools. Its template also renders only
-system, user and assistant messages, so tool results are sent as user messages.
+The bundled SmolLM2 model gets `COMPACT_TOOL_TEMPLATE` (its own template has no tools); other
+GGUF files keep the template they ship with.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
+import functools
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, TypeVar
 
 import structlog
 
 from agent.llm.adapter_support import timeout_error
 from agent.llm.classify import is_context_overflow
 from agent.llm.errors import ErrorKind, LlmError
-from agent.llm.local_model import LoadedModel, load_model, resolve_model_path
+from agent.llm.local_model import BUNDLED_MODEL, load_model, resolve_model_path
+from agent.llm.local_prompt import COMPACT_TOOL_TEMPLATE
 from agent.llm.messages import Usage
 from agent.llm.openai_mapping import to_openai_messages, to_openai_tools
 from agent.llm.openai_stream import ChunkAccumulator
 from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler, StopReason, StreamDelta
 
-if TYPE_CHECKING:
-    from llama_cpp import Llama
-
-__all__ = ["DEFAULT_CHAT_FORMAT", "LocalProvider", "chatml_messages", "classify_local"]
-
-DEFAULT_CHAT_FORMAT = "chatml-function-calling"
+__all__ = ["LocalProvider", "classify_local", "classify_server_error", "plain_text_messages"]
 
 log = structlog.get_logger("agent.llm.local")
+
+T = TypeVar("T")
 
 
 class _Cancelled(Exception):
@@ -45,7 +47,7 @@ class _Cancelled(Exception):
 
 
 class LocalProvider:
-    """`Provider` for a GGUF model run in-process by llama-cpp-python.
+    """`Provider` for a GGUF model run in-process by xllamacpp (llama.cpp).
 
     The model file is checked here and loaded on the first call (once per process).
 
@@ -53,10 +55,9 @@ class LocalProvider:
         model: ``smollm2`` (the bundled SmolLM2-135M-Instruct) or a path to a ``.gguf`` file.
         n_ctx: Context window in tokens.
         threads: CPU threads for generation; None lets llama.cpp choose.
-        chat_format: llama-cpp-python chat format; tools need a function-calling one.
         provider_name: Name used in errors and responses.
         temperature: Sampling temperature when the request does not set one.
-        seed: Sampling seed, reset for every call so the same request gets the same answer.
+        seed: Sampling seed, the same for every call so the same request gets the same answer.
         request_timeout: Deadline in seconds for a request that sets none.
 
     Raises:
@@ -69,7 +70,6 @@ class LocalProvider:
         *,
         n_ctx: int = 8192,
         threads: int | None = None,
-        chat_format: str = DEFAULT_CHAT_FORMAT,
         provider_name: str = "local",
         temperature: float = 0.2,
         seed: int = 0,
@@ -80,7 +80,7 @@ class LocalProvider:
         self.path: Path = resolve_model_path(model, provider=provider_name)
         self.n_ctx = n_ctx
         self.threads = threads
-        self.chat_format = chat_format
+        self.chat_template = COMPACT_TOOL_TEMPLATE if model == BUNDLED_MODEL else None
         self.temperature = temperature
         self.seed = seed
         self.request_timeout = request_timeout
@@ -95,7 +95,9 @@ class LocalProvider:
         deadline = request.timeout or self.request_timeout
         try:
             async with asyncio.timeout(deadline):
-                return await asyncio.to_thread(self._generate, request, emit, cancel)
+                return await _in_daemon_thread(
+                    lambda: self._generate(request, emit, cancel), cancel
+                )
         except TimeoutError as exc:
             message = f"no complete answer within {deadline:g}s"
             raise timeout_error(message, provider=self.provider_name, model=self.model) from exc
@@ -106,18 +108,17 @@ class LocalProvider:
         self, request: ChatRequest, emit: DeltaHandler | None, cancel: threading.Event
     ) -> ChatResponse:
         try:
-            loaded = load_model(
+            server = load_model(
                 self.path,
                 n_ctx=self.n_ctx,
                 threads=self.threads,
-                chat_format=self.chat_format,
+                chat_template=self.chat_template,
                 provider=self.provider_name,
                 model=self.model,
             )
-            with loaded.lock:
-                if cancel.is_set():
-                    raise _Cancelled
-                return self._complete(loaded, request, emit, cancel)
+            if cancel.is_set():
+                raise _Cancelled
+            return self._complete(server, request, emit, cancel)
         except (LlmError, _Cancelled):
             raise
         except Exception as exc:
@@ -127,45 +128,46 @@ class LocalProvider:
 
     def _complete(
         self,
-        loaded: LoadedModel,
+        server: Any,
         request: ChatRequest,
         emit: DeltaHandler | None,
         cancel: threading.Event,
     ) -> ChatResponse:
-        llama = loaded.llama
-        llama.set_seed(self.seed)
-        messages = to_openai_messages(request.system, request.messages)
-        if self.chat_format == DEFAULT_CHAT_FORMAT:
-            messages = chatml_messages(messages)
-        params: dict[str, Any] = {
-            "messages": messages,
+        body: dict[str, Any] = {
+            "messages": plain_text_messages(to_openai_messages(request.system, request.messages)),
             "max_tokens": request.max_tokens,
             "temperature": self.temperature if request.temperature is None else request.temperature,
+            "seed": self.seed,
+            "stream": True,
         }
-        accumulator = ChunkAccumulator(emit)
         if request.tools:
-            tools = to_openai_tools(request.tools)
-            body = llama.create_chat_completion(
-                **params, tools=cast(Any, tools), tool_choice="auto"
-            )
-            choice = (cast(dict[str, Any], body).get("choices") or [{}])[0]
-            if (choice.get("message") or {}).get("tool_calls"):
-                accumulator.add({"choices": [choice | {"delta": choice["message"]}]})
-                accumulator.usage = _usage(cast(dict[str, Any], body).get("usage"))
-                return self._response(accumulator, llama.n_tokens)
-            _keep_state(llama)
-        generated = 0
-        for chunk in cast(Any, llama.create_chat_completion(**params, stream=True)):
-            if cancel.is_set():
-                raise _Cancelled
+            body["tools"] = to_openai_tools(request.tools)
+        accumulator = ChunkAccumulator(emit)
+        errors: list[dict[str, Any]] = []
+        timings: dict[str, Any] = {}
+
+        def on_chunk(chunk: dict[str, Any]) -> bool:
+            if "error" in chunk:
+                errors.append(chunk["error"])
+                return True
             accumulator.add(chunk)
-            generated += 1
-        # Streamed chunks carry no usage: the tokens in the context are the prompt plus the
-        # answer, give or take the last token.
+            timings.update(chunk.get("timings") or {})
+            return cancel.is_set()  # True stops llama.cpp before the next token
+
+        result = server.handle_chat_completions(body, on_chunk)
+        if isinstance(result, dict) and "error" in result:
+            errors.append(result["error"])
+        if errors:
+            raise classify_server_error(errors[0], provider=self.provider_name, model=self.model)
+        if cancel.is_set():
+            raise _Cancelled
+        cached = int(timings.get("cache_n") or 0)  # prompt tokens reused from the KV cache
+        read = int(timings.get("prompt_n") or 0)
+        generated = int(timings.get("predicted_n") or 0)
         accumulator.usage = Usage(
-            input_tokens=max(0, llama.n_tokens - generated), output_tokens=generated
+            input_tokens=read, output_tokens=generated, cache_read_tokens=cached
         )
-        return self._response(accumulator, llama.n_tokens)
+        return self._response(accumulator, cached + read + generated)
 
     def _response(self, accumulator: ChunkAccumulator, tokens_in_context: int) -> ChatResponse:
         accumulator.model = self.model
@@ -176,14 +178,54 @@ class LocalProvider:
         return response
 
 
-def _keep_state(llama: Llama) -> None:
-    """Cache the evaluated tool prompt: the answer's prompt (no tools) is about to replace it.
+# At exit, a generation still running stops at its next token and is waited for this long: a
+# daemon thread stopped by interpreter shutdown inside llama.cpp would abort the process.
+EXIT_GRACE_SECONDS = 5.0
+_running: dict[threading.Thread, threading.Event] = {}
 
-    llama-cpp-python caches states only after streamed completions; the tool choice is not
-    streamed, so without this the next call would read the whole tool prompt again.
+
+async def _in_daemon_thread(work: Callable[[], T], cancel: threading.Event) -> T:
+    """Run ``work`` in a daemon thread: unlike ``asyncio.to_thread``, exit never waits for it.
+
+    A cancelled caller stops waiting at once; the thread notices ``cancel`` at the next token.
     """
-    if llama.cache is not None:
-        llama.cache[llama._input_ids[: llama.n_tokens].tolist()] = llama.save_state()
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def run() -> None:
+        try:
+            value = work()
+        except BaseException as exc:  # handed to the waiting coroutine, which re-raises it
+            _call_soon(loop, settle, functools.partial(future.set_exception, exc))
+        else:
+            _call_soon(loop, settle, functools.partial(future.set_result, value))
+        finally:
+            _running.pop(threading.current_thread(), None)
+
+    thread = threading.Thread(target=run, name="local-model", daemon=True)
+    _running[thread] = cancel
+    thread.start()
+    return await future
+
+
+@atexit.register
+def _stop_generations() -> None:
+    """Stop what is still generating and let it leave llama.cpp before the interpreter ends."""
+    for cancel in list(_running.values()):
+        cancel.set()
+    deadline = time.monotonic() + EXIT_GRACE_SECONDS
+    for thread in list(_running):
+        thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, *args: Any) -> None:
+    """Schedule on ``loop`` unless it has closed (the caller left; nobody needs the result)."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(*args)
 
 
 def _loop_handoff(
@@ -196,53 +238,52 @@ def _loop_handoff(
             on_delta(delta)
 
     def handoff(delta: StreamDelta) -> None:
-        loop.call_soon_threadsafe(deliver, delta)
+        _call_soon(loop, deliver, delta)
 
     return handoff
 
 
-def _usage(usage: dict[str, Any] | None) -> Usage:
-    usage = usage or {}
-    return Usage(
-        input_tokens=int(usage.get("prompt_tokens") or 0),
-        output_tokens=int(usage.get("completion_tokens") or 0),
-    )
-
-
-def chatml_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """OpenAI chat messages adjusted to what the ``chatml-function-calling`` template renders.
-
-    Its template shows only system, user and assistant messages, each with text content: tool
-    results become user messages naming the function, and lists of text parts become text.
-    """
-    names: dict[str, str] = {}
+def plain_text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """OpenAI chat messages with lists of text parts joined into one text, as templates expect."""
     out: list[dict[str, Any]] = []
     for message in messages:
-        for call in message.get("tool_calls") or []:
-            names[call["id"]] = call["function"]["name"]
         content = message.get("content")
         if isinstance(content, list):
             content = "\n\n".join(part.get("text", "") for part in content)
-        if message["role"] == "tool":
-            name = names.get(message["tool_call_id"], "the function")
-            out.append({"role": "user", "content": f"functions.{name} returned:\n{content}"})
-        else:
-            out.append(message | {"content": content})
+        out.append(message | {"content": content})
     return out
 
 
-def classify_local(exc: Exception, *, provider: str = "local", model: str = "") -> LlmError:
-    """Translate what llama-cpp-python raised into a `LlmError`.
+def classify_server_error(
+    error: dict[str, Any], *, provider: str = "local", model: str = ""
+) -> LlmError:
+    """Translate an error object from llama.cpp's server into a `LlmError`.
 
-    It raises ``ValueError("Requested tokens (N) exceed context window of M")`` for a prompt
-    that does not fit: that is `ErrorKind.CONTEXT_OVERFLOW`, so compaction can help.
+    ``exceed_context_size_error`` (a prompt that does not fit) is
+    `ErrorKind.CONTEXT_OVERFLOW`, so compaction can help; other 4xx are bad requests, 503 (a
+    model still loading) is overloaded.
     """
+    text = str(error.get("message") or error.get("type") or "llama.cpp error")
+    code = int(error.get("code") or 0)
+    if error.get("type") == "exceed_context_size_error" or is_context_overflow(text):
+        kind = ErrorKind.CONTEXT_OVERFLOW
+    elif code == 503:
+        kind = ErrorKind.OVERLOADED
+    elif 400 <= code < 500:
+        kind = ErrorKind.BAD_REQUEST
+    else:
+        kind = ErrorKind.UNKNOWN
+    return LlmError(kind, text, provider=provider, model=model)
+
+
+def classify_local(exc: Exception, *, provider: str = "local", model: str = "") -> LlmError:
+    """Translate what the runtime raised into a `LlmError`."""
     text = str(exc) or type(exc).__name__
-    if isinstance(exc, ValueError) and is_context_overflow(text):
-        return LlmError(ErrorKind.CONTEXT_OVERFLOW, text, provider=provider, model=model)
     if isinstance(exc, MemoryError):
         message = "not enough memory for the model; try a smaller n_ctx or model"
         return LlmError(ErrorKind.BAD_REQUEST, message, provider=provider, model=model)
+    if isinstance(exc, ValueError) and is_context_overflow(text):
+        return LlmError(ErrorKind.CONTEXT_OVERFLOW, text, provider=provider, model=model)
     if isinstance(exc, ValueError | TypeError):
         return LlmError(ErrorKind.BAD_REQUEST, text, provider=provider, model=model)
     return LlmError(

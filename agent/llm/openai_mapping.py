@@ -1,7 +1,7 @@
 """Our messages ↔ the OpenAI Chat Completions wire format, as plain dicts (no SDK import).
 
-Shared by the OpenAI adapter and any other OpenAI-style API (llama-cpp-python's
-``create_chat_completion``), so it works on JSON-shaped dicts, not SDK objects.
+Shared by the OpenAI adapter and any other OpenAI-style API (llama.cpp's embedded server in
+the local adapter), so it works on JSON-shaped dicts, not SDK objects.
 
 Conventions, chosen so a well-formed conversation round-trips losslessly:
 - The system prompt is a leading ``system`` message.

@@ -1,7 +1,7 @@
 """Assembling OpenAI-style chat completions (streamed chunks or whole bodies) into our response.
 
 Works on JSON-shaped dicts so every OpenAI-style source can use it: the OpenAI SDK (via
-``model_dump``), OpenAI-compatible servers, llama-cpp-python. Tolerant of what such servers do:
+``model_dump``), OpenAI-compatible servers, llama.cpp (xllamacpp). Tolerant of what such servers do:
 no usage, chunks with empty ``choices``, tool-call arguments in one chunk or many, missing
 tool-call ids, and ``finish_reason: "stop"`` after tool calls.
 """

