@@ -15,6 +15,7 @@ from agent.repl_input import CommandInfo
 from agent.ui_render import tool_line
 from agent.ui_status import compact_number
 from recovery import RecoveryStats, RetryScheduled
+from recovery.fleet import FleetView
 
 
 def last_exchange(messages: Sequence[Message], width: int) -> RenderableType:
@@ -62,6 +63,7 @@ def stats_table(stats: RecoveryStats, events: Sequence[Event], sandbox: str = ""
         ("retry budget left", f"{stats.budget_tokens:.1f}"),
         ("models skipped (circuit open)", ", ".join(stats.open_circuits) or "none"),
     ]
+    rows.extend(fleet_rows(stats))
     if sandbox:
         rows.append(("sandbox", sandbox))
     table = Table(box=None, show_header=False, pad_edge=False)
@@ -70,6 +72,32 @@ def stats_table(stats: RecoveryStats, events: Sequence[Event], sandbox: str = ""
     for name, value in rows:
         table.add_row(name, value)
     return table
+
+
+def fleet_rows(stats: RecoveryStats) -> list[tuple[str, str]]:
+    """What the agents sharing this session's keys know together: one row per key."""
+    if not stats.fleet_backend:
+        return []
+    where = {"file": "agents on this machine", "redis": "agents on every machine (Redis)"}
+    rows = [("shared state", where.get(stats.fleet_backend, "this process only"))]
+    rows.extend((f"  {view.model} [{view.account[:8]}]", fleet_line(view)) for view in stats.fleet)
+    return rows
+
+
+def fleet_line(view: FleetView) -> str:
+    """``server wait 12s · requests 3/50 left · in flight 2 · ...`` for one key."""
+    parts = [f"server wait {view.wait:.0f}s" if view.wait > 0 else "no server wait"]
+    parts.append(
+        f"breaker open {view.breaker_open:.0f}s" if view.breaker_open else "breaker closed"
+    )
+    for name, headroom in (("requests", view.requests), ("tokens", view.tokens)):
+        if headroom is not None:
+            left, limit = headroom
+            parts.append(f"{name} {compact_number(left)}/{compact_number(limit)} left")
+    parts.append(f"in flight {view.in_flight}")
+    if view.budget is not None:
+        parts.append(f"retry budget {view.budget:.0f}")
+    return " · ".join(parts)
 
 
 def cost_table(this_run: Usage, session_total: Usage, by_model: dict[str, Usage]) -> Table:
