@@ -11,6 +11,7 @@ received, 429s sent, and requests that arrived before a retry-after already give
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time
@@ -94,10 +95,9 @@ class Capacity:
             if gate is None or self._gated >= gate.parties:
                 return
             self._gated += 1
-        try:
+        # A client that never comes breaks the barrier: the others go on.
+        with contextlib.suppress(threading.BrokenBarrierError):
             gate.wait(timeout=GATE_TIMEOUT)
-        except threading.BrokenBarrierError:
-            pass  # a client never came: let the others go on
 
     def told(self, retry_after: int) -> None:
         """A 429 with ``retry-after`` has just been sent: from now, requests before it are early."""
