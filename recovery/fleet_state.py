@@ -85,7 +85,7 @@ def reserve(
     _take(record, "tokens", now, tokens)
     record["sends"] = [t for t in _floats(record.get("sends")) if t > now - WINDOW] + [now]
     recent = [pair for pair in _pairs(record.get("sent_tokens")) if pair[0] > now - WINDOW]
-    record["sent_tokens"] = [*recent, [now, tokens]]
+    record["sent_tokens"] = [[when, amount] for when, amount in recent] + [[now, tokens]]
     inflight[holder] = now
     record["inflight"] = inflight
     return Hold(0.0)
@@ -268,5 +268,5 @@ def _pairs(value: Any) -> list[tuple[float, int]]:
     return [
         (float(p[0]), int(p[1]))
         for p in value
-        if isinstance(p, list) and len(p) == 2 and all(isinstance(v, int | float) for v in p)
+        if isinstance(p, list | tuple) and len(p) == 2 and all(isinstance(v, int | float) for v in p)
     ]
