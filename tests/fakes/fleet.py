@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,8 +68,12 @@ def run_fleet(
     agents: int,
     config: Path,
     timeout: float = 240,
+    on_started: Callable[[], None] | None = None,
 ) -> FleetRun:
-    """Start ``agents`` processes at once, wait for all of them, and time the whole."""
+    """Start ``agents`` processes at once, wait for all of them, and time the whole.
+
+    ``on_started`` runs once every process has been started.
+    """
     home = root / "home"
     home.mkdir(parents=True, exist_ok=True)
     started = time.time()
@@ -91,6 +96,8 @@ def run_fleet(
                 text=True,
             )
         )
+    if on_started is not None:
+        on_started()
     runs = []
     for process in processes:
         stdout, stderr = process.communicate(timeout=timeout)
