@@ -268,5 +268,7 @@ def _pairs(value: Any) -> list[tuple[float, int]]:
     return [
         (float(p[0]), int(p[1]))
         for p in value
-        if isinstance(p, list | tuple) and len(p) == 2 and all(isinstance(v, int | float) for v in p)
+        if isinstance(p, list | tuple)
+        and len(p) == 2
+        and all(isinstance(v, int | float) for v in p)
     ]

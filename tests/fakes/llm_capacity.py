@@ -56,6 +56,7 @@ class Capacity:
         """Requests that arrived while a retry-after some client had been given was running."""
         self._gate: threading.Barrier | None = None
         self._gated = 0
+        self.admitted_at: list[float] = []
         self.started_at: float | None = None
         """When the first request was admitted or refused (after the start gate, if any)."""
 
@@ -70,6 +71,7 @@ class Capacity:
 
     def admit(self) -> Admission:
         """Take a token for one request, or refuse it; count it either way."""
+        arrived = self._clock()
         self._pass_gate()
         with self._lock:
             now = self._clock()
@@ -77,13 +79,15 @@ class Capacity:
                 self.started_at = now
                 self._at = now
             self.received += 1
-            if any(told <= now < until for told, until in self._told):
+            # Sent after a 429 had told some client to wait, and before that wait was over.
+            if any(told <= arrived < until for told, until in self._told):
                 self.early += 1
             self._level = min(self.burst, self._level + (now - self._at) * self.rate)
             self._at = now
             admitted = self._level >= 1
             if admitted:
                 self._level -= 1
+                self.admitted_at.append(now)
             else:
                 self.throttled += 1
             retry_after = 0 if admitted else max(1, math.ceil((1 - self._level) / self.rate))

@@ -43,7 +43,8 @@ def test_openai_reset_durations(reset: str, seconds: float) -> None:
 
     limits = rate_limits_from_headers(headers)
 
-    assert limits is not None and limits.requests is not None
+    assert limits is not None
+    assert limits.requests is not None
     assert limits.requests.reset_in == pytest.approx(seconds)
     assert limits.tokens is None
 

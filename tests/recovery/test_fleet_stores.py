@@ -117,7 +117,8 @@ def test_fallback_store_works_alone_with_one_warning_and_returns_later(tmp_path:
     assert store.update("k", bump) == 1
     assert store.update("k", bump) == 2
     assert store.name == "process"
-    assert len(warnings) == 1 and "not shared" in warnings[0]
+    assert len(warnings) == 1
+    assert "not shared" in warnings[0]
 
     blocked.unlink()
     now[0] += 60
@@ -163,5 +164,5 @@ def test_unreachable_redis_falls_back_with_one_warning() -> None:
 
 def test_bad_redis_url_is_reported() -> None:
     pytest.importorskip("redis")
-    with pytest.raises(StoreUnavailable, match="recovery.shared.url"):
+    with pytest.raises(StoreUnavailable, match=r"recovery\.shared\.url"):
         RedisStore("http://not-redis")
