@@ -75,29 +75,33 @@ def stats_table(stats: RecoveryStats, events: Sequence[Event], sandbox: str = ""
 
 
 def fleet_rows(stats: RecoveryStats) -> list[tuple[str, str]]:
-    """What the agents sharing this session's keys know together: one row per key."""
+    """What the agents sharing this session's keys know together: two rows per key."""
     if not stats.fleet_backend:
         return []
     where = {"file": "agents on this machine", "redis": "agents on every machine (Redis)"}
     rows = [("shared state", where.get(stats.fleet_backend, "this process only"))]
-    rows.extend((f"  {view.model} [{view.account[:8]}]", fleet_line(view)) for view in stats.fleet)
+    for view in stats.fleet:
+        health, headroom = fleet_lines(view)
+        rows.append((f"  {view.model} [{view.account[:8]}]", health))
+        if headroom:
+            rows.append(("", headroom))
     return rows
 
 
-def fleet_line(view: FleetView) -> str:
-    """``server wait 12s · requests 3/50 left · in flight 2 · ...`` for one key."""
-    parts = [f"server wait {view.wait:.0f}s" if view.wait > 0 else "no server wait"]
-    parts.append(
-        f"breaker open {view.breaker_open:.0f}s" if view.breaker_open else "breaker closed"
-    )
-    for name, headroom in (("requests", view.requests), ("tokens", view.tokens)):
-        if headroom is not None:
-            left, limit = headroom
-            parts.append(f"{name} {compact_number(left)}/{compact_number(limit)} left")
-    parts.append(f"in flight {view.in_flight}")
+def fleet_lines(view: FleetView) -> tuple[str, str]:
+    """``server wait 12s · breaker closed · in flight 2`` and ``requests 3/50 left · ...``."""
+    health = [
+        f"server wait {view.wait:.0f}s" if view.wait > 0 else "no server wait",
+        f"breaker open {view.breaker_open:.0f}s" if view.breaker_open else "breaker closed",
+        f"in flight {view.in_flight}",
+    ]
+    headroom = []
+    for name, level in (("requests", view.requests), ("tokens", view.tokens)):
+        if level is not None:
+            headroom.append(f"{name} {compact_number(level[0])}/{compact_number(level[1])} left")
     if view.budget is not None:
-        parts.append(f"retry budget {view.budget:.0f}")
-    return " · ".join(parts)
+        headroom.append(f"retry budget {view.budget:.0f}")
+    return " · ".join(health), " · ".join(headroom)
 
 
 def cost_table(this_run: Usage, session_total: Usage, by_model: dict[str, Usage]) -> Table:

@@ -52,7 +52,11 @@ def run_once(backend: str, args: argparse.Namespace) -> Outcome:
         config = write_config(root / "agent.yaml", {"backend": backend})
         fleet = run_fleet(server, root, agents=args.agents, config=config, timeout=900)
         done = sum(1 for run in fleet.runs if run.code == 0 and run.json()["status"] == "done")
-        return Outcome(capacity.received, capacity.throttled, capacity.early, fleet.makespan, done)
+        admitted = capacity.admitted_at
+        served = admitted[-1] - admitted[0] if admitted else 0.0
+        return Outcome(
+            capacity.received, capacity.throttled, capacity.early, fleet.makespan, served, done
+        )
 
 
 def render(results: dict[str, list[Outcome]], agents: int) -> str:
