@@ -63,7 +63,7 @@ def render(results: dict[str, list[Outcome]], agents: int) -> str:
     """The side-by-side table, medians over rounds."""
 
     def median(mode: str, field: str) -> float:
-        return statistics.median(getattr(outcome, field) for outcome in results[mode])
+        return float(statistics.median(getattr(outcome, field) for outcome in results[mode]))
 
     rows = [
         ("tasks finished", "done", "{:.0f}/" + str(agents)),
