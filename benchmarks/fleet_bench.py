@@ -37,6 +37,7 @@ class Outcome:
     requests: int
     throttled: int
     early: int
+    early_settled: int
     makespan: float
     served: float
     done: int
@@ -55,7 +56,13 @@ def run_once(backend: str, args: argparse.Namespace) -> Outcome:
         admitted = capacity.admitted_at
         served = admitted[-1] - admitted[0] if admitted else 0.0
         return Outcome(
-            capacity.received, capacity.throttled, capacity.early, fleet.makespan, served, done
+            capacity.received,
+            capacity.throttled,
+            capacity.early,
+            capacity.early_settled,
+            fleet.makespan,
+            served,
+            done,
         )
 
 
@@ -69,7 +76,8 @@ def render(results: dict[str, list[Outcome]], agents: int) -> str:
         ("tasks finished", "done", "{:.0f}/" + str(agents)),
         ("requests the server received", "requests", "{:.0f}"),
         ("429s received", "throttled", "{:.0f}"),
-        ("requests sent before a known retry-after", "early", "{:.0f}"),
+        ("requests arriving during a retry-after already sent", "early", "{:.0f}"),
+        ("... of them 250 ms or more after it was sent", "early_settled", "{:.0f}"),
         ("makespan (s)", "makespan", "{:.1f}"),
         ("first to last answered request (s)", "served", "{:.1f}"),
     ]
@@ -91,7 +99,7 @@ def targets_met(results: dict[str, list[Outcome]]) -> list[str]:
     missed = []
     if alone and throttled > 0.5 * statistics.median(o.throttled for o in alone):
         missed.append("at least 50 % fewer 429s")
-    if any(o.early for o in shared):
+    if any(o.early_settled for o in shared):
         missed.append("no request before a known retry-after")
     makespan = statistics.median(o.makespan for o in shared)
     if makespan > statistics.median(o.makespan for o in alone):
@@ -109,8 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1, help="runs of each mode (median)")
     args = parser.parse_args(argv)
     results: dict[str, list[Outcome]] = {mode: [] for mode in MODES}
-    for _ in range(args.rounds):
-        for mode, backend in MODES.items():
+    for round_number in range(args.rounds):
+        order = list(MODES.items())
+        # Alternate which mode goes first: the machine's load drifts between runs.
+        for mode, backend in order if round_number % 2 == 0 else order[::-1]:
             outcome = run_once(backend, args)
             results[mode].append(outcome)
             print(f"{mode}: {outcome}", file=sys.stderr, flush=True)

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 __all__ = ["Admission", "Capacity"]
 
 GATE_TIMEOUT = 300.0
+DELIVERY = 0.25
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,10 @@ class Capacity:
         self.throttled = 0
         self.early = 0
         """Requests that arrived while a retry-after some client had been given was running."""
+        self.early_settled = 0
+        """Of those, the ones that arrived ``DELIVERY`` seconds or more after the 429 was sent:
+        time enough for the told agent to read and publish it, and for a request another
+        agent had already sent to arrive."""
         self._gate: threading.Barrier | None = None
         self._gated = 0
         self.admitted_at: list[float] = []
@@ -82,6 +87,8 @@ class Capacity:
             # Sent after a 429 had told some client to wait, and before that wait was over.
             if any(told <= arrived < until for told, until in self._told):
                 self.early += 1
+            if any(told + DELIVERY <= arrived < until for told, until in self._told):
+                self.early_settled += 1
             self._level = min(self.burst, self._level + (now - self._at) * self.rate)
             self._at = now
             admitted = self._level >= 1
