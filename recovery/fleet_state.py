@@ -7,7 +7,8 @@ so processes (and, through Redis, machines with synchronised clocks) agree on it
 - ``requests`` / ``tokens``: headroom as a level that refills at the rate the server's reset
   times imply (``limit``, ``level``, ``at``, ``rate`` per second, ``full_at``); a send takes
   one request and its estimated input tokens from it *before* the server counts them;
-- ``sends`` / ``sent_tokens``: the last minute's sends, for client-side per-minute caps;
+- ``sends`` / ``sent_tokens``: the last minute's sends, kept when a client-side per-minute
+  cap is set;
 - ``inflight``: requests now being answered, by holder id, for ``max_concurrent``;
 - ``breaker``: consecutive model failures and when an open breaker lets a trial through;
 - ``budget``: the fleet's retry budget.
@@ -83,9 +84,13 @@ def reserve(
         return Hold(wait)
     _take(record, "requests", now, 1)
     _take(record, "tokens", now, tokens)
-    record["sends"] = [t for t in _floats(record.get("sends")) if t > now - WINDOW] + [now]
-    recent = [pair for pair in _pairs(record.get("sent_tokens")) if pair[0] > now - WINDOW]
-    record["sent_tokens"] = [[when, amount] for when, amount in recent] + [[now, tokens]]
+    # The last minute's sends are kept only for a cap that needs them: at thousands of
+    # requests a minute they would make every update rewrite a large record.
+    if limits.requests_per_minute is not None:
+        record["sends"] = [t for t in _floats(record.get("sends")) if t > now - WINDOW] + [now]
+    if limits.tokens_per_minute is not None:
+        recent = [pair for pair in _pairs(record.get("sent_tokens")) if pair[0] > now - WINDOW]
+        record["sent_tokens"] = [[when, amount] for when, amount in recent] + [[now, tokens]]
     inflight[holder] = now
     record["inflight"] = inflight
     return Hold(0.0)
