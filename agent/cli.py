@@ -6,12 +6,17 @@ imported only when needed so that ``agent --version`` stays fast.
 
 from __future__ import annotations
 
+import shlex
 import sys
+import traceback
+from collections.abc import Callable
+from difflib import get_close_matches
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from agent import __version__
 from agent.exit_codes import ExitCode
@@ -36,7 +41,41 @@ class Approval(StrEnum):
     full_auto = "full-auto"
 
 
+Choice = TypeVar("Choice", bound=StrEnum)
+
+
+def choice(kind: type[Choice]) -> Callable[[str], Choice]:
+    """Parse an option value into ``kind``; a bad value gets one line listing the choices.
+
+    (Typer's own enum parsing goes through pydantic, whose message starts "Value error,".)
+    """
+
+    def parse(value: str) -> Choice:
+        try:
+            return kind(value)
+        except ValueError:
+            choices = ", ".join(member.value for member in kind)
+            raise typer.BadParameter(f"{value!r} is not one of {choices}.") from None
+
+    return parse
+
+
+class AgentGroup(TyperGroup):
+    """The command group; a word that is no command reads as a prompt typed without ``-p``."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        unknown = name and not name.startswith("-") and self.get_command(ctx, name) is None
+        if unknown and not get_close_matches(name, list(self.commands)):
+            prompt = shlex.quote(" ".join(args))
+            ctx.fail(
+                f"{name!r} is not a command. To send it as a prompt: agent -p {prompt}",
+            )
+        return super().resolve_command(ctx, args)
+
+
 cli = typer.Typer(
+    cls=AgentGroup,
     add_completion=False,
     help="A terminal coding agent that does not break. Run it in your repository.",
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -65,7 +104,13 @@ def run(
         ),
     ] = None,
     output_format: Annotated[
-        OutputFormat, typer.Option("--output-format", help="Output of -p: text or json.")
+        OutputFormat,
+        typer.Option(
+            "--output-format",
+            parser=choice(OutputFormat),
+            metavar="FORMAT",
+            help="Output of -p: text or json.",
+        ),
     ] = OutputFormat.text,
     model: Annotated[
         str | None,
@@ -94,12 +139,21 @@ def run(
         bool, typer.Option("--yes", "-y", help="Approve every tool call (same as full-auto).")
     ] = False,
     approval: Annotated[
-        Approval | None, typer.Option("--approval", help="ask, auto-edit or full-auto.")
+        Approval | None,
+        typer.Option(
+            "--approval",
+            parser=choice(Approval),
+            metavar="MODE",
+            help="ask, auto-edit or full-auto.",
+        ),
     ] = None,
     sandbox: Annotated[
         SandboxMode | None,
         typer.Option(
-            "--sandbox", help="Where commands may write: workspace-write, read-only or off."
+            "--sandbox",
+            parser=choice(SandboxMode),
+            metavar="MODE",
+            help="Where commands may write: workspace-write, read-only or off.",
         ),
     ] = None,
     max_steps: Annotated[
@@ -171,6 +225,33 @@ def sessions(
     raise typer.Exit(list_sessions(Path.cwd(), all_dirs=all_dirs, limit=limit))
 
 
+mcp_cli = typer.Typer(
+    help="MCP servers: their state, and allowing a project's .mcp.json servers.",
+    no_args_is_help=True,
+)
+cli.add_typer(mcp_cli, name="mcp")
+
+
+@mcp_cli.command("list")
+def mcp_list() -> None:
+    """Start each configured MCP server, show its state (ready with N tools, or why not)."""
+    from agent.mcp_view import list_servers
+
+    raise typer.Exit(list_servers(Path.cwd()))
+
+
+@mcp_cli.command("approve")
+def mcp_approve(
+    names: Annotated[
+        list[str] | None, typer.Argument(help="Servers to allow (default: all pending).")
+    ] = None,
+) -> None:
+    """Allow servers this project's .mcp.json adds (needed before -p starts them)."""
+    from agent.mcp_view import approve_servers
+
+    raise typer.Exit(approve_servers(Path.cwd(), list(names or [])))
+
+
 def with_empty_prompt(args: list[str], options: set[str]) -> list[str]:
     """``args`` with an empty value after a ``-p`` that has none (``agent -p --resume ID``).
 
@@ -197,8 +278,17 @@ def _option_names() -> set[str]:
 
 def main() -> None:
     """Console-script entry point."""
+    args = sys.argv[1:]
     try:
-        cli(args=with_empty_prompt(sys.argv[1:], _option_names()))
+        cli(args=with_empty_prompt(args, _option_names()))
     except KeyboardInterrupt:
         sys.stderr.write("\nInterrupted.\n")
         sys.exit(ExitCode.INTERRUPTED)
+    except Exception as error:  # the last resort: a bug must not greet a person as a traceback
+        if "--verbose" in args or "-v" in args:
+            traceback.print_exc()
+        sys.stderr.write(
+            f"agent: internal error: {error!r}. Run again with --verbose for the details, "
+            "and please report it.\n"
+        )
+        sys.exit(ExitCode.FAILED)

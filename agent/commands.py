@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+import structlog
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from agent.llm import Event, Usage
+from agent.config import ConfigError
+from agent.llm import Event, LlmError, Usage
 from agent.llm.models import ModelRef
 from agent.repl_input import CommandInfo
 from agent.repl_view import cost_table, help_table, print_picker, stats_table
@@ -77,6 +79,10 @@ class CommandHost(Protocol):
 
     def new_session(self) -> None: ...
 
+    def mcp_status(self) -> RenderableType:
+        """Each MCP server's state (starting, ready with N tools, failed with why)."""
+        ...
+
     def resume(self, target: str) -> None:
         """Continue the saved session ``target`` (an id or unique prefix)."""
         ...
@@ -86,6 +92,7 @@ Handler = Callable[[str], Awaitable[bool]]
 """Runs a command with its argument; False ends the REPL."""
 
 PICKER_SIZE = 15
+log = structlog.get_logger("agent.commands")
 
 
 def closest(name: str, names: Sequence[str]) -> str | None:
@@ -111,6 +118,7 @@ class SlashCommands:
         self._add("/undo", "/undo", "restore the files the last turn changed", self._undo)
         self._add("/stats", "/stats", "what recovery did: retries, fallbacks, waits", self._stats)
         self._add("/cost", "/cost", "tokens used", self._cost)
+        self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
         self._add("/exit", "/exit", "leave (the session is saved)", self._exit)
 
@@ -137,7 +145,14 @@ class SlashCommands:
             hint = f" Did you mean {guess}?" if guess else ""
             self._say(f"Unknown command {name}.{hint} Type /help for the list.", "yellow")
             return True
-        return await entry[0](arg.strip())
+        try:
+            return await entry[0](arg.strip())
+        except (ConfigError, SessionError, LlmError, ValueError) as error:
+            self._say(str(error), "red")
+        except Exception as error:  # a command must never end the REPL
+            log.exception("command_crashed", command=name)
+            self._say(f"{name} failed: {error!r}. Details are in the log.", "red")
+        return True
 
     def _say(self, text: str, style: str = "") -> None:
         self.host.show(Text(text, style=style))
@@ -179,6 +194,10 @@ class SlashCommands:
         usage = self.host.usage()
         total = usage.before + usage.this_run
         self.host.show(cost_table(usage.this_run, total, dict(usage.by_model)))
+        return True
+
+    async def _mcp(self, _: str) -> bool:
+        self.host.show(self.host.mcp_status())
         return True
 
     async def _clear(self, _: str) -> bool:

@@ -29,6 +29,7 @@ from compaction.settings import CompactionSettings
 from recovery.settings import RecoverySettings
 from sessions.settings import SessionSettings
 from tools.hooks import ApprovalMode
+from tools.mcp_servers.settings import McpServerSettings, check_server_names
 from tools.sandbox import SandboxSettings
 from tools.settings import ToolSettings
 
@@ -134,6 +135,13 @@ class Config(BaseModel):
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
+    mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _check_mcp_names(cls, value: dict[str, McpServerSettings]) -> dict[str, McpServerSettings]:
+        check_server_names(value)
+        return value
 
     @field_validator("model")
     @classmethod

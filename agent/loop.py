@@ -59,8 +59,8 @@ class ToolRunner(Protocol):
     def begin_turn(self) -> None: ...
 
     @property
-    def repeated_failure_stop(self) -> str | None:
-        """Why the turn must stop because the model repeats a failing call, if it must."""
+    def repeated_call_stop(self) -> str | None:
+        """Why the turn must stop because the model repeats a call, if it must."""
         ...
 
 
@@ -144,6 +144,8 @@ class TurnStatus(StrEnum):
     DONE = "done"
     FAILED = "failed"
     MAX_STEPS = "max_steps"
+    REPEATED_CALL = "repeated_call"
+    """The model kept making the same call (same result, or the same failure)."""
     INTERRUPTED = "interrupted"
 
 
@@ -310,9 +312,9 @@ class AgentLoop:
             if calls:
                 await self._run_tools(calls)
                 answer.clear()
-                stop = self.tools.repeated_failure_stop
+                stop = self.tools.repeated_call_stop
                 if stop is not None:
-                    return TurnResult(status=TurnStatus.FAILED, error=stop, steps=step)
+                    return TurnResult(status=TurnStatus.REPEATED_CALL, error=stop, steps=step)
                 continue
             if response.stop_reason in (StopReason.MAX_TOKENS, StopReason.CONTEXT_WINDOW):
                 continuation = (
@@ -418,5 +420,21 @@ def _explain(error: LlmError) -> str:
         ErrorKind.REFUSAL: "The provider declined the request; rephrase it or try another "
         "model (--model, or /model in the REPL).",
     }
-    hint = hints.get(error.kind, "The session is saved; try again later.")
+    hint = hints.get(error.kind) or _WAIT_HINTS.get(error.kind, "try again later")
+    if error.kind.transient:
+        hint = f"{hint[0].upper()}{hint[1:]}. The session is saved."
     return f"{error} — {hint}"
+
+
+# What to do when retrying did not get through: the session is saved, so the person can.
+_WAIT_HINTS = {
+    ErrorKind.CONNECTION: "is the server running? Check its base_url, or pick another model "
+    "(--model, or /model in the REPL)",
+    ErrorKind.TIMEOUT: "the model did not answer in time; try again, or raise "
+    "request_timeout in the config",
+    ErrorKind.RATE_LIMIT: "wait a little and try again, or add fallback_models in the config",
+    ErrorKind.OVERLOADED: "the provider is busy; try again in a few minutes, or add "
+    "fallback_models in the config",
+    ErrorKind.SERVER: "the provider is having trouble; try again in a few minutes, or add "
+    "fallback_models in the config",
+}

@@ -34,7 +34,7 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
     # Text already written to a pipe cannot be taken back when a stream restarts, so a
     # pipe gets the finished answer once, at the end; a terminal sees it stream.
     stream = not json_output and out.is_terminal
-    ui = ConsoleUI(out, err, stream=stream)
+    ui = ConsoleUI(out, err, stream=stream, verbose=options.verbose)
     try:
         config = load(options, environ)
         start_logging(config, options, environ)
@@ -48,6 +48,12 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
             f'Give a prompt: agent -p "..." --resume {agent.session_id}'
         )
         return _usage_error(nothing, agent.session_id, err, json_output=json_output)
+    for start_notice in agent.notices:
+        err.print(start_notice)
+    if agent.mcp_pending:
+        from agent.mcp_setup import pending_notice
+
+        err.print(f"[yellow]! {escape(pending_notice(agent.mcp_pending))}[/yellow]")
     for notice in agent.resume_notices():
         err.print(f"[yellow]! {escape(notice)}[/yellow]")
     status, result = _run_guarded(agent, prompt)
@@ -66,8 +72,9 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
     if not json_output and error:
         # Errors quote the server, whose "[...]" must not be read as rich markup.
         err.print(f"[red]{escape(error)}[/red]")
-    if status is not TurnStatus.DONE:
-        err.print(agent.resume_hint())
+    hint = agent.resume_hint()
+    if status is not TurnStatus.DONE and hint:
+        err.print(hint)
     if status is TurnStatus.DONE:
         return ExitCode.OK
     return ExitCode.INTERRUPTED if status is TurnStatus.INTERRUPTED else ExitCode.FAILED

@@ -29,7 +29,7 @@ from agent.llm.models import ModelRef
 from agent.prompt import read_instructions
 from agent.repl_approval import PromptApprover
 from agent.repl_input import PROMPT, EmptyInterrupt, build_session
-from agent.repl_view import last_exchange
+from agent.repl_view import last_exchange, typed_by_person
 from agent.ui import ConsoleUI, StatusSource
 from agent.ui_status import compact_number
 from recovery import RecoveryStats
@@ -55,7 +55,7 @@ class Repl:
         self.options = options
         self.environ = environ
         self.workspace = options.workspace
-        self.ui = ConsoleUI(console, workspace=options.workspace)
+        self.ui = ConsoleUI(console, workspace=options.workspace, verbose=options.verbose)
         self.approver = PromptApprover(self.ui)
         self.agent = self._make_agent(options)
         self._answered = False
@@ -89,11 +89,13 @@ class Repl:
             asyncio.get_running_loop().add_signal_handler(sig, main.cancel)
         self._greet()
         try:
+            await self._allow_project_servers()
             await self._read_eval_loop()
         finally:
             # Also when a Ctrl-C between two prompts cancels everything.
             self.agent.close()
-            self.ui.show(Text(self.agent.resume_hint(), style="bold"))
+            if hint := self.agent.resume_hint():
+                self.ui.show(Text(hint, style="bold"))
         return ExitCode.OK
 
     async def _read_eval_loop(self) -> None:
@@ -172,6 +174,29 @@ class Repl:
             self.agent.session.append_model_switch(str(ref), sticky=True, reason="/model")
         except (SetupError, SessionError) as error:
             raise ValueError(str(error)) from None
+
+    def mcp_status(self) -> RenderableType:
+        """``/mcp``: each server's state, and the project's servers not allowed yet."""
+        from agent.mcp_setup import status_table
+
+        agent = self.agent
+        return status_table(agent.mcp.statuses() if agent.mcp else [], agent.mcp_pending)
+
+    async def _allow_project_servers(self) -> None:
+        """Ask once about each server a project's .mcp.json adds; allowed ones start now."""
+        if not self.agent.mcp_pending:
+            return
+        from agent.mcp_setup import approval_question
+
+        for name, settings in list(self.agent.mcp_pending.items()):
+            answer = await self.ask(approval_question(name, settings))
+            if answer.strip().lower() not in ("y", "yes"):
+                self.ui.show(Text(f"MCP server {name!r} not started.", style="dim"))
+                continue
+            try:
+                self.agent.allow_mcp_server(name)
+            except OSError as error:
+                self.ui.show(Text(f"Cannot save the approval: {error}", style="red"))
 
     def new_session(self) -> None:
         """``/clear``: a fresh session in the same workspace."""
@@ -265,6 +290,8 @@ class Repl:
             (str(self.workspace), "dim"),
         )
         self.ui.show(head)
+        for notice in agent.notices:
+            self.ui.show(notice)
         self.ui.show(Text(f"Sandbox: {agent.sandbox.describe()}", style="dim"))
         if read_instructions(self.workspace) is not None:
             self.ui.show(Text("Project instructions: AGENTS.md", style="dim"))
@@ -276,7 +303,7 @@ class Repl:
         loaded = self.agent.loaded
         if loaded is None:
             return
-        exchange = loaded.last_exchange()
+        exchange = loaded.last_exchange(typed_by_person)
         if exchange:
             self.ui.show(Text("Last exchange:", style="dim"))
             self.ui.show(last_exchange(exchange, self.console.width))
@@ -288,9 +315,15 @@ class Repl:
     def _toolbar(self) -> str:
         usage = self.agent.loop.usage
         tokens = compact_number(usage.input_tokens + usage.output_tokens)
-        return (
+        line = (
             f" {self.agent.provider.current} · {tokens} tokens · session {self.agent.session_id} "
         )
+        if self.agent.mcp is not None:
+            from agent.mcp_setup import down_summary
+
+            if down := down_summary(self.agent.mcp.statuses()):
+                line += f"· {down} "
+        return line
 
 
 def run_interactive(options: Options) -> int:

@@ -10,37 +10,69 @@ from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
-from agent.llm import Event, Message, ToolResultBlock, ToolUseBlock, Usage
+from agent.llm import Event, Message, ToolResultBlock, Usage
 from agent.repl_input import CommandInfo
+from agent.turn import CONTINUE_AFTER_TOOL_CUT, CONTINUE_PROMPT
 from agent.ui_render import tool_line
 from agent.ui_status import compact_number
+from compaction.conversation import COMPACTION_MARK
 from recovery import RecoveryStats, RetryScheduled
 from recovery.fleet import FleetView
+from sessions.loaded import is_typed_prompt
+
+PROMPT_LINES = 4
+ANSWER_LINES = 12
+TOOL_LINES = 5
+AGENT_PROMPTS = frozenset({CONTINUE_PROMPT, CONTINUE_AFTER_TOOL_CUT})
+"""Prompts the agent itself sends; on resume they are not shown as the person's."""
+
+
+def typed_by_person(message: Message) -> bool:
+    """Whether ``message`` is a prompt the person typed, not a note or request of the agent."""
+    if not is_typed_prompt(message):
+        return False
+    return message.text.strip() not in AGENT_PROMPTS and not message.text.startswith(
+        COMPACTION_MARK
+    )
 
 
 def last_exchange(messages: Sequence[Message], width: int) -> RenderableType:
-    """The person's last prompt, the tool calls it led to, and the answer."""
+    """The person's last prompt, its last few tool calls and the final answer, each cut short.
+
+    A long turn must not fill the screen on resume: earlier tool calls are counted, not
+    listed, and only the last answer is shown.
+    """
     results: dict[str, ToolResultBlock] = {
         block.tool_use_id: block
         for message in messages
         for block in message.content
         if isinstance(block, ToolResultBlock)
     }
+    prompt = next((m for m in messages if typed_by_person(m)), None)
+    calls = [b for m in messages if m.role == "assistant" for b in m.tool_uses]
+    answers = [m.text for m in messages if m.role == "assistant" and m.text.strip()]
     parts: list[RenderableType] = []
-    for message in messages:
-        if message.role == "user":
-            if message.text and not message.tool_results:
-                parts.append(Text("› " + message.text, style="bold"))
-            continue
-        if message.text.strip():
-            parts.append(Markdown(message.text))
-        for block in message.content:
-            if isinstance(block, ToolUseBlock):
-                result = results.get(block.id) or ToolResultBlock(
-                    tool_use_id=block.id, content="(no result)", is_error=True
-                )
-                parts.append(tool_line(block, result, width))
+    if prompt is not None:
+        parts.append(Text("› " + _head(prompt.text, PROMPT_LINES), style="bold"))
+    if len(calls) > TOOL_LINES:
+        earlier = len(calls) - TOOL_LINES
+        parts.append(Text(f"… {earlier} earlier tool call{'s' if earlier > 1 else ''}", "dim"))
+    for call in calls[-TOOL_LINES:]:
+        result = results.get(call.id) or ToolResultBlock(
+            tool_use_id=call.id, content="(no result)", is_error=True
+        )
+        parts.append(tool_line(call, result, width))
+    if answers:
+        parts.append(Markdown(_head(answers[-1], ANSWER_LINES)))
     return Group(*parts)
+
+
+def _head(text: str, max_lines: int) -> str:
+    """The first ``max_lines`` lines of ``text``, with a count of the lines left out."""
+    lines = text.strip().splitlines()
+    if len(lines) <= max_lines:
+        return "\n".join(lines)
+    return "\n".join([*lines[:max_lines], f"… ({len(lines) - max_lines} more lines)"])
 
 
 def stats_table(stats: RecoveryStats, events: Sequence[Event], sandbox: str = "") -> Table:

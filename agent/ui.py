@@ -46,6 +46,7 @@ class ConsoleUI:
             an interactive terminal and is also where activity goes.
         redact: Hides secrets in tool calls, results and diffs before they are shown
             (and before they are cut to fit a line).
+        verbose: Print every retry and recovery event, not just what the person needs.
     """
 
     def __init__(
@@ -58,8 +59,10 @@ class ConsoleUI:
         clock: Callable[[], float] = time.monotonic,
         live: bool | None = None,
         redact: Callable[[str], str] = lambda text: text,
+        verbose: bool = False,
     ) -> None:
         self.redact = redact
+        self.verbose = verbose
         self.out = out
         self.err = err or out
         self.stream = stream
@@ -71,6 +74,7 @@ class ConsoleUI:
         self._live: Live | None = None
         self._open_line = False
         self._before: dict[str, tuple[str, str | None]] = {}
+        self._last_retry: RetryScheduled | None = None
 
     def bind(self, source: StatusSource) -> None:
         """Read the model and token counts for the status line from ``source``."""
@@ -110,12 +114,32 @@ class ConsoleUI:
             self._stash(event)
         if isinstance(event, RetryScheduled):
             self.status.waiting(event)
+            if not self._announce(event):
+                return
         elif isinstance(event, CompactionStarted):
             self.status.doing("compacting the conversation")
-        if is_quiet(event):
+        if is_quiet(event, verbose=self.verbose):
             return
         self._commit()
         self._print_activity(banner(event))
+
+    def _announce(self, retry: RetryScheduled) -> bool:
+        """Whether ``retry`` gets a line of its own.
+
+        Against a dead server a call retries every few seconds: a line each was 45 lines in
+        75 s. On a terminal the status line counts each retry down instead; elsewhere (-p)
+        only the first retry of a run (same model, same kind of failure) is printed.
+        """
+        last, self._last_retry = self._last_retry, retry
+        if self.verbose:
+            return True
+        if self.live_mode:
+            return False
+        return (
+            last is None
+            or (last.model, last.kind) != (retry.model, retry.kind)
+            or retry.attempt <= last.attempt
+        )
 
     def finish(self) -> None:
         """End the answer: print what is left of it and remove the status line."""

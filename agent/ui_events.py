@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from agent.llm import Event
+from recovery import CircuitOpened, GaveUp
 
 QUIET = frozenset(
     {
@@ -33,14 +34,25 @@ _STYLES: dict[str, tuple[str, str]] = {
     "tool_retried": ("↻", "yellow"),
     "tool_timed_out": ("⏱", "red"),
     "tool_repeated_failure": ("!", "yellow"),
+    "tool_repeated_call": ("!", "yellow"),
     "rolled_back": ("↶", "yellow"),
     "undo_applied": ("↶", "green"),
 }
 
 
-def is_quiet(event: Event) -> bool:
-    """Whether ``event`` is shown some other way (or not at all)."""
-    return event.type in QUIET
+def is_quiet(event: Event, *, verbose: bool = False) -> bool:
+    """Whether ``event`` is shown some other way (or not at all).
+
+    Unless ``verbose``, two more are: giving up (the turn's error says it, once) and a
+    breaker opening on the only model (the retries go on; the status line shows them).
+    """
+    if event.type in QUIET:
+        return True
+    if verbose:
+        return False
+    if isinstance(event, GaveUp):
+        return True
+    return isinstance(event, CircuitOpened) and not event.fallback
 
 
 def banner(event: Event) -> Text:

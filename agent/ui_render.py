@@ -11,6 +11,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from agent.llm import ToolResultBlock, ToolUseBlock
+from agent.ui_outcome import outcome_text
 
 MAX_DIFF_LINES = 40
 EXCERPT_LINES = 6
@@ -27,7 +28,7 @@ def tool_line(call: ToolUseBlock, result: ToolResultBlock, width: int) -> Text:
     budget = max(width - len(call.name) - 6, 10)
     args = short_args(call.input, limit=min(budget, 100))
     line.append(f"({args})", style="default")
-    outcome = outcome_text(result)
+    outcome = outcome_text(call, result)
     if outcome:
         line.append(" — ", style="dim")
         line.append(outcome, style="red" if result.is_error else "dim")
@@ -48,23 +49,6 @@ def short_args(arguments: dict[str, object], limit: int = 80) -> str:
         parts.append(text if key in ("path", "command") else f"{key}={text}")
     joined = ", ".join(parts)
     return joined if len(joined) <= limit else joined[: max(limit - 1, 1)] + "…"
-
-
-def outcome_text(result: ToolResultBlock) -> str:
-    """What a result says in a few words: ``12 lines`` for numbered file content."""
-    lines = result.content.splitlines()
-    numbered = sum(1 for line in lines if _NUMBERED.match(line))
-    if not result.is_error and numbered and numbered >= len(lines) - 1:
-        return f"{numbered} lines"
-    return first_line(result.content)
-
-
-def first_line(content: str, limit: int = 160) -> str:
-    """The first non-empty line of a tool result."""
-    for line in content.splitlines():
-        if line.strip():
-            return line.strip()[:limit]
-    return ""
 
 
 def unified_diff(before: str, after: str, name: str) -> str:

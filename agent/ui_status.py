@@ -84,7 +84,7 @@ class StatusLine:
         parts = [f"{now - self.started:.0f}s"]
         if self.source is not None:
             usage = self.source.usage()
-            parts.insert(0, str(self.source.model()))
+            parts.insert(0, self.retry.model if self.retry else str(self.source.model()))
             total = usage.input_tokens + usage.output_tokens
             if total:
                 parts.insert(1, f"{compact_number(total)} tokens")

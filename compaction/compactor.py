@@ -197,7 +197,9 @@ class Compactor:
     ) -> CompactionResult:
         """Run ``stages`` in order until the conversation is under its target.
 
-        With ``one_stage``, stop after the first stage that changes the conversation.
+        With ``one_stage``, stop after the first stage that changes the conversation. A stage
+        whose result is not smaller than its input is discarded as failed: compaction never
+        grows the context.
 
         Reactive runs aim at half the current size at most: the provider has just said the
         conversation is too big, whatever the estimate says.
@@ -223,11 +225,23 @@ class Compactor:
                 self.events(CompactionFailed(stage=stage, reason=reason, error=str(error)))
                 failed.append(stage)
                 continue
-            if new != current:
-                after = self.tokens(new, system=system, tools=tools)
-                self.events(_applied(stage, reason, current, new, tokens, after))
-                current, tokens = new, after
-                applied.append(stage)
+            if new == current:
+                continue
+            if not self._shrinks(current, new):
+                # A summary longer than the turns it replaces (a small model's template, a
+                # short head) would grow the context: discard it, the next stage will do.
+                why = (
+                    f"its result (~{self.counter.estimate(new):,} tokens) was not smaller than "
+                    f"what it replaced (~{self.counter.estimate(current):,} tokens)"
+                )
+                log.warning("compaction_stage_discarded", stage=stage.value, error=why)
+                self.events(CompactionFailed(stage=stage, reason=reason, error=why))
+                failed.append(stage)
+                continue
+            after = self.tokens(new, system=system, tools=tools)
+            self.events(_applied(stage, reason, current, new, tokens, after))
+            current, tokens = new, after
+            applied.append(stage)
         return CompactionResult(
             messages=current,
             reason=reason,
@@ -237,6 +251,14 @@ class Compactor:
             tokens_before=before,
             tokens_after=tokens,
         )
+
+    def _shrinks(self, before: Sequence[Message], after: Sequence[Message]) -> bool:
+        """Whether ``after`` is smaller than ``before``.
+
+        Both are estimated the same way: the calibrated count of ``before`` against an
+        estimate of ``after`` would compare the provider's tokenizer with ours.
+        """
+        return self.counter.estimate(after) < self.counter.estimate(before)
 
     def _target(self, reason: Reason, tokens: int) -> int:
         if reason is Reason.REACTIVE:

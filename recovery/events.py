@@ -93,18 +93,30 @@ class BudgetExhausted(Event):
 
 
 class CircuitOpened(Event):
-    """A model failed too often in a row and is skipped until ``retry_at``."""
+    """A model failed too often in a row: new calls skip it until ``retry_at``.
+
+    With ``fallback`` the call that opened it moves to the next model; without, that call
+    goes on retrying this model (there is no other), and only new calls fail fast.
+    """
 
     type: Literal["circuit_opened"] = "circuit_opened"
     model: str
     failures: int
     cooldown: float
     retry_at: float
+    fallback: bool = False
 
     def describe(self) -> str:
-        return (
-            f"{self.model} failed {self.failures} times in a row — "
-            f"skipping it for {_seconds(self.cooldown)}"
+        head = f"{self.model} failed {self.failures} times in a row — "
+        if self.fallback:
+            return (
+                head
+                + f"using the next model; {self.model} is tried again in "
+                + _seconds(self.cooldown)
+            )
+        return head + (
+            f"still retrying this request; new requests fail at once for "
+            f"{_seconds(self.cooldown)} unless it answers"
         )
 
 

@@ -210,14 +210,15 @@ def decide(
     ):
         return Decision(Action.FALL_BACK, f"{overloads} overloads in a row")
     if state.attempt >= settings.max_attempts:
-        return Decision(Action.FALL_BACK, f"gave up after {state.attempt} attempts")
+        return Decision(Action.FALL_BACK, f"still failing after {state.attempt} attempts")
     delay = _wait(error, state.attempt, settings, jitter)
     server_wait = policy.honour_server_wait and error.retry_after is not None
     if server_wait and delay > settings.max_retry_wait:
         return Decision(Action.FALL_BACK, f"server asked to wait {delay:.0f}s", retry_after=delay)
     if state.waited + delay > settings.max_total_wait:
         return Decision(
-            Action.FALL_BACK, f"would wait more than {settings.max_total_wait:.0f}s in total"
+            Action.FALL_BACK,
+            f"still failing after {state.attempt} attempts over {state.waited:.0f}s",
         )
     return Decision(Action.RETRY, f"{error.kind.value}", delay=delay, charge=policy.charge)
 

@@ -265,6 +265,7 @@ class RetryLoop:
                     failures=breaker.failures,
                     cooldown=cooldown,
                     retry_at=self._clock() + cooldown,
+                    fallback=state.has_fallback,
                 ),
                 error.request_id,
             )

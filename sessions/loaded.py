@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,11 @@ from sessions.records import (
 )
 from sessions.repair import repair_history
 from sessions.scan import ScannedFile
+
+
+def is_typed_prompt(message: Message) -> bool:
+    """Whether ``message`` could be a prompt the person typed: user text, no tool results."""
+    return message.role == "user" and bool(message.text) and not message.tool_results
 
 
 @dataclass
@@ -66,13 +72,17 @@ class LoadedSession:
         """Text telling the model which files changed on disk; None if none did."""
         return changed_files_note(self.changed_files)
 
-    def last_exchange(self) -> list[Message]:
-        """The view from the last prompt the person typed to the end, to show on resume."""
-        for index in range(len(self.view) - 1, -1, -1):
-            message = self.view[index]
-            if message.role == "user" and message.text and not message.tool_results:
-                return self.view[index:]
-        return list(self.view)
+    def last_exchange(self, typed: Callable[[Message], bool] = is_typed_prompt) -> list[Message]:
+        """The history from the last prompt the person typed to the end, to show on resume.
+
+        Read from ``messages``, not ``view``: after compaction the view starts with a user
+        message holding the summary, which the person never typed. ``typed`` tells a
+        person's prompt from one the agent wrote (a continuation request, say).
+        """
+        for index in range(len(self.messages) - 1, -1, -1):
+            if typed(self.messages[index]):
+                return self.messages[index:]
+        return []
 
 
 def build_session(

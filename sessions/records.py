@@ -34,7 +34,7 @@ MAX_TS = 1e10
 """Later than the year 2286: damage, not a time (and beyond what ``time.localtime`` takes)."""
 _INT64 = 2**63
 
-TurnStatus = Literal["done", "failed", "interrupted", "max_steps"]
+TurnStatus = Literal["done", "failed", "interrupted", "max_steps", "repeated_call"]
 Timestamp = Annotated[float, Field(ge=0, le=MAX_TS, allow_inf_nan=False)]
 PathText = Annotated[str, Field(min_length=1, max_length=4096, pattern=r"^[^\x00]*$")]
 """A path as the OS takes it: ``os.stat`` raises ValueError on a NUL byte."""

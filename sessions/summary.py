@@ -23,7 +23,7 @@ from sessions.records import (
 )
 from sessions.storage import read_file
 
-Ending = Literal["done", "failed", "interrupted", "max_steps", "incomplete", "new"]
+Ending = Literal["done", "failed", "interrupted", "max_steps", "repeated_call", "incomplete", "new"]
 FIRST_PROMPT_LENGTH = 80
 
 

@@ -134,7 +134,8 @@ class SessionWriter:
         self.append_record(record)
 
     def append_turn_end(self, status: str, error: str | None = None) -> None:
-        """Save how a turn ended: ``done``, ``failed``, ``interrupted`` or ``max_steps``.
+        """Save how a turn ended: ``done``, ``failed``, ``interrupted``, ``max_steps`` or
+        ``repeated_call``.
 
         Raises:
             ValueError: ``status`` is none of those.
@@ -151,6 +152,20 @@ class SessionWriter:
                 fd, self._fd = self._fd, None
                 os.close(fd)
             self._lock.release()
+
+    def discard(self) -> None:
+        """Close the session and delete its file and lock file.
+
+        For a session in which no turn ran: listing it would only add a "0 msgs" row that
+        nobody can continue. Deleting while still holding the lock keeps another process
+        from opening it in between.
+        """
+        with self._mutex:
+            if self._fd is not None:
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
+                    self._lock.path.unlink()
+        self.close()
 
     def __enter__(self) -> SessionWriter:
         return self

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -95,6 +95,10 @@ class Tool(ABC, Generic[InputT]):
     input_model: ClassVar[type[BaseModel]]
     idempotent: ClassVar[bool] = False
     kind: ClassVar[ToolKind] = "read"
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON schema of the arguments, as the model sees it."""
+        return self.input_model.model_json_schema()
 
     def timeout(self, args: InputT, settings: ToolSettings) -> float:
         """Seconds after which the executor abandons the call."""

@@ -73,6 +73,18 @@ class ToolRepeatedFailure(Event):
         return f"{self.tool} failed the same way {self.count} times"
 
 
+class ToolRepeatedCall(Event):
+    """The same call (same tool, same arguments) returned the same result again this turn."""
+
+    type: Literal["tool_repeated_call"] = "tool_repeated_call"
+    tool: str
+    count: int
+    limit_reached: bool
+
+    def describe(self) -> str:
+        return f"{self.tool} returned the same result {self.count} times; the model was told"
+
+
 class CheckpointRecorded(Event):
     """A file's prior state was saved before a change."""
 

@@ -11,6 +11,7 @@ excerpt, would otherwise survive half-masked in the session, the log and the ter
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -31,6 +32,7 @@ from tools.events import (
     RolledBack,
     ToolFailed,
     ToolRefused,
+    ToolRepeatedCall,
     ToolRepeatedFailure,
     ToolRetried,
     ToolTimedOut,
@@ -45,7 +47,7 @@ from tools.hooks import (
     SafetyPolicy,
     ToolInvocation,
 )
-from tools.repeats import RepeatedFailures, change_approach
+from tools.repeats import RepeatedCalls, RepeatLimits, repeat_note
 from tools.results import (
     Failure,
     classify_exception,
@@ -81,6 +83,8 @@ class ToolExecutor:
         home: The person's home directory for the safety policy (default: ``$HOME``).
         sandbox: Confines the built-in run_command (default: ``workspace-write``).
         redact: Hides secrets in every result and event (e.g. `sessions.Redactor.text`).
+        more_tools: Tools that come and go while the agent runs (MCP servers' tools),
+            asked for each time the model is sent the tool list or calls a tool.
     """
 
     def __init__(
@@ -98,6 +102,7 @@ class ToolExecutor:
         home: Path | None = None,
         sandbox: Sandbox | None = None,
         redact: Callable[[str], str] | None = None,
+        more_tools: Callable[[], Sequence[Tool[Any]]] | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
         self._redact: Callable[[str], str] = redact or (lambda text: text)
@@ -108,6 +113,7 @@ class ToolExecutor:
         if settings.enabled is not None:
             chosen = [tool for tool in chosen if tool.name in settings.enabled]
         self._tools: dict[str, Tool[Any]] = {tool.name: tool for tool in chosen}
+        self._more_tools = more_tools or (lambda: ())
         self._hooks: list[BeforeToolHook] = [
             SafetyPolicy(home),
             *hooks,
@@ -131,20 +137,27 @@ class ToolExecutor:
         # Continue the numbering of a resumed session, so its last turn is undone first.
         self._turn = self._store.last_turn
         self._calls = itertools.count(self._store.last_call + 1)
-        self._repeats = RepeatedFailures(
-            settings.repeated_failure_warn, settings.repeated_failure_limit
+        self._repeats = RepeatedCalls(
+            failures=RepeatLimits(settings.repeated_failure_warn, settings.repeated_failure_limit),
+            successes=RepeatLimits(settings.repeated_call_warn, settings.repeated_call_limit),
         )
 
     def specs(self) -> list[ToolSpec]:
         """The offered tools as the model sees them (name, description, JSON schema)."""
         return [
-            ToolSpec(
-                name=tool.name,
-                description=tool.description,
-                input_schema=tool.input_model.model_json_schema(),
-            )
-            for tool in self._tools.values()
+            ToolSpec(name=tool.name, description=tool.description, input_schema=tool.input_schema())
+            for tool in self._offered().values()
         ]
+
+    def _offered(self) -> dict[str, Tool[Any]]:
+        enabled = self._settings.enabled
+        extra = {
+            tool.name: tool
+            for tool in self._more_tools()
+            if tool.name not in self._tools
+            and (enabled is None or any(fnmatch.fnmatchcase(tool.name, p) for p in enabled))
+        }
+        return {**self._tools, **extra}
 
     @property
     def checkpoints(self) -> list[Checkpoint]:
@@ -152,8 +165,9 @@ class ToolExecutor:
         return self._store.entries
 
     @property
-    def repeated_failure_stop(self) -> str | None:
-        """Set when one call failed identically ``repeated_failure_limit`` times this turn.
+    def repeated_call_stop(self) -> str | None:
+        """Set when one call failed ``repeated_failure_limit`` times this turn, or returned the
+        same result ``repeated_call_limit`` times.
 
         The loop should end the turn with this message.
         """
@@ -199,9 +213,10 @@ class ToolExecutor:
         return result.model_copy(update={"content": self._redact(trimmed)})
 
     async def _execute(self, call: ToolUseBlock, call_number: int) -> ToolResultBlock:
-        tool = self._tools.get(call.name)
+        offered = self._offered()
+        tool = offered.get(call.name)
         if tool is None:
-            names = ", ".join(sorted(self._tools))
+            names = ", ".join(sorted(offered))
             failure = Failure(
                 f"there is no tool named {call.name!r}",
                 ErrorCategory.PERMANENT,
@@ -395,6 +410,8 @@ class ToolExecutor:
                 )
             )
             content = self._note_repeat(call, content)
+        else:
+            content = self._note_repeat(call, content, result=content)
         return ToolResultBlock(tool_use_id=call.id, content=content, is_error=output.is_error)
 
     def _failed(
@@ -451,13 +468,14 @@ class ToolExecutor:
         content = self._note_repeat(call, content)
         return ToolResultBlock(tool_use_id=call.id, content=content, is_error=True)
 
-    def _note_repeat(self, call: ToolUseBlock, content: str) -> str:
-        count = self._repeats.count(call)
-        if not self._repeats.should_warn(count):
+    def _note_repeat(self, call: ToolUseBlock, content: str, *, result: str | None = None) -> str:
+        """Count the call (``result`` None: it failed); past the threshold, tell the model."""
+        repeat = self._repeats.record(call, result=result)
+        if repeat is None:
             return content
-        limit_reached = self._repeats.limit_reached(count)
-        self._emit(ToolRepeatedFailure(tool=call.name, count=count, limit_reached=limit_reached))
-        return f"{content}\n{change_approach(count)}"
+        event = ToolRepeatedFailure if repeat.failed else ToolRepeatedCall
+        self._emit(event(tool=call.name, count=repeat.count, limit_reached=repeat.limit_reached))
+        return f"{content}\n{repeat_note(repeat)}"
 
     def _emit(self, event: Event) -> None:
         if self._events is not None:

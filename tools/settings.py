@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 BUILTIN_TOOL_NAMES = ("read_file", "write_file", "edit_file", "list_files", "search", "run_command")
+MCP_PREFIX = "mcp__"
 
 
 class ToolSettings(BaseModel):
@@ -15,7 +16,7 @@ class ToolSettings(BaseModel):
     enabled: list[str] | None = Field(
         default=None,
         description="Tools the model may call (null: all of them); e.g. a read-only set "
-        "[read_file, list_files, search].",
+        "[read_file, list_files, search]. MCP tools by name or pattern: mcp__github__*.",
     )
     max_output_chars: int = Field(
         default=30_000,
@@ -74,6 +75,18 @@ class ToolSettings(BaseModel):
         ge=2,
         description="After this many identical failing calls in a turn, the loop ends the turn.",
     )
+    repeated_call_warn: int = Field(
+        default=2,
+        ge=2,
+        description="After this many identical calls with identical results in a turn, the "
+        "model is told it already has that result.",
+    )
+    repeated_call_limit: int = Field(
+        default=4,
+        ge=2,
+        description="After this many identical calls with identical results in a turn, the "
+        "loop ends the turn (status repeated_call).",
+    )
 
     snapshot_max_file_bytes: int = Field(
         default=2 * 1024 * 1024,
@@ -101,10 +114,12 @@ class ToolSettings(BaseModel):
     @field_validator("enabled")
     @classmethod
     def _check_enabled(cls, value: list[str] | None) -> list[str] | None:
-        unknown = sorted(set(value or ()) - set(BUILTIN_TOOL_NAMES))
+        names = {name for name in value or () if not name.startswith(MCP_PREFIX)}
+        unknown = sorted(names - set(BUILTIN_TOOL_NAMES))
         if unknown:
             raise ValueError(
                 f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(BUILTIN_TOOL_NAMES)}"
+                f" or MCP tools ({MCP_PREFIX}<server>__<tool>, * allowed)"
             )
         return value
 
@@ -112,6 +127,8 @@ class ToolSettings(BaseModel):
     def _check_order(self) -> ToolSettings:
         if self.repeated_failure_limit < self.repeated_failure_warn:
             raise ValueError("repeated_failure_limit must be at least repeated_failure_warn")
+        if self.repeated_call_limit < self.repeated_call_warn:
+            raise ValueError("repeated_call_limit must be at least repeated_call_warn")
         if self.max_command_timeout < self.command_timeout:
             raise ValueError("max_command_timeout must be at least command_timeout")
         return self

@@ -16,16 +16,25 @@ from tests.fakes.terminal import TERMINAL_ENV, Spawn, Terminal
 
 @pytest.fixture
 def spawn(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> Iterator[Spawn]:
-    """Start ``agent --model anthropic:claude-test ARGS`` in a 100x40 pseudo-terminal."""
+    """Start ``agent --model anthropic:claude-test ARGS`` in a 100x40 pseudo-terminal.
+
+    Keywords: ``model`` (None: no ``--model``), ``cwd`` (default: the workspace) and ``env``
+    (added to the decoy environment; ``NO_KEYS`` runs as someone without an API key).
+    """
     children: list[pexpect.spawn] = []
 
-    def start(*args: str) -> Terminal:
-        argv = agent_command("--model", MODELS["anthropic"], *args)
+    def start(
+        *args: str,
+        model: str | None = MODELS["anthropic"],
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Terminal:
+        argv = agent_command(*(("--model", model) if model else ()), *args)
         child = pexpect.spawn(
             argv[0],
             argv[1:],
-            cwd=str(workspace),
-            env=agent_env(fake_llm, decoy_home, TERMINAL_ENV),
+            cwd=str(cwd or workspace),
+            env=agent_env(fake_llm, decoy_home, {**TERMINAL_ENV, **(env or {})}),
             dimensions=(40, 100),
             encoding="utf-8",
             codec_errors="replace",

@@ -76,6 +76,26 @@ def test_bad_flag_is_a_usage_error(
     assert "--frobnicate" in run.stderr
 
 
+def test_a_bad_choice_lists_the_allowed_values_without_library_noise(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    run = run_agent("--approval", "yolo", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert run.code == 2
+    assert "'yolo' is not one of ask, auto-edit, full-auto." in run.stderr
+    assert "Value error" not in run.stderr
+
+
+def test_a_prompt_without_p_suggests_p(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    run = run_agent("fix the test", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert run.code == 2
+    assert "agent -p 'fix the test'" in run.stderr
+    assert "No such command" not in run.stderr
+    typo = run_agent("sesions", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert "Did you mean 'sessions'?" in typo.stderr
+
+
 def test_bad_model_reference_is_a_usage_error(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:

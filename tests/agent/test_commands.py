@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console, RenderableType
 
 from agent.commands import SlashCommands, UsageSoFar
-from agent.llm import Event, Usage
+from agent.llm import ErrorKind, Event, LlmError, Usage
 from agent.llm.models import ModelRef
 from recovery import RecoveryStats
 from sessions import SessionSummary
@@ -42,6 +42,8 @@ class FakeHost:
     chain: list[str] = field(default_factory=lambda: ["anthropic:claude-test"])
     sessions: list[SessionSummary] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
+    broken: Exception | None = None
+    """Raised by /compact and /undo, as a host that fails unexpectedly would."""
 
     @property
     def session_id(self) -> str:
@@ -62,8 +64,12 @@ class FakeHost:
 
     async def compact(self, focus: str | None) -> None:
         self.calls.append(f"compact {focus}")
+        if self.broken is not None:
+            raise self.broken
 
     def undo_last_turn(self) -> UndoReport:
+        if self.broken is not None:
+            raise self.broken
         return UndoReport(turn=3, restored=[Path("a.py")])
 
     def model_chain(self) -> list[str]:
@@ -182,3 +188,18 @@ async def test_undo_compact_clear_cost_and_stats_reach_the_host() -> None:
     assert "session                   1.1k     110" in host.output  # before + this run
     assert "time spent waiting             1.5s" in host.output
     assert "workspace-write (Landlock)" in host.output
+
+
+async def test_a_failing_command_says_so_in_one_line_and_the_repl_goes_on() -> None:
+    down = LlmError(ErrorKind.CONNECTION, "connection refused", provider="llamacpp", model="m")
+    host = FakeHost(broken=down)
+    commands = SlashCommands(host)
+
+    assert await commands.run("/compact")
+    host.broken = RuntimeError("disk on fire")
+    assert await commands.run("/undo")
+
+    lines = host.output.splitlines()
+    assert lines[0] == "[connection] llamacpp:m: connection refused"
+    assert lines[1].startswith("/undo failed: RuntimeError('disk on fire')")
+    assert "Traceback" not in host.output

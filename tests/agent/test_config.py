@@ -18,7 +18,10 @@ def test_the_example_documents_every_key_with_its_default() -> None:
     example = Config.model_validate(data)
     assert example == Config()
     documented = set(data)
-    assert documented == set(Config.model_fields)
+    # `model` stays a comment: a copied example must not turn off the no-key local default.
+    assert documented == set(Config.model_fields) - {"model"}
+    assert f"\n# model: {Config().model}\n" in EXAMPLE.read_text()
+    assert "model" not in example.model_fields_set
     for section in ("recovery", "tools", "compaction", "sessions", "local"):
         model = type(getattr(example, section))
         assert set(data[section]) == set(model.model_fields), section

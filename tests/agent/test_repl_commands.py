@@ -44,9 +44,10 @@ def turn(term: Terminal, prompt: str, answer: str) -> str:
 def test_compact_with_a_focus_summarises_and_the_next_turn_sends_the_summary(
     spawn: Spawn, fake_llm: FakeLlmServer, decoy_home: Path
 ) -> None:
+    # Answers longer than the summary: a summary that would grow the context is discarded.
     fake_llm.script(
-        Reply.text("Parsing is in parse.py."),
-        Reply.text("Tests are in tests/."),
+        Reply.text("Parsing is in parse.py. " + "It tokenises, then builds the tree. " * 20),
+        Reply.text("Tests are in tests/. " + "They run with pytest. " * 20),
         Reply.text("SUMMARY: parser lives in parse.py"),
         Reply.text("Done."),
     )

@@ -38,6 +38,17 @@ def test_a_turn_with_a_tool_call_shows_the_call_and_the_answer(
     assert "agent --resume" in out
 
 
+def test_quitting_at_once_keeps_no_empty_session(spawn: Spawn, decoy_home: Path) -> None:
+    term = spawn()
+    term.prompt()
+    term.command("/model")  # a command is not a conversation
+
+    out = clean(term.exit())
+
+    assert "agent --resume" not in out
+    assert list((decoy_home / ".agent" / "sessions").glob("*.jsonl")) == []
+
+
 def test_a_rate_limit_shows_a_live_countdown_then_the_answer(
     spawn: Spawn, fake_llm: FakeLlmServer
 ) -> None:
@@ -190,8 +201,14 @@ def test_unknown_commands_suggest_the_closest_one(spawn: Spawn) -> None:
     term.exit()
 
 
-def test_ctrl_c_twice_at_an_empty_prompt_exits_with_the_resume_hint(spawn: Spawn) -> None:
+def test_ctrl_c_twice_at_an_empty_prompt_exits_with_the_resume_hint(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Reply.text("Noted."))
     term = spawn()
+    term.prompt()
+    term.send_line("remember this")
+    term.expect("Noted")
     term.prompt()
     term.child.sendcontrol("c")
     term.expect("Ctrl-C again")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Message, ToolUseBlock
+from agent.llm import Message, ToolResultBlock, ToolUseBlock
 from sessions import SessionStore
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
@@ -52,3 +52,31 @@ def test_a_session_stopped_mid_turn_resumes_as_one_turn(
     assert "was interrupted" in json.dumps(last["content"][0])
     texts = [block["text"] for block in last["content"] if block["type"] == "text"]
     assert texts == ([typed] if typed else [])
+
+
+def test_resume_after_compaction_shows_what_the_person_typed_not_the_summary(
+    spawn: Spawn, workspace: Path, decoy_home: Path
+) -> None:
+    store = SessionStore(decoy_home / ".agent")
+    summary = Message.user("[Context compacted: the earlier conversation was replaced]\n\n## Goals")
+    with store.create(cwd=workspace, model_chain=["anthropic:claude-test"]) as writer:
+        writer.append_message(Message.user("list the files here"))
+        for number in range(30):
+            call = ToolUseBlock(id=f"t{number}", name="list_files", input={})
+            writer.append_message(Message(role="assistant", content=[call]))
+            writer.append_message(
+                Message(role="user", content=[ToolResultBlock(tool_use_id=call.id, content="a")])
+            )
+            if number == 20:
+                writer.append_compaction([summary], {"reason": "proactive"})
+        writer.append_message(Message.assistant("There is one file, a."))
+    term = spawn("--resume", writer.id)
+
+    shown = clean(term.prompt())
+    term.exit()
+
+    exchange = shown[shown.index("Last exchange:") :]
+    assert "› list the files here" in exchange
+    assert "Context compacted" not in exchange
+    assert "25 earlier tool calls" in exchange
+    assert "There is one file, a." in exchange

@@ -17,7 +17,7 @@ from agent.ui_status import StatusLine
 from agent.ui_stream import MarkdownStream
 from compaction.events import CompactionApplied, Reason
 from compaction.stages import Stage
-from recovery import FallbackActivated, RetryScheduled, TokensEscalated
+from recovery import FallbackActivated, GaveUp, RetryScheduled, TokensEscalated
 from tests.fakes.clock import VirtualClock
 from tools import CheckpointRecorded
 
@@ -33,14 +33,14 @@ def plain(text: str) -> str:
     return ANSI.sub("", text).replace("\r", "")
 
 
-def retry_event(retry_at: float) -> RetryScheduled:
+def retry_event(retry_at: float, attempt: int = 2) -> RetryScheduled:
     return RetryScheduled(
         kind=ErrorKind.RATE_LIMIT,
-        attempt=2,
+        attempt=attempt,
         max_attempts=8,
         delay=3.0,
         retry_at=retry_at,
-        model="claude-test",
+        model="anthropic:claude-test",
         provider="anthropic",
     )
 
@@ -74,7 +74,7 @@ def test_plain_mode_prints_the_answer_verbatim_without_escape_codes() -> None:
     )
     ui.finish()
 
-    assert buffer.getvalue() == "Some **bold** text\n✓ run_command(ls) — a.txt\n"
+    assert buffer.getvalue() == "Some **bold** text\n✓ run_command(ls) — 2 lines\n"
 
 
 def test_tool_lines_fit_a_narrow_terminal() -> None:
@@ -175,17 +175,38 @@ def test_the_countdown_follows_the_clock(clock: VirtualClock) -> None:
     assert "retrying now" in status.text().plain
 
 
-def test_a_retry_shows_a_banner_and_the_countdown_on_the_status_line() -> None:
+def test_on_a_terminal_retries_count_down_on_the_status_line_without_banners() -> None:
     console, buffer = terminal(width=120)
     ui = ConsoleUI(console, clock=lambda: 0.0)
+    ui.bind(StatusSource(model=lambda: "openai:other", usage=Usage))
     ui.begin_turn()
-    ui.on_event(retry_event(retry_at=3.0))
-    assert "retrying in" in ui.status.text().plain
+    for attempt in (2, 3, 4):
+        ui.on_event(retry_event(retry_at=3.0, attempt=attempt))
+    status = ui.status.text().plain
     ui.on_delta(TextDelta(text="ok"))
     ui.finish()
 
-    assert "Rate limited by anthropic — retrying in 3s" in plain(buffer.getvalue())
+    assert (
+        "Rate limited by anthropic — retrying in 3s (attempt 4/8) · anthropic:claude-test" in status
+    )
+    assert "Rate limited" not in plain(buffer.getvalue())
     assert "retrying in" not in ui.status.text().plain
+
+
+def test_without_a_terminal_a_run_of_retries_is_one_line_and_verbose_shows_each() -> None:
+    def shown(verbose: bool) -> list[str]:
+        out, _ = terminal(width=120)
+        err, buffer = terminal(width=120)
+        ui = ConsoleUI(out, err, clock=lambda: 0.0, verbose=verbose)
+        for attempt in (2, 3, 4, 2):  # the last one starts the next call's retries
+            ui.on_event(retry_event(retry_at=3.0, attempt=attempt))
+        ui.on_event(GaveUp(kind=ErrorKind.RATE_LIMIT, requests=4, waited=9, message="x"))
+        return plain(buffer.getvalue()).splitlines()
+
+    quiet = shown(verbose=False)
+    assert len(quiet) == 2
+    assert all("attempt 2/8" in line for line in quiet)
+    assert len(shown(verbose=True)) == 5  # every retry, and the give-up
 
 
 def test_no_color_keeps_the_layout_without_colours(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,7 +219,7 @@ def test_no_color_keeps_the_layout_without_colours(monkeypatch: pytest.MonkeyPat
     )
 
     assert not re.search(r"\x1b\[[0-9;]*3[0-7]m", buffer.getvalue())
-    assert "✓ list_files(pattern=*.py) — a.py" in plain(buffer.getvalue())
+    assert "✓ list_files(pattern=*.py) — 1 entry: a.py" in plain(buffer.getvalue())
 
 
 def test_a_restarted_stream_discards_the_partial_tail() -> None:

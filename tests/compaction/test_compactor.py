@@ -110,6 +110,46 @@ async def test_a_failed_summary_falls_through_to_dropping() -> None:
     assert compactor.failures == 1
 
 
+async def test_a_summary_larger_than_what_it_replaces_is_discarded_for_the_next_stage() -> None:
+    provider = ScriptedProvider([text("## Goals\n" + "padding " * 2_000)])
+    compactor, events = _make(provider)
+    messages = chat_heavy()
+    before = compactor.tokens(messages)
+
+    out = await compactor.before_request(messages)
+
+    failed = [e for e in events if isinstance(e, CompactionFailed)]
+    assert [e.stage for e in failed] == [Stage.SUMMARISE]
+    assert "not smaller" in failed[0].error
+    applied = [e for e in events if isinstance(e, CompactionApplied)]
+    assert [e.stage for e in applied] == [Stage.DROP]
+    assert all(e.tokens_after < e.tokens_before for e in applied)
+    assert "padding" not in str(out)
+    assert compactor.tokens(out) < before
+
+
+async def test_reactive_compaction_never_returns_a_larger_conversation() -> None:
+    provider = ScriptedProvider([text("padding " * 4_000)])
+    compactor, _ = _make(provider)
+    messages = chat_heavy()
+    out = await compactor.on_overflow(messages)  # nothing to snip; the summary grows it
+    assert out is not None
+    assert compactor.tokens(out) < compactor.tokens(messages)
+    assert "padding" not in str(out)
+
+
+async def test_a_stage_is_judged_against_an_estimate_of_what_it_replaced() -> None:
+    # A server that reports far fewer tokens than our estimate: its figure for the whole
+    # conversation must not make a snip look like growth.
+    compactor, events = _make(ScriptedProvider([]))
+    messages = tool_heavy()
+    answer = ChatResponse(message=Message.assistant("ok"), stop_reason="end_turn")
+    compactor.observe(messages, answer.model_copy(update={"usage": Usage(input_tokens=50)}))
+    out = await compactor.on_overflow(messages)
+    assert out is not None
+    assert [e.stage for e in events if isinstance(e, CompactionApplied)] == [Stage.SNIP]
+
+
 async def test_the_breaker_turns_proactive_compaction_off_and_manual_turns_it_on() -> None:
     busy = LlmError(ErrorKind.OVERLOADED, "busy")
     provider = ScriptedProvider([busy, busy])

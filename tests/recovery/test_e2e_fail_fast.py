@@ -149,3 +149,30 @@ def test_ctrl_c_during_a_long_backoff_exits_at_once_with_130(
     assert len(fake_llm.requests) == 1
     assert "retrying in 30s" in run.stderr
     assert_turn_kept(run, decoy_home, ended="interrupted")
+
+
+def test_a_dead_server_is_one_retry_line_and_one_error_naming_the_model_once(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    write_config(
+        workspace, max_attempts=6, base_backoff=0.1, probe_backoff=0.2, breaker_threshold=3
+    )
+    model = MODELS["anthropic"]
+    fake_llm.script(*[Fault.drop()] * 6, model=wire_name(model))
+
+    quiet = run_prompt(fake_llm, workspace, decoy_home, model)
+    fake_llm.script(*[Fault.drop()] * 6, model=wire_name(model))
+    verbose = run_prompt(fake_llm, workspace, decoy_home, model, "--verbose")
+
+    assert quiet.code == 1, quiet.stderr
+    lines = quiet.stderr.strip().splitlines()
+    assert [line for line in lines if "retrying" in line] == [
+        line for line in lines if "(attempt 2/6)" in line
+    ]
+    said = " ".join(quiet.stderr.split())
+    assert said.count(model) == 1  # the error names it once; nothing else repeats it
+    assert "skipping" not in said
+    assert "Gave up" not in said
+    assert "Is the server running?" in said
+    assert_turn_kept(quiet, decoy_home)
+    assert verbose.stderr.count("⏳") > 1  # --verbose keeps every retry

@@ -53,15 +53,42 @@ def test_descriptions_are_short_and_say_what_happens() -> None:
     assert lines[0] == "anthropic is overloaded — retrying in 1.5s (attempt 3/8)"
     assert lines[1] == "Switched from anthropic:a to openai:b (auth is not retried)"
     assert lines[2] == "Answer cut at 8192 tokens — asking again with 16384"
-    assert lines[5] == "anthropic:a failed 5 times in a row — skipping it for 30s"
+    assert lines[5] == (
+        "anthropic:a failed 5 times in a row — still retrying this request; "
+        "new requests fail at once for 30s unless it answers"
+    )
     assert all(len(line) < 120 for line in lines)
+
+
+def test_an_open_breaker_with_another_model_says_the_call_moves_on() -> None:
+    opened = CircuitOpened(
+        model="anthropic:a", failures=5, cooldown=30, retry_at=1030, fallback=True
+    )
+    assert opened.describe() == (
+        "anthropic:a failed 5 times in a row — using the next model; "
+        "anthropic:a is tried again in 30s"
+    )
 
 
 def test_one_model_failing_is_reported_without_a_list() -> None:
     error = LlmError(ErrorKind.OVERLOADED, "Overloaded", status=529, provider="anthropic")
     combined = combined_error([Failure(ModelRef("anthropic", "a"), "3 overloads in a row", error)])
-    assert combined.message == "anthropic:a: [overloaded 529] Overloaded (3 overloads in a row)"
+    assert combined.message == "Overloaded (3 overloads in a row)"
+    assert str(combined) == "[overloaded 529] anthropic:a: Overloaded (3 overloads in a row)"
     assert combined.status == 529
+
+
+def test_several_models_failing_name_each_model_once() -> None:
+    down = LlmError(ErrorKind.CONNECTION, "refused", provider="llamacpp", model="default")
+    failures = [
+        Failure(ModelRef("llamacpp", "default"), "still failing after 9 attempts", down),
+        Failure(ModelRef("openai", "b"), "skipped"),
+    ]
+    text = str(combined_error(failures))
+    assert text == (
+        "[connection] every model failed: llamacpp:default: [connection] refused "
+        "(still failing after 9 attempts); openai:b: skipped"
+    )
 
 
 def test_soonest_retry_time_is_reported() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Message, ToolUseBlock
+from agent.llm import Message, ToolResultBlock, ToolUseBlock
 from agent.llm.conversation import is_interrupted_result
 from sessions import SessionError, SessionStore, history_problems
 
@@ -160,3 +160,26 @@ def test_a_session_ending_on_a_prompt_is_answered_on_resume(
     loaded = store.load(writer.id)
     assert loaded.ends_with_user_message
     assert loaded.last_exchange() == [Message.user("second")]
+
+
+def test_the_last_exchange_comes_from_the_history_not_the_compacted_view(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    summary = Message.user("[Context compacted: the earlier conversation was replaced ...]")
+    with store.create(cwd=tmp_path, model_chain=[]) as writer:
+        writer.append_message(Message.user("fix the failing test"))
+        call = ToolUseBlock(id="t1", name="list_files", input={})
+        writer.append_message(Message(role="assistant", content=[call]))
+        writer.append_compaction([summary, Message(role="assistant", content=[call])], {})
+        writer.append_message(
+            Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content="a.py")])
+        )
+        writer.append_message(Message.assistant("Fixed."))
+
+    loaded = store.load(writer.id)
+
+    assert loaded.view[0] == summary
+    exchange = loaded.last_exchange()
+    assert exchange[0] == Message.user("fix the failing test")
+    assert exchange[-1] == Message.assistant("Fixed.")
+    assert all(message != summary for message in exchange)

@@ -105,6 +105,40 @@ def test_a_model_switched_to_outside_the_chain_is_restored_on_resume(
     assert [(r.protocol, r.model) for r in fake_llm.requests] == [("openai", "gpt-test")]
 
 
+def test_a_session_whose_provider_is_not_configured_here_resumes_on_this_model(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    from sessions import SessionStore
+
+    # Started where ./agent.yaml defined `llamacpp`, resumed from `workspace`, which does not.
+    elsewhere = workspace.parent / "elsewhere"
+    elsewhere.mkdir()
+    store = SessionStore(decoy_home / ".agent")
+    writer = store.create(cwd=elsewhere, model_chain=["llamacpp:default"])
+    writer.close()
+
+    fake_llm.script(Reply.text("Answered here."))
+    run = run_agent(
+        "-p",
+        "hi",
+        "--resume",
+        writer.id,
+        "--model",
+        MODEL,
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+
+    assert run.code == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    said = " ".join(run.stderr.split())
+    assert "No provider named 'llamacpp' is configured here" in said
+    assert f"started in {elsewhere}" in said
+    assert f"Continuing with {MODEL}" in said
+    assert "Answered here." in run.stdout
+
+
 def test_sessions_table_shows_prompts_verbatim(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:

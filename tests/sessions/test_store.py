@@ -199,3 +199,15 @@ def test_listing_an_empty_home_is_empty(tmp_path: Path) -> None:
     assert store.list() == []
     with pytest.raises(SessionNotFound):
         store.resolve("01")
+
+
+def test_a_discarded_session_leaves_no_file_and_no_lock(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    writer = store.create(cwd=tmp_path, model_chain=["anthropic:big"])
+
+    writer.discard()
+
+    assert writer.closed
+    assert store.list() == []
+    assert list(store.directory.iterdir()) == []

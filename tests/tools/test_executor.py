@@ -277,13 +277,46 @@ async def test_repeated_identical_failure_warns_then_asks_loop_to_stop(
     second = await harness.run("read_file", path="missing.txt")
     assert "failed 2 times" in second.content
     assert "change approach" in second.content
-    assert harness.executor.repeated_failure_stop is None
+    assert harness.executor.repeated_call_stop is None
     await harness.run("read_file", path="other.txt")  # different arguments: counted apart
-    assert harness.executor.repeated_failure_stop is None
+    assert harness.executor.repeated_call_stop is None
     await harness.run("read_file", path="missing.txt")
-    assert "failed 3 times" in (harness.executor.repeated_failure_stop or "")
+    assert "failed 3 times" in (harness.executor.repeated_call_stop or "")
     harness.executor.begin_turn()
-    assert harness.executor.repeated_failure_stop is None
+    assert harness.executor.repeated_call_stop is None
+
+
+async def test_repeated_identical_success_tells_the_model_then_asks_loop_to_stop(
+    make_harness: MakeHarness, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("alpha\n")
+    harness = make_harness(settings=ToolSettings(repeated_call_warn=2, repeated_call_limit=3))
+    first = await harness.run("list_files")
+    assert first.content == "a.txt"
+    second = await harness.run("list_files")
+    assert second.content.startswith("a.txt\n")
+    assert "same result each time, so you already have it" in second.content
+    assert harness.executor.repeated_call_stop is None
+    await harness.run("list_files")
+    stop = harness.executor.repeated_call_stop or ""
+    assert "called list_files 3 times" in stop
+    assert "tools.repeated_call_limit" in stop
+    noted = harness.of_type("tool_repeated_call")
+    assert [(e.count, e.limit_reached) for e in noted] == [(2, False), (3, True)]  # type: ignore[attr-defined]
+    harness.executor.begin_turn()
+    assert harness.executor.repeated_call_stop is None
+
+
+async def test_a_repeated_call_with_a_new_result_is_progress_not_a_loop(
+    make_harness: MakeHarness, workspace: Path
+) -> None:
+    harness = make_harness(settings=ToolSettings(repeated_call_warn=2, repeated_call_limit=2))
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (workspace / name).write_text("x\n")
+        result = await harness.run("list_files")
+        assert "already have it" not in result.content
+    assert harness.executor.repeated_call_stop is None
+    assert harness.of_type("tool_repeated_call") == []
 
 
 async def test_executor_level_recovery_from_a_missing_file(

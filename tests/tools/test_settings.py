@@ -20,6 +20,8 @@ def test_example_config_documents_every_tool_setting() -> None:
 def test_inconsistent_limits_are_rejected() -> None:
     with pytest.raises(ValidationError, match="repeated_failure_limit"):
         ToolSettings(repeated_failure_warn=4, repeated_failure_limit=3)
+    with pytest.raises(ValidationError, match="repeated_call_limit"):
+        ToolSettings(repeated_call_warn=4, repeated_call_limit=3)
     with pytest.raises(ValidationError, match="max_command_timeout"):
         ToolSettings(command_timeout=900)
 

@@ -1,0 +1,93 @@
+"""``agent mcp list`` and ``agent mcp approve``: MCP servers outside a session.
+
+``list`` starts each server the way a session would (sandbox, timeouts), waits until every
+one is ready or has failed, prints their states and stops them again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from agent.app import Options, SetupError, load, secret_redactor, start_logging
+from agent.config import Config, agent_home
+from agent.exit_codes import ExitCode
+from agent.mcp_setup import McpPlan, plan_servers, start_servers, status_table
+from tools.mcp_servers import ProjectApprovals
+from tools.mcp_servers.supervisor import ServerState
+from tools.sandbox import Sandbox
+
+SETTLED = {ServerState.READY, ServerState.FAILED, ServerState.PAUSED, ServerState.RESTARTING}
+
+
+def list_servers(workspace: Path, console: Console | None = None) -> int:
+    """Start the configured servers, print each one's state, stop them; the exit code."""
+    console = console or Console(highlight=False)
+    loaded = _load(workspace, console)
+    if loaded is None:
+        return ExitCode.USAGE
+    config, plan = loaded
+    for notice in plan.notices:
+        console.print(Text(notice, style="yellow"))
+    environ = dict(os.environ)
+    servers = start_servers(
+        plan.start,
+        workspace=workspace,
+        environ=environ,
+        sandbox=Sandbox.create(config.sandbox),
+        redact=secret_redactor(config, environ).text,
+    )
+    try:
+        deadline = time.monotonic() + max((s.start_timeout for s in plan.start.values()), default=0)
+        while time.monotonic() < deadline + 1:
+            statuses = servers.statuses()
+            if len(statuses) == len(plan.start) and all(s.state in SETTLED for s in statuses):
+                break
+            time.sleep(0.1)
+        console.print(status_table(servers.statuses(), plan.pending))
+    finally:
+        servers.close()
+    return ExitCode.OK
+
+
+def approve_servers(workspace: Path, names: list[str], console: Console | None = None) -> int:
+    """Allow the project servers ``names`` (all pending ones if empty) in this workspace."""
+    console = console or Console(highlight=False)
+    loaded = _load(workspace, console)
+    if loaded is None:
+        return ExitCode.USAGE
+    _, plan = loaded
+    unknown = [name for name in names if name not in plan.pending]
+    if unknown:
+        known = ", ".join(sorted(plan.pending)) or "none"
+        console.print(
+            Text(f"agent: not a pending .mcp.json server: {', '.join(unknown)} (pending: {known})")
+        )
+        return ExitCode.USAGE
+    approvals = ProjectApprovals(agent_home(), workspace)
+    for name in names or sorted(plan.pending):
+        settings = plan.pending[name]
+        try:
+            approvals.allow(name, settings)
+        except OSError as error:
+            console.print(Text(f"agent: cannot save the approval: {error.strerror or error}"))
+            return ExitCode.FAILED
+        console.print(f"Allowed MCP server {name!r}: {settings.describe()}")
+    if not plan.pending:
+        console.print("No .mcp.json servers are waiting to be allowed here.")
+    return ExitCode.OK
+
+
+def _load(workspace: Path, console: Console) -> tuple[Config, McpPlan] | None:
+    options = Options(workspace=workspace)
+    try:
+        config = load(options, os.environ)
+        start_logging(config, options, os.environ)
+    except SetupError as error:
+        console.print(Text(f"agent: {error}", style="red"))
+        return None
+    return config, plan_servers(config.mcp_servers, workspace, agent_home())

@@ -1,0 +1,168 @@
+"""End to end: the real ``agent`` with real MCP servers (SDK-written) and the fake LLM server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.fakes.cli import MODELS, agent_env, run_agent
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.mcp_harness import stdio_entry
+from tests.fakes.terminal import Spawn, clean
+
+TIMEOUT = 180
+
+
+def _configure(home: Path, servers: dict[str, object]) -> None:
+    config = home / ".config" / "agent" / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(yaml.safe_dump({"mcp_servers": servers}))
+
+
+def _tool_names(body: dict[str, object]) -> set[str]:
+    tools = body.get("tools") or []
+    assert isinstance(tools, list)
+    return {str(tool.get("name")) for tool in tools}
+
+
+def test_p_calls_an_mcp_tool_survives_a_crash_and_a_hang_and_resumes(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+) -> None:
+    _configure(decoy_home, {"fake": stdio_entry(tmp_path, call_timeout=3)})
+    fake_llm.script(
+        Reply.tool_call("mcp__fake__echo", {"text": "hi"}),
+        Reply.tool_call("mcp__fake__count", {}),  # crashes the server mid-call
+        Reply.tool_call("mcp__fake__hang", {}),  # hangs the restarted server
+        Reply.text("Echoed; count and hang failed."),
+    )
+    common = ("--yes", "--output-format", "json", "--model", MODELS["anthropic"])
+
+    first = run_agent(
+        "-p", "use the tools", *common,
+        server=fake_llm, workspace=workspace, home=decoy_home, timeout=TIMEOUT,
+    )  # fmt: skip
+
+    assert first.code == 0, first.stderr
+    payload = first.json()
+    assert payload["status"] == "done"
+    requests = fake_llm.requests
+    assert "mcp__fake__echo" in _tool_names(requests[0].body)
+    assert "echo: hi" in json.dumps(requests[1].body)
+    assert "not retried" in json.dumps(requests[2].body)
+    assert "stopped answering" in json.dumps(requests[3].body)
+    assert (tmp_path / "count_calls").read_text() == "called\n"
+
+    fake_llm.script(Reply.tool_call("mcp__fake__add", {"a": 2, "b": 40}), Reply.text("42"))
+    resumed = run_agent(
+        "-p", "add them", "--resume", payload["session_id"], *common,
+        server=fake_llm, workspace=workspace, home=decoy_home, timeout=TIMEOUT,
+    )  # fmt: skip
+
+    assert resumed.code == 0, resumed.stderr
+    assert resumed.json()["result"] == "42"
+    last = json.dumps(fake_llm.requests[-1].body)
+    assert '"42"' in last or "42" in last
+    assert "echo: hi" in last  # the earlier MCP result is part of the resumed conversation
+
+
+def test_a_server_that_never_starts_does_not_fail_the_turn(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+) -> None:
+    entry = stdio_entry(tmp_path, env={"FAKE_MCP_NEVER_START": "1"}, start_timeout=20)
+    _configure(decoy_home, {"broken": entry})
+    fake_llm.script(Reply.text("Done without it."))
+
+    run = run_agent(
+        "-p", "hello", "--model", MODELS["anthropic"],
+        server=fake_llm, workspace=workspace, home=decoy_home, timeout=TIMEOUT,
+    )  # fmt: skip
+
+    assert run.code == 0, run.stderr
+    assert "Done without it." in run.stdout
+    assert not any(name.startswith("mcp__") for name in _tool_names(fake_llm.requests[0].body))
+
+
+def test_project_servers_start_only_once_the_person_allows_them(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+) -> None:
+    (workspace / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"proj": stdio_entry(tmp_path)}})
+    )
+    fake_llm.script(Reply.text("no tools yet"))
+    args = ("--model", MODELS["anthropic"])
+
+    before = run_agent("-p", "hello", *args, server=fake_llm, workspace=workspace, home=decoy_home)
+    listed = run_agent(
+        "mcp", "list", server=fake_llm, workspace=workspace, home=decoy_home, timeout=TIMEOUT
+    )
+    approved = run_agent(
+        "mcp", "approve", "proj", server=fake_llm, workspace=workspace, home=decoy_home
+    )
+    listed_after = run_agent(
+        "mcp", "list", server=fake_llm, workspace=workspace, home=decoy_home, timeout=TIMEOUT
+    )
+
+    assert before.code == 0, before.stderr
+    assert "not allowed yet" in before.stderr or "not started" in before.stderr
+    assert not any(name.startswith("mcp__") for name in _tool_names(fake_llm.requests[0].body))
+    assert "proj" in listed.stdout
+    assert "not allowed yet" in listed.stdout
+    assert approved.code == 0, approved.stderr
+    assert "ready, 12 tools" in listed_after.stdout, listed_after.stdout
+
+
+def test_repl_asks_about_a_project_server_and_mcp_shows_its_state(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"proj": stdio_entry(tmp_path)}})
+    )
+    fake_llm.script(Reply.tool_call("mcp__proj__echo", {"text": "from the repl"}), Reply.text("ok"))
+    term = spawn("--yes")
+
+    term.expect("Allow it")
+    term.send_line("y")
+    term.prompt()
+    term.send_line("echo something")
+    shown = clean(term.expect("ok", timeout=120))
+    term.prompt()
+    status = term.command("/mcp")
+
+    assert "mcp__proj__echo" in shown
+    assert "from the repl" in json.dumps(fake_llm.requests[-1].body)
+    assert "proj" in status
+    assert "ready, 12 tools" in status
+    out = clean(term.exit())
+    assert "agent --resume" in out
+
+
+def test_nothing_mcp_is_imported_without_servers(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    check = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from agent.app import Agent, Options, load\n"
+        "from agent.ui import ConsoleUI\n"
+        "from rich.console import Console\n"
+        "opts, env = Options(workspace=Path.cwd()), dict(os.environ)\n"
+        "ui = ConsoleUI(Console())\n"
+        "Agent(load(opts, env), opts, ui=ui, approver=None, environ=env).close()\n"
+        "names = ('mcp', 'anyio', 'tools.mcp_servers.runtime')\n"
+        "print(sorted(m for m in names if m in sys.modules))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", check],
+        cwd=workspace,
+        env=agent_env(fake_llm, decoy_home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert run.stdout.strip() == "[]", run.stderr

@@ -1,0 +1,68 @@
+"""What the REPL shows on resume: the person's last exchange, honest and short."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from agent.llm import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agent.repl_view import ANSWER_LINES, TOOL_LINES, last_exchange, typed_by_person
+from agent.turn import CONTINUE_PROMPT
+from compaction.summary import summary_note
+
+
+def render(messages: list[Message]) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=100, force_terminal=False)
+    console.print(last_exchange(messages, 100))
+    return buffer.getvalue()
+
+
+def listing_turn(calls: int) -> list[Message]:
+    """A prompt, ``calls`` list_files calls with their results, and a long answer."""
+    messages = [Message.user("list the files here")]
+    for number in range(calls):
+        call = ToolUseBlock(id=f"t{number}", name="list_files", input={"path": f"dir{number}"})
+        result = ToolResultBlock(tool_use_id=call.id, content="a.py\nb.py")
+        messages += [
+            Message(role="assistant", content=[TextBlock(text=f"thinking {number}"), call]),
+            Message(role="user", content=[result]),
+        ]
+    answer = "\n".join(f"answer line {n}" for n in range(40))
+    return [*messages, Message.assistant(answer)]
+
+
+def test_a_long_turn_is_shown_in_a_bounded_number_of_lines() -> None:
+    shown = render(listing_turn(50))
+
+    assert "› list the files here" in shown
+    assert f"… {50 - TOOL_LINES} earlier tool calls" in shown
+    assert shown.count("list_files(") == TOOL_LINES
+    assert "dir49" in shown
+    assert "dir0)" not in shown
+    assert "thinking" not in shown  # only the final answer is shown
+    assert f"answer line {ANSWER_LINES - 1}" in shown
+    assert f"answer line {ANSWER_LINES}" not in shown
+    assert len(shown.splitlines()) < 30
+
+
+def test_notes_the_agent_wrote_are_not_taken_for_the_persons_prompt() -> None:
+    summary = Message.user(summary_note("## Goals\nfix the test"))
+    assert not typed_by_person(summary)
+    assert not typed_by_person(Message.user(CONTINUE_PROMPT))
+    assert typed_by_person(Message.user("fix the test"))
+    assert not typed_by_person(
+        Message(role="user", content=[ToolResultBlock(tool_use_id="t", content="x")])
+    )
+    shown = render([Message.user("fix the test"), Message.user(CONTINUE_PROMPT)])
+    assert "› fix the test" in shown
+    assert "cut off" not in shown
+
+
+def test_a_long_prompt_is_cut_to_a_few_lines() -> None:
+    prompt = "\n".join(f"line {n}" for n in range(30))
+    shown = render([Message.user(prompt), Message.assistant("ok")])
+    assert "line 3" in shown
+    assert "line 4" not in shown
+    assert "26 more lines" in shown
