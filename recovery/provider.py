@@ -210,7 +210,7 @@ class RecoveringProvider:
         order = self._order()
         for position, index in enumerate(order):
             target = self._chain[index]
-            wait = self._retry.skipped_for(target)
+            wait = self._retry.skipped_for(target, shared=len(self._chain) > 1)
             if wait > 0:
                 note = f"skipped: failing repeatedly, next trial in {wait:.0f}s"
                 call.failures.append(

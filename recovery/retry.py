@@ -131,11 +131,17 @@ class RetryLoop:
             )
         return self.breakers[ref]
 
-    def skipped_for(self, target: ModelTarget) -> float:
-        """Seconds a failing ``target`` is still skipped, by this session or the fleet (0: not)."""
+    def skipped_for(self, target: ModelTarget, *, shared: bool = True) -> float:
+        """Seconds a failing ``target`` is still skipped (0: not).
+
+        With ``shared``, the fleet's breaker counts too: a model that keeps failing for
+        other agents is skipped here. Callers pass False when there is no other model to
+        go to: then each agent's own breaker decides, so a person who just restarted their
+        server is not locked out by failures another process saw.
+        """
         breaker = self.breaker(target.ref)
         local = 0.0 if breaker.allows() else max(breaker.reopens_in, 1e-9)
-        if self.fleet is None:
+        if self.fleet is None or not shared:
             return local
         return max(local, self.fleet.open_for(target.fleet_key))
 

@@ -147,3 +147,25 @@ def test_alone_the_session_budget_decides(clock: VirtualClock) -> None:
 
     assert fleet.try_spend("k", 10_000.0)
     assert fleet.views() == []
+
+
+def test_with_no_other_model_an_agent_still_tries_a_model_the_fleet_saw_failing(
+    tmp_path: Path, clock: VirtualClock
+) -> None:
+    failing = [fail(ErrorKind.SERVER) for _ in range(3)]
+    first = agent(
+        shared_fleet(tmp_path, clock, breaker_threshold=3),
+        clock,
+        target("anthropic:m", ScriptedProvider(failing)),
+        target("anthropic:backup", ScriptedProvider([text("backup")])),
+        breaker_threshold=3,
+    )
+    asyncio.run(first.chat(REQUEST))
+    alone = agent(
+        shared_fleet(tmp_path, clock, breaker_threshold=3),
+        clock,
+        target("anthropic:m", ScriptedProvider([text("back again")])),
+        breaker_threshold=3,
+    )
+
+    assert asyncio.run(alone.chat(REQUEST)).message.text == "back again"
