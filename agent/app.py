@@ -27,6 +27,8 @@ from agent.turn import TurnRecoveryPolicy
 from agent.ui import ConsoleUI
 from compaction import Compactor
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider
+from recovery.fleet import Fleet, credential_fingerprint
+from recovery.fleet_backends import open_store
 from sessions import LoadedSession, Redactor, SessionError, SessionStore, SessionWriter
 from tools import Approver, CheckpointRecorded, Tool, ToolExecutor, prune_checkpoints
 from tools.mcp_servers import McpServerSettings
@@ -227,12 +229,20 @@ def build_chain(config: Config, environ: Mapping[str, str]) -> list[ModelTarget]
         except SetupError as error:
             problems.append(str(error))
             continue
-        targets.append(ModelTarget(ref=ref, provider=provider, limits=config.limits(ref)))
+        account = _account(config, ref, environ)
+        targets.append(ModelTarget(ref, provider, config.limits(ref), account=account))
     if not targets:
         raise SetupError(problems[0] if len(problems) == 1 else "\n".join(problems))
     for problem in problems:
         log.warning("model_skipped", reason=problem)
     return targets
+
+
+def _account(config: Config, ref: ModelRef, environ: Mapping[str, str]) -> str:
+    """The fingerprint of the key and endpoint ``ref`` is called with (shared recovery state)."""
+    settings = config.provider(ref.provider)
+    base_url = settings.base_url or environ.get(f"{settings.type.upper()}_BASE_URL")
+    return credential_fingerprint(settings.resolve_api_key(environ), base_url)
 
 
 class Agent:
@@ -280,7 +290,14 @@ class Agent:
         self.loaded, self.session = self._open_session(options)
         self.changed_files_note = self.loaded.changed_files_note if self.loaded else None
         self.events.subscribe(self._persist_event)
-        self.provider = RecoveringProvider(chain, settings=config.recovery, events=self.events)
+        store = open_store(
+            config.recovery.shared,
+            self.home / "recovery",
+            lambda text: ui.show(Text(text, style="yellow")),
+        )
+        self.provider = RecoveringProvider(
+            chain, settings=config.recovery, events=self.events, fleet=Fleet(store, config.recovery)
+        )
         if self.loaded is not None:
             self._restore_model(self.loaded.model_state.current)
         self.sandbox = Sandbox.create(config.sandbox, scratch=self._scratch_dir())

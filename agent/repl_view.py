@@ -17,6 +17,7 @@ from agent.ui_render import tool_line
 from agent.ui_status import compact_number
 from compaction.conversation import COMPACTION_MARK
 from recovery import RecoveryStats, RetryScheduled
+from recovery.fleet import FleetView
 from sessions.loaded import is_typed_prompt
 
 PROMPT_LINES = 4
@@ -94,6 +95,7 @@ def stats_table(stats: RecoveryStats, events: Sequence[Event], sandbox: str = ""
         ("retry budget left", f"{stats.budget_tokens:.1f}"),
         ("models skipped (circuit open)", ", ".join(stats.open_circuits) or "none"),
     ]
+    rows.extend(fleet_rows(stats))
     if sandbox:
         rows.append(("sandbox", sandbox))
     table = Table(box=None, show_header=False, pad_edge=False)
@@ -102,6 +104,36 @@ def stats_table(stats: RecoveryStats, events: Sequence[Event], sandbox: str = ""
     for name, value in rows:
         table.add_row(name, value)
     return table
+
+
+def fleet_rows(stats: RecoveryStats) -> list[tuple[str, str]]:
+    """What the agents sharing this session's keys know together: two rows per key."""
+    if not stats.fleet_backend:
+        return []
+    where = {"file": "agents on this machine", "redis": "agents on every machine (Redis)"}
+    rows = [("shared state", where.get(stats.fleet_backend, "this process only"))]
+    for view in stats.fleet:
+        health, headroom = fleet_lines(view)
+        rows.append((f"  {view.model} [{view.account[:8]}]", health))
+        if headroom:
+            rows.append(("", headroom))
+    return rows
+
+
+def fleet_lines(view: FleetView) -> tuple[str, str]:
+    """``server wait 12s · breaker closed · in flight 2`` and ``requests 3/50 left · ...``."""
+    health = [
+        f"server wait {view.wait:.0f}s" if view.wait > 0 else "no server wait",
+        f"breaker open {view.breaker_open:.0f}s" if view.breaker_open else "breaker closed",
+        f"in flight {view.in_flight}",
+    ]
+    headroom = []
+    for name, level in (("requests", view.requests), ("tokens", view.tokens)):
+        if level is not None:
+            headroom.append(f"{name} {compact_number(level[0])}/{compact_number(level[1])} left")
+    if view.budget is not None:
+        headroom.append(f"retry budget {view.budget:.0f}")
+    return " · ".join(health), " · ".join(headroom)
 
 
 def cost_table(this_run: Usage, session_total: Usage, by_model: dict[str, Usage]) -> Table:

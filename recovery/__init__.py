@@ -1,7 +1,8 @@
 """Request-level recovery: retries, budget, circuit breaker, model fallback, token escalation.
 
 `RecoveringProvider` wraps a chain of `ModelTarget`s and is itself a `Provider`; the policy
-table lives in `recovery.policy`, the events it publishes in `recovery.events`.
+table lives in `recovery.policy`, the events it publishes in `recovery.events`. A `Fleet`
+shares recovery state with the other agents on the same key (`recovery.fleet*`).
 """
 
 from recovery.budget import BreakerState, CircuitBreaker, RetryBudget
@@ -16,10 +17,11 @@ from recovery.events import (
     StreamRestarted,
     TokensEscalated,
 )
+from recovery.fleet import Fleet, FleetView, credential_fingerprint
 from recovery.policy import POLICY, Action, CallState, Charge, Decision, KindPolicy, Pace, decide
 from recovery.provider import RecoveringProvider, RecoveryStats
 from recovery.retry import ModelTarget
-from recovery.settings import RecoverySettings
+from recovery.settings import RecoverySettings, SharedSettings
 
 __all__ = [
     "POLICY",
@@ -33,6 +35,8 @@ __all__ = [
     "CircuitOpened",
     "Decision",
     "FallbackActivated",
+    "Fleet",
+    "FleetView",
     "GaveUp",
     "KindPolicy",
     "ModelTarget",
@@ -43,7 +47,9 @@ __all__ = [
     "RecoveryStats",
     "RetryBudget",
     "RetryScheduled",
+    "SharedSettings",
     "StreamRestarted",
     "TokensEscalated",
+    "credential_fingerprint",
     "decide",
 ]

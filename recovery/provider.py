@@ -33,6 +33,7 @@ from recovery.events import (
     RecoveryEvent,
     TokensEscalated,
 )
+from recovery.fleet import Fleet, FleetView
 from recovery.report import Failure, combined_error
 from recovery.retry import CallLog, DeltaCounter, ModelTarget, RetryLoop
 from recovery.settings import RecoverySettings
@@ -56,6 +57,9 @@ class RecoveryStats:
     waited: float
     budget_tokens: float
     open_circuits: tuple[str, ...]
+    fleet_backend: str = ""
+    """Where state shared with other agents lives: file, redis, process (empty: nowhere)."""
+    fleet: tuple[FleetView, ...] = ()
 
 
 class RecoveringProvider:
@@ -68,6 +72,7 @@ class RecoveringProvider:
         clock: Monotonic seconds, for breaker cool-downs and countdowns.
         sleep: Awaited for every backoff; cancellation propagates out of it.
         rng: Source of backoff jitter (seed it for reproducible waits).
+        fleet: Recovery state shared with other agents on the same keys.
 
     Raises:
         ValueError: if ``chain`` is empty.
@@ -82,6 +87,7 @@ class RecoveringProvider:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rng: random.Random | None = None,
+        fleet: Fleet | None = None,
     ) -> None:
         self._chain: list[ModelTarget] = []
         for target in chain:
@@ -96,7 +102,12 @@ class RecoveringProvider:
         self._active = 0
         self._counts: Counter[str] = Counter()
         self._retry = RetryLoop(
-            settings, emit=self._emit, clock=clock, sleep=sleep, rng=rng or random.Random()
+            settings,
+            emit=self._emit,
+            clock=clock,
+            sleep=sleep,
+            rng=rng or random.Random(),
+            fleet=fleet,
         )
 
     @property
@@ -146,6 +157,8 @@ class RecoveringProvider:
             open_circuits=tuple(
                 str(ref) for ref, breaker in self._retry.breakers.items() if not breaker.allows()
             ),
+            fleet_backend=fleet.store.name if (fleet := self._retry.fleet) else "",
+            fleet=tuple(fleet.views()) if fleet else (),
         )
 
     async def chat(
@@ -197,9 +210,8 @@ class RecoveringProvider:
         order = self._order()
         for position, index in enumerate(order):
             target = self._chain[index]
-            breaker = self._retry.breaker(target.ref)
-            if not breaker.allows():
-                wait = breaker.reopens_in
+            wait = self._retry.skipped_for(target, shared=len(self._chain) > 1)
+            if wait > 0:
                 note = f"skipped: failing repeatedly, next trial in {wait:.0f}s"
                 call.failures.append(
                     Failure(target.ref, note, self._retry.last_error.get(target.ref), wait)
@@ -208,9 +220,7 @@ class RecoveringProvider:
             if index != self._active:
                 reason = call.failures[-1].note if call.failures else "switched"
                 self._switch(index, reason)
-            later = any(
-                self._retry.breaker(self._chain[i].ref).allows() for i in order[position + 1 :]
-            )
+            later = any(self._retry.skipped_for(self._chain[i]) <= 0 for i in order[position + 1 :])
             sent = self._prepare(request, target)
             response = await self._retry.run(target, sent, on_delta, call, later)
             if response is not None:

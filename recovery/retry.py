@@ -1,7 +1,8 @@
 """The retry loop: one request sent to one model until it answers or the policy moves on.
 
 `RetryLoop` also holds what the session shares between calls: the retry budget, the
-per-model circuit breakers and each model's last error.
+per-model circuit breakers and each model's last error; with a `Fleet`, it publishes what it
+learns to the other agents on the same key and consults what they learned before each send.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from recovery.events import (
     RetryScheduled,
     StreamRestarted,
 )
+from recovery.fleet import Fleet, Hold
 from recovery.policy import POLICY, Action, CallState, Decision, decide
 from recovery.report import Failure
 from recovery.settings import RecoverySettings
@@ -45,6 +47,14 @@ class ModelTarget:
     ref: ModelRef
     provider: Provider
     limits: ModelLimits
+    account: str = ""
+    """Fingerprint of the credential and endpoint (`recovery.fleet.credential_fingerprint`):
+    agents on the same account and model share recovery state."""
+
+    @property
+    def fleet_key(self) -> str:
+        """The name of this target's record in the fleet's shared state."""
+        return Fleet.key(self.ref.provider, self.account, self.ref.name)
 
 
 class DeltaCounter:
@@ -86,6 +96,7 @@ class RetryLoop:
         clock: Monotonic seconds.
         sleep: Awaited for each backoff.
         rng: Jitter source.
+        fleet: State shared with other agents on the same keys (None: this session alone).
     """
 
     def __init__(
@@ -96,8 +107,10 @@ class RetryLoop:
         clock: Callable[[], float],
         sleep: Callable[[float], Awaitable[None]],
         rng: random.Random,
+        fleet: Fleet | None = None,
     ) -> None:
         self._settings = settings
+        self.fleet = fleet
         self._emit = emit
         self._clock = clock
         self._sleep = sleep
@@ -118,6 +131,20 @@ class RetryLoop:
             )
         return self.breakers[ref]
 
+    def skipped_for(self, target: ModelTarget, *, shared: bool = True) -> float:
+        """Seconds a failing ``target`` is still skipped (0: not).
+
+        With ``shared``, the fleet's breaker counts too: a model that keeps failing for
+        other agents is skipped here. Callers pass False when there is no other model to
+        go to: then each agent's own breaker decides, so a person who just restarted their
+        server is not locked out by failures another process saw.
+        """
+        breaker = self.breaker(target.ref)
+        local = 0.0 if breaker.allows() else max(breaker.reopens_in, 1e-9)
+        if self.fleet is None or not shared:
+            return local
+        return max(local, self.fleet.open_for(target.fleet_key))
+
     async def run(
         self,
         target: ModelTarget,
@@ -133,7 +160,7 @@ class RetryLoop:
         """
         attempt = overloads = 0
         while True:
-            if not await self._honour_server_wait(target, call):
+            if not await self._wait_turn(target, request, call):
                 return None
             attempt += 1
             self._restart_stream(on_delta, call, target)
@@ -156,6 +183,8 @@ class RetryLoop:
                 await self._wait(decision, error, target, attempt, call)
             else:
                 self.budget.refill()
+                if self.fleet is not None:
+                    self.fleet.success(target.fleet_key)
                 if self.breaker(target.ref).record_success():
                     self._emit(CircuitClosed(model=str(target.ref)), None)
                 return response
@@ -169,7 +198,16 @@ class RetryLoop:
     ) -> ChatResponse:
         call.requests += 1
         self.requests += 1
-        response = await target.provider.chat(request, on_delta)
+        reported = None
+        try:
+            response = await target.provider.chat(request, on_delta)
+            reported = response.rate_limits
+        except LlmError as error:
+            reported = error.rate_limits
+            raise
+        finally:
+            if self.fleet is not None:
+                self.fleet.release(target.fleet_key, reported)
         if response.stop_reason is StopReason.INCOMPLETE:
             raise LlmError(
                 ErrorKind.CONNECTION,
@@ -180,24 +218,39 @@ class RetryLoop:
             )
         return response
 
-    async def _honour_server_wait(self, target: ModelTarget, call: CallLog) -> bool:
-        """Wait out a retry-after the server gave an earlier call; False if it is too long.
+    async def _wait_turn(self, target: ModelTarget, request: ChatRequest, call: CallLog) -> bool:
+        """Wait until the next request may go; False if that would take too long.
 
-        A server's wait binds the whole session, not just the call that was told: a new
-        call sent earlier would be rejected again and counts against the client.
+        A server's wait binds the whole session (with a fleet, every agent on the key), not
+        just the call that was told: a request sent earlier would be rejected again and
+        counts against the client. The fleet also paces requests when headroom is low.
         """
-        hold = self.not_before.get(target.ref, 0.0) - self._clock()
-        if hold <= 0:
-            return True
-        settings = self._settings
-        if hold > settings.max_retry_wait or call.waited + hold > settings.max_total_wait:
-            note = f"server asked to wait {hold:.0f}s"
-            call.failures.append(Failure(target.ref, note, self.last_error.get(target.ref), hold))
-            return False
-        call.waited += hold
-        self.waited += hold
-        await self._sleep(hold)
-        return True
+        while True:
+            hold = self._hold(target, request)
+            if hold.seconds <= 0:
+                return True
+            settings = self._settings
+            too_long = hold.server and hold.seconds > settings.max_retry_wait
+            if too_long or call.waited + hold.seconds > settings.max_total_wait:
+                what = "server asked to wait" if hold.server else "rate limit: next slot in"
+                note = f"{what} {hold.seconds:.0f}s"
+                error = self.last_error.get(target.ref)
+                call.failures.append(Failure(target.ref, note, error, hold.seconds))
+                return False
+            call.waited += hold.seconds
+            self.waited += hold.seconds
+            await self._sleep(hold.seconds)
+
+    def _hold(self, target: ModelTarget, request: ChatRequest) -> Hold:
+        """What holds the next request back: a server's wait, else the fleet's pacing."""
+        local = self.not_before.get(target.ref, 0.0) - self._clock()
+        if local > 0:
+            return Hold(local, server=True)
+        if self.fleet is None:
+            return Hold(0.0)
+        # About four characters a token: enough to pace on a tokens-per-minute limit.
+        tokens = len(request.model_dump_json()) // 4
+        return self.fleet.acquire(target.fleet_key, tokens)
 
     def _judge(self, error: LlmError, target: ModelTarget, state: CallState) -> Decision:
         """`decide`, plus what the session's breaker and budget have to say."""
@@ -205,7 +258,11 @@ class RetryLoop:
         if POLICY[error.kind].honour_server_wait and error.retry_after is not None:
             until = self._clock() + error.retry_after
             self.not_before[target.ref] = max(self.not_before.get(target.ref, until), until)
+            if self.fleet is not None:
+                self.fleet.server_wait(target.fleet_key, error.retry_after)
         breaker = self.breaker(target.ref)
+        if POLICY[error.kind].model_fault and self.fleet is not None:
+            self.fleet.failure(target.fleet_key)
         if POLICY[error.kind].model_fault and breaker.record_failure():
             cooldown = self._settings.breaker_cooldown
             self._emit(
@@ -224,15 +281,22 @@ class RetryLoop:
         # With no other model, an open breaker does not end the call: it goes on at the
         # kind's pace, bounded by the budget and max_total_wait, and answers once the
         # model is back. New calls still skip (or fail fast) while the breaker is open.
-        if not breaker.allows() and state.has_fallback:
+        if self.skipped_for(target) > 0 and state.has_fallback:
             return Decision(Action.FALL_BACK, "failing repeatedly", retry_after=breaker.reopens_in)
-        if not self.budget.try_spend(decision.charge):
+        if not self._spend(target, decision):
             event = BudgetExhausted(
                 model=str(target.ref), kind=error.kind, tokens_left=self.budget.tokens
             )
             self._emit(event, error.request_id)
             return Decision(Action.FALL_BACK, "retry budget used up")
         return decision
+
+    def _spend(self, target: ModelTarget, decision: Decision) -> bool:
+        """Pay for a retry from the session's budget and, with a fleet, the fleet's."""
+        if not self.budget.try_spend(decision.charge):
+            return False
+        cost = self.budget.cost(decision.charge)
+        return self.fleet is None or self.fleet.try_spend(target.fleet_key, cost)
 
     async def _wait(
         self, decision: Decision, error: LlmError, target: ModelTarget, attempt: int, call: CallLog

@@ -2,7 +2,36 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class SharedSettings(BaseModel):
+    """Recovery state shared by every agent on one API key (``recovery.shared``).
+
+    Every key is documented, with its default, in ``config.example.yaml``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    backend: Literal["file", "redis", "off"] = Field(
+        default="file",
+        description="file: agents on this machine share a small file under AGENT_HOME; redis: "
+        "agents on any machine share a Redis server; off: each process on its own.",
+    )
+    url: str = Field(
+        default="redis://localhost:6379/0", description="The Redis server, for backend redis."
+    )
+    requests_per_minute: int | None = Field(
+        default=None, ge=1, description="Client-side cap on requests per minute per key."
+    )
+    tokens_per_minute: int | None = Field(
+        default=None, ge=1, description="Client-side cap on input tokens per minute per key."
+    )
+    max_concurrent: int | None = Field(
+        default=None, ge=1, description="Client-side cap on requests in flight at once per key."
+    )
 
 
 class RecoverySettings(BaseModel):
@@ -90,6 +119,10 @@ class RecoverySettings(BaseModel):
     )
     default_max_tokens: int = Field(
         default=8192, gt=0, description="max_tokens for requests that do not set one."
+    )
+    shared: SharedSettings = Field(
+        default_factory=SharedSettings,
+        description="What agents on the same API key and model share.",
     )
 
     @model_validator(mode="after")

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TypeVar
 
 import structlog
 
 from agent.llm.errors import ErrorKind, LlmError
+from agent.llm.provider import ChatResponse
+from agent.llm.ratelimit import rate_limits_from_headers
 
-__all__ = ["StreamIdleTimeout", "call_translating_errors", "idle_guarded"]
+__all__ = ["StreamIdleTimeout", "call_translating_errors", "idle_guarded", "with_rate_limits"]
 
 Classifier = Callable[[Exception], LlmError]
 
@@ -41,6 +43,12 @@ async def idle_guarded(events: AsyncIterator[T], seconds: float) -> AsyncIterato
         except TimeoutError:
             raise StreamIdleTimeout(seconds) from None
         yield item
+
+
+def with_rate_limits(response: ChatResponse, headers: Mapping[str, str]) -> ChatResponse:
+    """``response`` carrying the rate-limit headroom its HTTP headers reported."""
+    limits = rate_limits_from_headers(headers)
+    return response if limits is None else response.model_copy(update={"rate_limits": limits})
 
 
 def timeout_error(message: str, *, provider: str, model: str) -> LlmError:

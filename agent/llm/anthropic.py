@@ -18,7 +18,7 @@ import anthropic
 import httpx2
 import structlog
 
-from agent.llm.adapter_support import call_translating_errors, idle_guarded
+from agent.llm.adapter_support import call_translating_errors, idle_guarded, with_rate_limits
 from agent.llm.anthropic_mapping import (
     EventAccumulator,
     response_from_message,
@@ -29,6 +29,7 @@ from agent.llm.classify import classify, retry_after
 from agent.llm.errors import ErrorKind, LlmError
 from agent.llm.models import known_limits
 from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler
+from agent.llm.ratelimit import rate_limits_from_headers
 
 __all__ = ["AnthropicProvider", "classify_anthropic"]
 
@@ -126,7 +127,8 @@ class AnthropicProvider:
         if not isinstance(message, anthropic.BaseModel):
             raise _malformed(repr(message)[:200])
         body = message.model_dump(mode="json")
-        return response_from_message(body, provider=self.provider_name, request_id=request_id)
+        response = response_from_message(body, provider=self.provider_name, request_id=request_id)
+        return with_rate_limits(response, raw.headers)
 
     async def _chat_stream(
         self, request: ChatRequest, on_delta: DeltaHandler | None
@@ -141,7 +143,8 @@ class AnthropicProvider:
                 accumulator.add(event.model_dump(mode="json"))
         finally:
             await stream.close()
-        return accumulator.response(provider=self.provider_name, request_id=request_id)
+        response = accumulator.response(provider=self.provider_name, request_id=request_id)
+        return with_rate_limits(response, stream.response.headers)
 
 
 class _MalformedResponse(Exception):
@@ -185,6 +188,7 @@ def _from_status_error(exc: anthropic.APIStatusError, *, provider: str, model: s
         retry_after=retry_after(exc.response.headers, str(message)),
         request_id=exc.request_id,
         server_type=server_type,
+        rate_limits=rate_limits_from_headers(exc.response.headers),
     )
 
 

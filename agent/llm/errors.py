@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from agent.llm.ratelimit import RateLimits
+
 
 class ErrorKind(StrEnum):
     """What went wrong, in terms of what can be done about it."""
@@ -57,6 +59,7 @@ class LlmError(Exception):
         retry_after: Seconds the server asked us to wait, if it said.
         request_id: The provider's request id, for support and logs.
         server_type: The server's own error type or code (``overloaded_error``, ...).
+        rate_limits: The headroom the server reported with the error, if it did.
     """
 
     def __init__(
@@ -70,6 +73,7 @@ class LlmError(Exception):
         retry_after: float | None = None,
         request_id: str | None = None,
         server_type: str | None = None,
+        rate_limits: RateLimits | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
@@ -80,6 +84,7 @@ class LlmError(Exception):
         self.retry_after = retry_after
         self.request_id = request_id
         self.server_type = server_type
+        self.rate_limits = rate_limits
 
     def __str__(self) -> str:
         where = f"{self.provider}:{self.model}" if self.model else self.provider

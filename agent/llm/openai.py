@@ -17,12 +17,13 @@ import httpx2
 import openai
 import structlog
 
-from agent.llm.adapter_support import call_translating_errors, idle_guarded
+from agent.llm.adapter_support import call_translating_errors, idle_guarded, with_rate_limits
 from agent.llm.classify import classify, retry_after
 from agent.llm.errors import ErrorKind, LlmError
 from agent.llm.openai_mapping import to_openai_messages, to_openai_tools
 from agent.llm.openai_stream import ChunkAccumulator, response_from_completion
 from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler
+from agent.llm.ratelimit import rate_limits_from_headers
 
 __all__ = ["OpenAIProvider", "classify_openai"]
 
@@ -118,7 +119,10 @@ class OpenAIProvider:
             raise _MalformedResponse(repr(completion)[:200])
         body = completion.model_dump(mode="json")
         request_id = raw.headers.get("x-request-id")
-        return response_from_completion(body, provider=self.provider_name, request_id=request_id)
+        response = response_from_completion(
+            body, provider=self.provider_name, request_id=request_id
+        )
+        return with_rate_limits(response, raw.headers)
 
     async def _open_stream(self, request: ChatRequest) -> Any:
         timeout = httpx2.Timeout(self._idle, connect=self._connect)
@@ -146,7 +150,8 @@ class OpenAIProvider:
                 accumulator.add(chunk.model_dump(mode="json", exclude_unset=True))
         finally:
             await stream.close()
-        return accumulator.response(provider=self.provider_name, request_id=request_id)
+        response = accumulator.response(provider=self.provider_name, request_id=request_id)
+        return with_rate_limits(response, stream.response.headers)
 
 
 class _MalformedResponse(Exception):
@@ -191,6 +196,7 @@ def _from_api_error(exc: openai.APIError, *, provider: str, model: str) -> LlmEr
         retry_after=retry_after(headers, str(message)),
         request_id=request_id,
         server_type=next((str(t) for t in server_types if t), None),
+        rate_limits=rate_limits_from_headers(headers),
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.llm.messages import Message, Usage
+from agent.llm.ratelimit import RateLimits
 
 
 class StopReason(StrEnum):
@@ -78,6 +79,8 @@ class ChatResponse(BaseModel):
     model: str = ""
     provider: str = ""
     request_id: str | None = None
+    rate_limits: RateLimits | None = None
+    """The headroom the server reported with this response, if it did."""
 
 
 class TextDelta(BaseModel):

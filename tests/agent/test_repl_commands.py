@@ -133,6 +133,24 @@ def test_stats_shows_a_retry_by_kind_and_the_time_waited(
     term.exit()
 
 
+def test_stats_shows_what_the_fleet_knows(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
+    fake_llm.limit_capacity(rate=1.0, burst=50)
+    fake_llm.script(Fault.status(429, "rate_limit_error", headers={"retry-after": "3"}))
+    fake_llm.script(Reply.text("Paced."))
+    term = spawn()
+    term.prompt()
+    turn(term, "hi", "Paced.")
+
+    shown = term.command("/stats")
+
+    assert re.search(r"shared state\s+agents on this machine", shown), shown
+    assert re.search(r"anthropic:claude-test \[[0-9a-f]{8}\]", shown), shown
+    assert re.search(r"requests \d+/50 left · retry budget \d+", shown), shown
+    assert "breaker closed" in shown
+    assert "in flight 0" in shown
+    term.exit()
+
+
 def test_clear_starts_a_new_session_without_the_old_history(
     spawn: Spawn, fake_llm: FakeLlmServer
 ) -> None:

@@ -3,7 +3,9 @@
 It runs in a background thread, so in-process adapters and ``agent -p`` subprocesses reach it
 alike (``ANTHROPIC_BASE_URL=server.anthropic_url``, ``OPENAI_BASE_URL=server.openai_url``).
 Each request pops the next scripted `Reply` or `Fault` (see `tests.fakes.llm_script`); a request
-with nothing left gets a 500 whose message says the script ran out. Every request is recorded.
+with nothing left gets the answer of the responder, if one is set (`respond_with`), else a 500
+whose message says the script ran out. Every request is recorded. `limit_capacity` puts a
+token bucket in front of it all (see `tests.fakes.llm_capacity`).
 """
 
 from __future__ import annotations
@@ -14,15 +16,17 @@ import struct
 import sys
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.fakes import llm_wire
+from tests.fakes.llm_capacity import Capacity
 from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_wire import Protocol
 
-__all__ = ["FakeLlmServer", "Fault", "RecordedRequest", "Reply"]
+__all__ = ["FakeLlmServer", "Fault", "RecordedRequest", "Reply", "Responder"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,9 @@ class RecordedRequest:
         return bool(self.body.get("stream"))
 
 
+Responder = Callable[[RecordedRequest], Step]
+
+
 class FakeLlmServer:
     """Scriptable fake of both vendors' chat endpoints. Use as a context manager or start/stop."""
 
@@ -51,6 +58,8 @@ class FakeLlmServer:
         self._scripts: dict[str | None, deque[Step]] = {}
         self._release = threading.Event()
         self.requests: list[RecordedRequest] = []
+        self.capacity: Capacity | None = None
+        self._responder: Responder | None = None
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.fake = self  # type: ignore[attr-defined]
@@ -91,10 +100,21 @@ class FakeLlmServer:
         with self._lock:
             self._scripts.setdefault(model, deque()).extend(steps)
 
+    def respond_with(self, responder: Responder) -> None:
+        """Answer requests the script has nothing for with ``responder(request)``."""
+        self._responder = responder
+
+    def limit_capacity(self, rate: float, burst: int) -> Capacity:
+        """Admit ``rate`` requests a second (``burst`` at once); 429 with retry-after beyond."""
+        self.capacity = Capacity(rate, burst)
+        return self.capacity
+
     def reset(self) -> None:
-        """Forget the script and the recorded requests; release hanging handlers."""
+        """Forget the script, responder, capacity and recorded requests; release handlers."""
         with self._lock:
             self._scripts.clear()
+            self._responder = None
+            self.capacity = None
             self.requests = []
             self._release.set()
             self._release = threading.Event()
@@ -114,11 +134,17 @@ class FakeLlmServer:
             for key in (request.model, None):
                 if self._scripts.get(key):
                     return self._scripts[key].popleft(), self._release
-            return None, self._release
+            responder = self._responder
+        return (responder(request) if responder else None), self._release
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    rate_limit_headers: dict[str, str] = {}  # noqa: RUF012 - replaced per request, never mutated
 
     def log_message(self, format: str, *args: Any) -> None:
         return
@@ -131,6 +157,14 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {name.lower(): value for name, value in self.headers.items()}
         request = RecordedRequest(protocol, self.path, headers, body)
         fake: FakeLlmServer = self.server.fake  # type: ignore[attr-defined]
+        capacity = fake.capacity
+        if capacity is not None:
+            admission = capacity.admit()
+            self.rate_limit_headers = admission.headers
+            if not admission.admitted:
+                fake._record(request)
+                self._throttle(protocol, admission.retry_after, capacity)
+                return
         step, release = fake._take(request)
         if step is None:
             n = len(fake.requests)
@@ -140,6 +174,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(request, step, step, sys.maxsize, None)
         else:
             self._fault(request, step, release)
+
+    def _throttle(self, protocol: Protocol, retry_after: int, capacity: Capacity) -> None:
+        message = "fake LLM server: rate limit exceeded (capacity)"
+        fault = Fault.status(
+            429, "rate_limit_error", message=message, headers={"retry-after": str(retry_after)}
+        )
+        self._error(protocol, fault)
+        capacity.told(retry_after)
 
     def _events(self, request: RecordedRequest, reply: Reply) -> list[bytes]:
         if request.protocol == "anthropic":
@@ -212,7 +254,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("request-id", "req_fake_anthropic")
         self.send_header("x-request-id", "req_fake_openai")
         self.send_header("connection", "close")
-        for name, value in headers.items():
+        for name, value in (self.rate_limit_headers | headers).items():
             self.send_header(name, value)
         self.end_headers()
 

@@ -1,0 +1,183 @@
+"""`Fleet`: recovery state shared by every agent on one API key and model.
+
+Many agents (worktrees, CI jobs, a batch of ``agent -p``) often share one organisation's rate
+limits. Each agent publishes what it learns — a server's retry-after, the rate-limit headroom
+of every response, a failing model, retries spent — and consults it before each request, so
+a wait told to one is honoured by all and requests are paced before the limit is hit. Keys
+are (provider, credential fingerprint, model); the fingerprint is a hash, never the key.
+The records live in a `recovery.fleet_store.FleetStore`; `recovery.fleet_state` changes them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agent.llm.ratelimit import RateLimits
+from recovery import fleet_state as state
+from recovery.fleet_state import Hold, Limits
+from recovery.fleet_store import FleetStore, Record
+from recovery.settings import RecoverySettings
+
+__all__ = ["Fleet", "FleetView", "Hold", "credential_fingerprint"]
+
+
+def credential_fingerprint(api_key: str | None, base_url: str | None) -> str:
+    """A short, irreversible name for an API key at an endpoint (the key is never stored)."""
+    digest = hashlib.sha256(f"{base_url or ''}\0{api_key or ''}".encode()).hexdigest()
+    return digest[:12]
+
+
+@dataclass(frozen=True)
+class FleetView:
+    """What the fleet knows about one key, for ``/stats``.
+
+    Attributes:
+        model: ``provider:model``.
+        account: The credential fingerprint.
+        wait: Seconds before the server accepts requests again (0: now).
+        breaker_open: Seconds the fleet still skips the model (0: closed).
+        requests: (estimated remaining, limit) of the server's request limit, if reported.
+        tokens: The same for its token limit.
+        in_flight: Requests being answered right now, over all agents.
+        budget: Retry tokens left in the fleet's budget (None when not shared).
+    """
+
+    model: str
+    account: str
+    wait: float
+    breaker_open: float
+    requests: tuple[int, int] | None
+    tokens: tuple[int, int] | None
+    in_flight: int
+    budget: float | None
+
+
+class Fleet:
+    """The shared recovery state, as one agent uses it.
+
+    Args:
+        store: Where the records live.
+        settings: Breaker threshold and cool-down, budget capacity, client-side limits.
+        clock: Wall-clock seconds (shared state must agree across processes).
+    """
+
+    def __init__(
+        self,
+        store: FleetStore,
+        settings: RecoverySettings,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self._settings = settings
+        self._clock = clock
+        shared = settings.shared
+        self._limits = Limits(
+            shared.requests_per_minute, shared.tokens_per_minute, shared.max_concurrent
+        )
+        self._host = socket.gethostname()
+        self.holder = f"{self._host}:{os.getpid()}:{secrets.token_hex(4)}"
+
+    @staticmethod
+    def key(provider: str, account: str, model: str) -> str:
+        """The record name of (provider, credential fingerprint, model)."""
+        return f"{provider}|{account}|{model}"
+
+    @property
+    def _shared(self) -> bool:
+        return self.store.name != "process"
+
+    def acquire(self, key: str, tokens: int) -> Hold:
+        """Reserve a request of about ``tokens`` input tokens, or say how long to wait first."""
+        now = self._clock()
+        return self.store.update(
+            key,
+            lambda r: state.reserve(r, now, tokens, self.holder, self._limits, self._alive),
+        )
+
+    def release(self, key: str, reported: RateLimits | None) -> None:
+        """The reserved request is answered (or failed); publish the headroom it reported."""
+        now = self._clock()
+        self.store.update(key, lambda r: state.release(r, now, self.holder, reported))
+
+    def server_wait(self, key: str, seconds: float) -> None:
+        """Publish a server's retry-after, so every agent honours it."""
+        until = self._clock() + seconds
+        self.store.update(key, lambda r: state.wait_until(r, until))
+
+    def failure(self, key: str) -> None:
+        """A request failed through the model's fault (counts towards the shared breaker)."""
+        now, settings = self._clock(), self._settings
+        self.store.update(
+            key,
+            lambda r: state.breaker_failure(
+                r, now, settings.breaker_threshold, settings.breaker_cooldown
+            ),
+        )
+
+    def success(self, key: str) -> None:
+        """The model answered: close the shared breaker, refill the shared budget a little."""
+        now, settings = self._clock(), self._settings
+
+        def change(record: Record) -> None:
+            state.breaker_success(record)
+            state.budget_change(record, now, settings.budget_capacity, settings.success_refill)
+
+        self.store.update(key, change)
+
+    def open_for(self, key: str) -> float:
+        """Seconds the fleet still skips this model because it kept failing (0: closed)."""
+        record = self.store.snapshot().get(key, {})
+        return state.breaker_open_for(record, self._clock())
+
+    def try_spend(self, key: str, cost: float) -> bool:
+        """Take ``cost`` from the fleet's retry budget; True if it could pay.
+
+        Alone (per-process store) the session's own budget already decides: always True.
+        """
+        if not self._shared or cost <= 0:
+            return True
+        now, capacity = self._clock(), self._settings.budget_capacity
+        return self.store.update(key, lambda r: state.budget_change(r, now, capacity, -cost))
+
+    def views(self) -> list[FleetView]:
+        """What the fleet knows, one view per key."""
+        now = self._clock()
+        capacity = self._settings.budget_capacity
+        views = []
+        for key, record in sorted(self.store.snapshot().items()):
+            provider, _, rest = key.partition("|")
+            account, _, model = rest.partition("|")
+            views.append(
+                FleetView(
+                    model=f"{provider}:{model}",
+                    account=account,
+                    wait=max(0.0, state.number(record.get("not_before")) - now),
+                    breaker_open=state.breaker_open_for(record, now),
+                    requests=state.headroom_view(record.get("requests"), now),
+                    tokens=state.headroom_view(record.get("tokens"), now),
+                    in_flight=state.inflight_count(record, now),
+                    budget=state.budget_level(record, now, capacity) if self._shared else None,
+                )
+            )
+        return views
+
+    def _alive(self, holder: str) -> bool:
+        """False only for a holder on this machine whose process is gone."""
+        host, _, rest = holder.partition(":")
+        pid_text = rest.partition(":")[0]
+        if host != self._host or not pid_text.isdigit():
+            return True
+        try:
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True

@@ -1,0 +1,168 @@
+"""Fleet stores: atomic across real processes, safe when a holder is killed, Redis for real."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from recovery.fleet_file import FileStore
+from recovery.fleet_redis import RedisStore
+from recovery.fleet_store import FallbackStore, ProcessStore, Record, StoreUnavailable
+from tests.fakes.cli import REPO_ROOT
+
+INCREMENT = """
+import sys
+from pathlib import Path
+from recovery.fleet_file import FileStore
+store = FileStore(Path(sys.argv[1]), lock_timeout=30)
+def bump(record):
+    record["count"] = record.get("count", 0) + 1
+for _ in range(int(sys.argv[2])):
+    store.update("k", bump)
+"""
+
+HOLD_AND_HANG = """
+import sys, time
+from pathlib import Path
+from recovery.fleet_file import FileStore
+store = FileStore(Path(sys.argv[1]))
+def hang(record):
+    store.path.with_name("fleet.json.tmp").write_text('{"k": {"half a wr')
+    print("holding", flush=True)
+    time.sleep(600)
+store.update("k", hang)
+"""
+
+
+def python(script: str, *args: str) -> subprocess.Popen[str]:
+    env = os.environ | {"PYTHONPATH": str(REPO_ROOT)}
+    code = textwrap.dedent(script)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args], env=env, stdout=subprocess.PIPE, text=True
+    )
+
+
+def bump(record: Record) -> int:
+    record["count"] = record.get("count", 0) + 1
+    return int(record["count"])
+
+
+def test_file_store_updates_from_many_processes_are_never_lost(tmp_path: Path) -> None:
+    workers = [python(INCREMENT, str(tmp_path), "40") for _ in range(4)]
+    for worker in workers:
+        assert worker.wait(timeout=120) == 0
+
+    assert FileStore(tmp_path).snapshot()["k"]["count"] == 160
+    assert oct((tmp_path / "fleet.json").stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_holder_killed_mid_write_does_not_stall_the_next_update(tmp_path: Path) -> None:
+    store = FileStore(tmp_path, lock_timeout=60)
+    store.update("k", bump)
+    holder = python(HOLD_AND_HANG, str(tmp_path))
+    assert holder.stdout is not None
+    assert holder.stdout.readline().strip() == "holding"
+    done: list[float] = []
+    waiter = threading.Thread(target=lambda: done.append(store.update("k", bump)))
+    waiter.start()
+    time.sleep(0.3)
+    assert not done  # the live holder has the lock
+
+    killed_at = time.monotonic()
+    holder.send_signal(signal.SIGKILL)
+    holder.wait(timeout=10)
+    waiter.join(timeout=30)
+
+    assert done == [2]  # the half-written temporary file never became the state
+    assert time.monotonic() - killed_at < 10
+    assert store.snapshot()["k"]["count"] == 2
+
+
+def test_a_stuck_holder_makes_the_update_fail_fast(tmp_path: Path) -> None:
+    holder = python(HOLD_AND_HANG, str(tmp_path))
+    assert holder.stdout is not None
+    holder.stdout.readline()
+    try:
+        with pytest.raises(StoreUnavailable, match="stayed locked"):
+            FileStore(tmp_path, lock_timeout=0.2).update("k", bump)
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+
+
+def test_a_damaged_state_file_reads_as_empty(tmp_path: Path) -> None:
+    (tmp_path / "fleet.json").write_text("{not json")
+    store = FileStore(tmp_path)
+
+    assert store.snapshot() == {}
+    assert store.update("k", bump) == 1
+
+
+def test_fallback_store_works_alone_with_one_warning_and_returns_later(tmp_path: Path) -> None:
+    warnings: list[str] = []
+    now = [0.0]
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the directory should be")
+    shared = FileStore(blocked / "fleet")
+    store = FallbackStore(shared, warnings.append, clock=lambda: now[0])
+
+    assert store.update("k", bump) == 1
+    assert store.update("k", bump) == 2
+    assert store.name == "process"
+    assert len(warnings) == 1
+    assert "not shared" in warnings[0]
+
+    blocked.unlink()
+    now[0] += 60
+    assert store.update("k", bump) == 1  # shared again: the file store starts empty
+    assert store.name == "file"
+    assert len(warnings) == 1
+
+
+def test_process_store_keeps_records_in_memory() -> None:
+    store = ProcessStore()
+    store.update("k", bump)
+
+    assert store.snapshot() == {"k": {"count": 1}}
+
+
+def test_redis_store_changes_records_atomically(redis_url: str) -> None:
+    store = RedisStore(redis_url)
+
+    def worker() -> None:
+        other = RedisStore(redis_url)
+        for _ in range(30):
+            other.update("k", bump)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert store.snapshot()["k"]["count"] == 120
+
+
+def test_unreachable_redis_falls_back_with_one_warning() -> None:
+    pytest.importorskip("redis")
+    warnings: list[str] = []
+    store = FallbackStore(RedisStore("redis://127.0.0.1:9/0", timeout=0.2), warnings.append)
+
+    assert store.update("k", bump) == 1
+    assert store.update("k", bump) == 2
+    assert [w for w in warnings if "Redis is unreachable" in w] == warnings
+    assert len(warnings) == 1
+
+
+def test_bad_redis_url_is_reported() -> None:
+    pytest.importorskip("redis")
+    with pytest.raises(StoreUnavailable, match=r"recovery\.shared\.url"):
+        RedisStore("http://not-redis")
