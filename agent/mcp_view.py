@@ -13,10 +13,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from agent.app import Options, SetupError, load, secret_redactor, start_logging
 from agent.config import Config, agent_home
 from agent.exit_codes import ExitCode
 from agent.mcp_setup import McpPlan, plan_servers, start_servers, status_table
+from agent.startup import Options, SetupError, load, secret_redactor, start_logging
 from tools.mcp_servers import ProjectApprovals
 from tools.mcp_servers.supervisor import ServerState
 from tools.sandbox import Sandbox

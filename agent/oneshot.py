@@ -15,10 +15,11 @@ import structlog
 from rich.console import Console
 from rich.markup import escape
 
-from agent.app import Agent, Options, SetupError, load, start_logging
+from agent.app import Agent
 from agent.exit_codes import ExitCode
 from agent.logging import flush_logs
 from agent.loop import TurnResult, TurnStatus
+from agent.startup import Options, SetupError, load, start_logging
 from agent.ui import ConsoleUI
 
 log = structlog.get_logger("agent.oneshot")

@@ -20,7 +20,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from agent import __version__
-from agent.app import Agent, Options, SetupError, load, start_logging
+from agent.app import Agent
 from agent.commands import SlashCommands, UsageSoFar
 from agent.config import Config, agent_home
 from agent.exit_codes import ExitCode
@@ -30,6 +30,7 @@ from agent.prompt import read_instructions
 from agent.repl_approval import PromptApprover
 from agent.repl_input import PROMPT, EmptyInterrupt, build_session
 from agent.repl_view import last_exchange, typed_by_person
+from agent.startup import Options, SetupError, load, start_logging
 from agent.ui import ConsoleUI, StatusSource
 from agent.ui_status import compact_number
 from recovery import RecoveryStats

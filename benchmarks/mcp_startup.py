@@ -27,7 +27,7 @@ SERVER = ROOT / "tests" / "fakes" / "mcp_server.py"
 MCP_CHECK = (
     "import os, sys\n"
     "from pathlib import Path\n"
-    "from agent.app import Options, load\n"
+    "from agent.startup import Options, load\n"
     "from agent.repl import Repl\n"
     "from rich.console import Console\n"
     "opts, env = Options(workspace=Path.cwd()), dict(os.environ)\n"

@@ -36,7 +36,7 @@ PROMPT_READY = "\x1b[?2004h"  # prompt-toolkit enables bracketed paste as the pr
 SDK_CHECK = (
     "import os, sys\n"
     "from pathlib import Path\n"
-    "from agent.app import Options, load\n"
+    "from agent.startup import Options, load\n"
     "from agent.repl import Repl\n"
     "from rich.console import Console\n"
     "opts, env = Options(workspace=Path.cwd()), dict(os.environ)\n"

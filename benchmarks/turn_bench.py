@@ -32,8 +32,9 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from rich.console import Console
 
-from agent.app import Agent, Options, load, start_logging
+from agent.app import Agent
 from agent.prompt import build_system_prompt
+from agent.startup import Options, load, start_logging
 from agent.ui import ConsoleUI
 from tests.fakes.cli import agent_env
 from tests.fakes.llm_script import Reply

@@ -147,7 +147,8 @@ def test_nothing_mcp_is_imported_without_servers(
     check = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from agent.app import Agent, Options, load\n"
+        "from agent.app import Agent\n"
+        "from agent.startup import Options, load\n"
         "from agent.ui import ConsoleUI\n"
         "from rich.console import Console\n"
         "opts, env = Options(workspace=Path.cwd()), dict(os.environ)\n"

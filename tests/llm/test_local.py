@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.app import EMBEDDED_MODEL, embedded_default
 from agent.config import Config
 from agent.llm import ErrorKind, LlmError, Message, ToolResultBlock, ToolUseBlock
 from agent.llm.local import (
@@ -18,6 +17,7 @@ from agent.llm.local import (
 from agent.llm.local_model import bundled_model_path, local_runtime_installed, resolve_model_path
 from agent.llm.local_prompt import COMPACT_TOOL_TEMPLATE
 from agent.llm.openai_mapping import to_openai_messages
+from agent.model_chain import EMBEDDED_MODEL, embedded_default
 
 needs_bundled_model = pytest.mark.skipif(
     bundled_model_path() is None or not local_runtime_installed(),
