@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from sessions import SessionStore
-from tests.fakes.cli import MODELS, Protocol, run_agent
+from tests.fakes.cli import MODELS, Protocol, agent_command, agent_env, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -48,3 +49,29 @@ def test_a_long_answer_its_log_and_its_session_are_complete_after_the_exit(
     )
     assert again.code == 0, again.stderr
     assert again.json()["result"] == "Again."
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    """``agent -p ... | head -1``: the pipe closes before the answer is written."""
+    fake_llm.script(Reply.text(LONG_ANSWER))
+    env = agent_env(fake_llm, decoy_home)
+    agent = subprocess.Popen(
+        agent_command("-p", "go", "--model", MODELS["anthropic"]),
+        cwd=workspace,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert agent.stdout is not None
+    assert agent.stderr is not None
+    agent.stdout.readline()
+    agent.stdout.close()  # the reader is gone, as `head -1` leaves
+    stderr = agent.stderr.read().decode()
+    agent.wait(timeout=60)
+
+    assert stderr == ""
+    store = SessionStore(decoy_home / ".agent")
+    assert store.load(store.list()[0].id).turn_ends[-1].status == "done"
