@@ -9,7 +9,10 @@ This file is both a module (`abi_version` for the agent's probe) and a script: t
    also denies TCP connect and bind; signals to processes outside the sandbox are denied where
    the kernel can express that;
 3. forks the command, forwards SIGTERM/SIGINT/SIGHUP to it, and when it ends (or on such a
-   signal) kills every descendant that is left and exits with the command's status.
+   signal) kills every descendant that is left and exits with the command's status;
+4. with ``--parent PID``, asks the kernel for SIGTERM when the agent dies (``PR_SET_PDEATHSIG``),
+   so nothing it started outlives it, even after ``kill -9`` or an exit that could not wait
+   for a server to stop.
 
 It imports only the standard library: it runs with ``-I -S`` to start fast.
 """
@@ -28,6 +31,7 @@ _SYS_ADD_RULE = 445
 _SYS_RESTRICT_SELF = 446
 _CREATE_RULESET_VERSION = 1 << 0
 _RULE_PATH_BENEATH = 1
+_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
 
@@ -202,14 +206,36 @@ def _kill_descendants() -> None:
             continue
 
 
-def _parse(argv: list[str]) -> tuple[list[str] | None, list[str], bool, list[str]]:
+class _Launch:
+    """What the command line asked for (a plain class: importing ``typing`` costs start-up)."""
+
+    def __init__(
+        self,
+        dirs: list[str] | None,
+        files: list[str],
+        network: bool,
+        parent: int | None,
+        command: list[str],
+    ) -> None:
+        self.dirs = dirs  # None: unrestricted
+        self.files = files
+        self.network = network
+        self.parent = parent
+        self.command = command
+
+
+def _parse(argv: list[str]) -> _Launch:
     dirs: list[str] | None = []
     files: list[str] = []
     network = True
+    parent: int | None = None
     i = 0
     while i < len(argv) and argv[i] != "--":
         option = argv[i]
-        if option == "--write" and i + 1 < len(argv) and dirs is not None:
+        if option == "--parent" and i + 1 < len(argv) and argv[i + 1].isdigit():
+            parent = int(argv[i + 1])
+            i += 2
+        elif option == "--write" and i + 1 < len(argv) and dirs is not None:
             dirs.append(argv[i + 1])
             i += 2
         elif option == "--write-file" and i + 1 < len(argv):
@@ -226,16 +252,29 @@ def _parse(argv: list[str]) -> tuple[list[str] | None, list[str], bool, list[str
     command = argv[i + 1 :]
     if not command:
         raise SystemExit("sandbox launcher: no command after --")
-    return dirs, files, network, command
+    return _Launch(dirs, files, network, parent, command)
 
 
 def main(argv: list[str]) -> int:
-    dirs, files, network, command = _parse(argv)
+    launch = _parse(argv)
+    command = launch.command
+
+    def stop(signum: int, _frame: object) -> None:
+        _kill_descendants()
+        os._exit(128 + signum)
+
+    # Before the fork, so a signal that comes at any point takes the command down with us.
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
     libc = _libc()
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    if dirs is not None:
+    if launch.parent is not None:
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != launch.parent:  # the agent died before the request took effect
+            return 128 + signal.SIGTERM
+    if launch.dirs is not None:
         try:
-            restrict(dirs, files, network=network)
+            restrict(launch.dirs, launch.files, network=launch.network)
         except OSError as exc:
             sys.stderr.write(f"sandbox: could not restrict the command ({exc.strerror or exc})\n")
             return EXIT_SANDBOX_FAILED
@@ -249,12 +288,6 @@ def main(argv: list[str]) -> int:
             sys.stderr.write(f"sandbox: could not run {command[0]}: {exc.strerror}\n")
         os._exit(127)
 
-    def stop(signum: int, _frame: object) -> None:
-        _kill_descendants()
-        os._exit(128 + signum)
-
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, stop)
     while True:
         try:
             _, status = os.waitpid(pid, 0)

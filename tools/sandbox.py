@@ -97,7 +97,7 @@ class Sandbox:
 
         The launcher ends every process the program left behind when the program exits.
         """
-        argv = [sys.executable, "-I", "-S", str(_LAUNCHER)]
+        argv = [sys.executable, "-I", "-S", str(_LAUNCHER), "--parent", str(os.getpid())]
         if self.enforced:
             dirs = [workspace, *self.writable] if self.mode == "workspace-write" else []
             for directory in dirs:

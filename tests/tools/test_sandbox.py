@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -120,6 +121,43 @@ async def test_background_children_that_leave_the_session_are_killed(
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(pid)
+
+
+@pytest.mark.parametrize("mode", ["workspace-write", "off"])
+def test_what_the_launcher_runs_dies_with_the_agent_even_after_kill_9(
+    mode: SandboxMode, workspace: Path, scratch: Path
+) -> None:
+    """An MCP server or a command must not outlive an agent killed before it could stop it."""
+    pid_file = workspace / "server.pid"
+    server = (
+        f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(300)"
+    )
+    agent = (
+        "import subprocess, sys\n"
+        "from pathlib import Path\n"
+        "from tools.sandbox import Sandbox\n"
+        f"sandbox = Sandbox({mode!r}, writable=(Path({str(scratch)!r}),), abi={abi_version()})\n"
+        f"argv = sandbox.wrap([sys.executable, '-c', {server!r}], Path({str(workspace)!r}))\n"
+        "subprocess.Popen(argv).wait()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    process = subprocess.Popen([sys.executable, "-c", agent], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the server never started"
+            assert process.poll() is None, "the agent ended early"
+            time.sleep(0.05)
+        server_pid = int(pid_file.read_text())
+        process.kill()
+        process.wait()
+        deadline = time.monotonic() + 30
+        while _alive(server_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(server_pid)
+    finally:
+        process.kill()
+        process.wait()
 
 
 async def test_off_runs_unconfined_but_still_reaps(
