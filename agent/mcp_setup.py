@@ -60,8 +60,16 @@ def start_servers(
     sandbox: Sandbox,
     redact: Callable[[str], str],
 ) -> McpServers:
-    """Start supervising ``servers`` in the background; stdio servers run in ``sandbox``."""
-    wrap = None if sandbox.mode == "off" else (lambda argv: sandbox.wrap(argv, workspace))
+    """Start supervising ``servers`` in the background; stdio servers run in ``sandbox``.
+
+    Every stdio server starts through the launcher, even one whose entry says
+    ``sandbox: false`` (it then runs unconfined): the launcher ends it with the agent.
+    """
+    unconfined = Sandbox("off")
+
+    def wrap(argv: list[str], confined: bool) -> list[str]:
+        return (sandbox if confined else unconfined).wrap(argv, workspace)
+
     running = McpServers(
         workspace=workspace,
         environ=environ,

@@ -232,7 +232,7 @@ def test_stdio_server_runs_under_the_command_sandbox(
 ) -> None:
     sandbox = Sandbox.create(SandboxSettings())
     servers = start_servers(
-        {"fake": stdio_settings(state)}, wrap=lambda argv: sandbox.wrap(argv, workspace)
+        {"fake": stdio_settings(state)}, wrap=lambda argv, _: sandbox.wrap(argv, workspace)
     )
     wait_for_state(servers, "fake", READY)
     harness = make_harness(more_tools=McpToolList(servers))

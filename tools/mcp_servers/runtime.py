@@ -37,7 +37,8 @@ class McpServers:
     Args:
         workspace: Where stdio servers run unless their entry names a ``cwd``.
         environ: Resolves ``${VAR}`` references in the entries.
-        wrap: Turns a stdio server's argv into the sandboxed argv (None: run it as is).
+        wrap: Turns a stdio server's argv into the launcher's argv, confined or not (the
+            entry's ``sandbox``); the launcher ends the server with the agent. None: run as is.
         breaker: Makes each server's circuit breaker from its settings.
         redact: Hides secrets in the server's stderr before it is logged.
     """
@@ -47,7 +48,7 @@ class McpServers:
         *,
         workspace: Path,
         environ: Mapping[str, str],
-        wrap: Callable[[list[str]], list[str]] | None,
+        wrap: Callable[[list[str], bool], list[str]] | None,
         breaker: Callable[[McpServerSettings], Breaker],
         redact: Callable[[str], str] = lambda text: text,
     ) -> None:
@@ -116,8 +117,8 @@ class McpServers:
         argv = None
         if settings.command is not None:
             argv = [settings.command, *settings.args]
-            if self._wrap is not None and settings.sandbox:
-                argv = self._wrap(argv)
+            if self._wrap is not None:
+                argv = self._wrap(argv, settings.sandbox)
         return open_connection(settings, argv=argv, cwd=self._workspace, errlog=stderr.file)
 
     def statuses(self) -> list[ServerStatus]:
