@@ -102,7 +102,7 @@ def stats_table(stats: RecoveryStats, events: Sequence[Event], sandbox: str = ""
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
     for name, value in rows:
-        table.add_row(name, value)
+        table.add_row(Text(name), Text(value))  # plain: "[ab12cd34]" or a model name is no markup
     return table
 
 
@@ -144,7 +144,7 @@ def cost_table(this_run: Usage, session_total: Usage, by_model: dict[str, Usage]
 
     def row(name: str, usage: Usage) -> None:
         table.add_row(
-            name,
+            Text(name),
             compact_number(usage.input_tokens),
             compact_number(usage.output_tokens),
             compact_number(usage.cache_read_tokens),

@@ -7,9 +7,11 @@ import io
 from rich.console import Console
 
 from agent.llm import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from agent.repl_view import ANSWER_LINES, TOOL_LINES, last_exchange, typed_by_person
+from agent.repl_view import ANSWER_LINES, TOOL_LINES, last_exchange, stats_table, typed_by_person
 from agent.turn import CONTINUE_PROMPT
 from compaction.summary import summary_note
+from recovery import RecoveryStats
+from recovery.fleet import FleetView
 
 
 def render(messages: list[Message]) -> str:
@@ -66,3 +68,26 @@ def test_a_long_prompt_is_cut_to_a_few_lines() -> None:
     assert "line 3" in shown
     assert "line 4" not in shown
     assert "26 more lines" in shown
+
+
+def test_stats_show_fingerprints_and_names_as_written_not_as_markup() -> None:
+    view = FleetView(
+        model="anthropic:claude-[test]",
+        account="abcdef1234567890",  # "[abcdef12]" would be a style tag to rich
+        wait=0,
+        breaker_open=0,
+        requests=None,
+        tokens=None,
+        in_flight=0,
+        budget=None,
+    )
+    stats = RecoveryStats(
+        current="anthropic:claude-[test]", requests=1, retries=0, fallbacks=0, escalations=0,
+        stream_restarts=0, budget_exhausted=0, circuits_opened=0, gave_up=0, waited=0.0,
+        budget_tokens=200.0, open_circuits=(), fleet_backend="file", fleet=(view,),
+    )  # fmt: skip
+    buffer = io.StringIO()
+    Console(file=buffer, width=120, force_terminal=False).print(stats_table(stats, []))
+
+    shown = buffer.getvalue()
+    assert "anthropic:claude-[test] [abcdef12]" in shown
