@@ -17,13 +17,14 @@ from agent.config import Config, agent_home
 from agent.lazy_provider import LazyProvider
 from agent.llm import Event, EventBus
 from agent.llm.models import ModelLimits, ModelRef
-from agent.loop import AgentLoop, TurnResult, TurnStatus
+from agent.loop import AgentLoop
 from agent.model_chain import EMBEDDED_NOTICE, build_chain, create_provider, embedded_default
 from agent.prompt import build_system_prompt
 from agent.small_models import fit_to_tiny_model
 from agent.startup import Options, SetupError, secret_redactor
 from agent.tool_ids import ToolCallIds
 from agent.turn import TurnRecoveryPolicy
+from agent.turn_outcome import TurnResult, TurnStatus
 from agent.ui import ConsoleUI
 from compaction import Compactor
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider

@@ -12,9 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Literal, Protocol
+from typing import Protocol
 
 import structlog
 
@@ -23,7 +21,6 @@ from agent.llm import (
     ChatResponse,
     DeltaHandler,
     ErrorKind,
-    Event,
     EventSink,
     LlmError,
     Message,
@@ -43,6 +40,7 @@ from agent.llm.conversation import (
     non_empty_reply,
 )
 from agent.tool_ids import ToolCallIds
+from agent.turn_outcome import PromptTooLong, TurnEnded, TurnResult, TurnStatus
 
 log = structlog.get_logger("agent.loop")
 
@@ -114,70 +112,6 @@ class TurnRecovery(Protocol):
         ...
 
     def start_turn(self) -> None: ...
-
-
-class PromptTooLong(Exception):
-    """The person's prompt alone does not fit the model's context window.
-
-    Compaction cannot help (it never shortens the prompt), so the turn ends with this
-    message instead of sending, or compacting, in vain.
-    """
-
-    def __init__(
-        self, *, model: str, window: int, prompt_tokens: int, rejected: bool = False
-    ) -> None:
-        self.model = model
-        self.window = window
-        self.prompt_tokens = prompt_tokens
-        size = (
-            f"the model rejected it as larger than its context window of {window:,} tokens "
-            f"(about {prompt_tokens:,} tokens by our estimate)"
-            if rejected
-            else f"about {prompt_tokens:,} tokens, and the model's context window is "
-            f"{window:,} tokens"
-        )
-        super().__init__(
-            f"The prompt is too long for {model}: {size}. Trim the input, choose a model with "
-            "a larger window with --model, or save the input to a file and ask the agent to "
-            "read it in parts."
-        )
-
-
-class TurnStatus(StrEnum):
-    """How a turn ended."""
-
-    DONE = "done"
-    FAILED = "failed"
-    MAX_STEPS = "max_steps"
-    REPEATED_CALL = "repeated_call"
-    """The model kept making the same call (same result, or the same failure)."""
-    INTERRUPTED = "interrupted"
-
-
-class TurnEnded(Event):
-    """A turn finished, one way or another."""
-
-    type: Literal["turn_ended"] = "turn_ended"
-    status: TurnStatus
-    steps: int
-    error: str | None = None
-
-    def describe(self) -> str:
-        return f"Turn {self.status.value} after {self.steps} step(s)" + (
-            f": {self.error}" if self.error else ""
-        )
-
-
-@dataclass
-class TurnResult:
-    """What a turn produced: the final answer text, or why there is none."""
-
-    status: TurnStatus
-    answer: str = ""
-    error: str | None = None
-    error_kind: ErrorKind | None = None
-    steps: int = 0
-    usage: Usage = field(default_factory=Usage)
 
 
 class _NoTranscript:

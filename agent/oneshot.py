@@ -18,8 +18,8 @@ from rich.markup import escape
 from agent.app import Agent
 from agent.exit_codes import ExitCode
 from agent.logging import flush_logs
-from agent.loop import TurnResult, TurnStatus
 from agent.startup import Options, SetupError, load, start_logging
+from agent.turn_outcome import TurnResult, TurnStatus
 from agent.ui import ConsoleUI
 
 log = structlog.get_logger("agent.oneshot")

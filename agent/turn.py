@@ -11,7 +11,7 @@ from typing import Literal, Protocol
 
 from agent.llm import ChatResponse, Event, EventSink, LlmError, Message, TextBlock, ToolSpec
 from agent.llm.models import ModelLimits
-from agent.loop import PromptTooLong
+from agent.turn_outcome import PromptTooLong
 from compaction import Compactor
 
 CONTINUE_PROMPT = (

@@ -18,7 +18,8 @@ from agent.llm import (
     ToolUseBlock,
 )
 from agent.llm.conversation import is_interrupted_result
-from agent.loop import AgentLoop, TurnStatus
+from agent.loop import AgentLoop
+from agent.turn_outcome import TurnStatus
 from tests.fakes.clock import VirtualClock
 from tests.fakes.scripted import ScriptedProvider, text, tool_call
 from tools import ToolExecutor, ToolSettings

@@ -9,7 +9,8 @@ import pytest
 from agent.llm import Provider
 from agent.llm.anthropic import AnthropicProvider
 from agent.llm.openai import OpenAIProvider
-from agent.loop import AgentLoop, TurnStatus
+from agent.loop import AgentLoop
+from agent.turn_outcome import TurnStatus
 from tests.fakes.cli import MODELS, Protocol, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.llm import ErrorKind, LlmError
-from agent.loop import AgentLoop, TurnStatus
+from agent.loop import AgentLoop
+from agent.turn_outcome import TurnStatus
 from tests.fakes.scripted import ScriptedProvider
 from tools import ToolExecutor, ToolSettings
 

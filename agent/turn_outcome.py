@@ -1,0 +1,77 @@
+"""How a turn ended: its status, its result, the event that says so, and a prompt too long.
+
+These are what the REPL, ``-p``, the session and the loop agree on; they import nothing of
+the loop itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from agent.llm import ErrorKind, Event, Usage
+
+
+class PromptTooLong(Exception):
+    """The person's prompt alone does not fit the model's context window.
+
+    Compaction cannot help (it never shortens the prompt), so the turn ends with this
+    message instead of sending, or compacting, in vain.
+    """
+
+    def __init__(
+        self, *, model: str, window: int, prompt_tokens: int, rejected: bool = False
+    ) -> None:
+        self.model = model
+        self.window = window
+        self.prompt_tokens = prompt_tokens
+        size = (
+            f"the model rejected it as larger than its context window of {window:,} tokens "
+            f"(about {prompt_tokens:,} tokens by our estimate)"
+            if rejected
+            else f"about {prompt_tokens:,} tokens, and the model's context window is "
+            f"{window:,} tokens"
+        )
+        super().__init__(
+            f"The prompt is too long for {model}: {size}. Trim the input, choose a model with "
+            "a larger window with --model, or save the input to a file and ask the agent to "
+            "read it in parts."
+        )
+
+
+class TurnStatus(StrEnum):
+    """How a turn ended."""
+
+    DONE = "done"
+    FAILED = "failed"
+    MAX_STEPS = "max_steps"
+    REPEATED_CALL = "repeated_call"
+    """The model kept making the same call (same result, or the same failure)."""
+    INTERRUPTED = "interrupted"
+
+
+class TurnEnded(Event):
+    """A turn finished, one way or another."""
+
+    type: Literal["turn_ended"] = "turn_ended"
+    status: TurnStatus
+    steps: int
+    error: str | None = None
+
+    def describe(self) -> str:
+        return f"Turn {self.status.value} after {self.steps} step(s)" + (
+            f": {self.error}" if self.error else ""
+        )
+
+
+@dataclass
+class TurnResult:
+    """What a turn produced: the final answer text, or why there is none."""
+
+    status: TurnStatus
+    answer: str = ""
+    error: str | None = None
+    error_kind: ErrorKind | None = None
+    steps: int = 0
+    usage: Usage = field(default_factory=Usage)
