@@ -102,6 +102,9 @@ def is_prompt(message: Message) -> bool:
 def conversation_problems(messages: Sequence[Message], *, open_end: bool = False) -> list[str]:
     """Every rule ``messages`` breaks, one line each; empty when it can be sent.
 
+    One pass over each message's blocks (`_Shape`): a resumed session checks its whole
+    history, a hundred thousand messages or more.
+
     Args:
         messages: The conversation.
         open_end: Allow the last message to be an assistant message with unanswered calls
@@ -110,31 +113,62 @@ def conversation_problems(messages: Sequence[Message], *, open_end: bool = False
     problems: list[str] = []
     if messages and messages[0].role != "user":
         problems.append("the conversation does not start with a user message")
+    before: _Shape | None = None
     for i, message in enumerate(messages):
-        if is_empty(message):
+        shape = _Shape.of(message)
+        if shape.empty:
             problems.append(f"message {i} is empty")
-        previous = messages[i - 1] if i else None
-        if previous is not None and previous.role == message.role:
+        if before is not None and before.role == message.role:
             problems.append(f"messages {i - 1} and {i} are both {message.role} messages")
         if message.role == "assistant":
-            if message.tool_results:
+            if shape.results:
                 problems.append(f"assistant message {i} holds tool results")
-            last = i + 1 == len(messages)
-            if message.tool_uses and last and not open_end:
+            if shape.calls and i + 1 == len(messages) and not open_end:
                 problems.append(f"assistant message {i} makes tool calls that are never answered")
-            ids = [call.id for call in message.tool_uses]
-            if len(ids) != len(set(ids)):
+            if len(shape.calls) != len(set(shape.calls)):
                 problems.append(f"assistant message {i} makes two calls with one id")
-            continue
-        if message.tool_uses:
-            problems.append(f"user message {i} holds tool calls")
-        problems += _pairing_problems(i, previous, message)
+        else:
+            if shape.calls:
+                problems.append(f"user message {i} holds tool calls")
+            problems += _pairing_problems(i, before, shape)
+        before = shape
     return problems
 
 
-def _pairing_problems(i: int, previous: Message | None, message: Message) -> list[str]:
-    calls = [c.id for c in previous.tool_uses] if previous and previous.role == "assistant" else []
-    results = [r.tool_use_id for r in message.tool_results]
+class _Shape:
+    """What the rules look at in one message, found in one pass over its blocks."""
+
+    __slots__ = ("calls", "empty", "results", "results_first", "role")
+
+    def __init__(self, role: str) -> None:
+        self.role = role
+        self.calls: list[str] = []
+        self.results: list[str] = []
+        self.empty = True
+        self.results_first = True
+
+    @classmethod
+    def of(cls, message: Message) -> _Shape:
+        shape = cls(message.role)
+        other_seen = False
+        for block in message.content:
+            if isinstance(block, ToolResultBlock):
+                shape.results.append(block.tool_use_id)
+                shape.empty = False
+                shape.results_first = shape.results_first and not other_seen
+                continue
+            other_seen = True
+            if isinstance(block, ToolUseBlock):
+                shape.calls.append(block.id)
+                shape.empty = False
+            elif not is_blank(block):
+                shape.empty = False
+        return shape
+
+
+def _pairing_problems(i: int, before: _Shape | None, shape: _Shape) -> list[str]:
+    calls = before.calls if before is not None and before.role == "assistant" else []
+    results = shape.results
     problems: list[str] = []
     if len(results) != len(set(results)):
         problems.append(f"message {i} answers a tool call twice")
@@ -143,8 +177,7 @@ def _pairing_problems(i: int, previous: Message | None, message: Message) -> lis
             f"message {i} answers calls {sorted(set(results))} "
             f"but the message before made calls {sorted(set(calls))}"
         )
-    leading = message.content[: len(results)]
-    if not all(isinstance(block, ToolResultBlock) for block in leading):
+    if not shape.results_first:
         problems.append(f"message {i} has text before its tool results")
     return problems
 
