@@ -47,7 +47,8 @@ FILE_TEXT = "def f(x):\n    return x * 2\n" * 20
 
 def script(server: FakeLlmServer, steps: int) -> None:
     server.reset()
-    calls = [Reply.tool_call("read_file", {"path": "code.py"}) for _ in range(steps)]
+    # A different file each step: the same call with the same result would be stopped as a loop.
+    calls = [Reply.tool_call("read_file", {"path": f"code{n}.py"}) for n in range(steps)]
     server.script(*calls, Reply.text("Read it."))
 
 
@@ -67,7 +68,7 @@ async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) 
     await agent.run_turn("warm up")  # the SDK import and first connection are not per-step
     script(server, steps)
     started = time.perf_counter()
-    result = await agent.run_turn("read code.py again and again")
+    result = await agent.run_turn("read the code files one by one")
     elapsed = time.perf_counter() - started
     agent.close()
     assert result.error is None, result.error
@@ -153,7 +154,8 @@ def main() -> None:
         home, work = Path(tmp) / "home", Path(tmp) / "work"
         home.mkdir()
         work.mkdir()
-        (work / "code.py").write_text(FILE_TEXT)
+        for n in range(args.steps):
+            (work / f"code{n}.py").write_text(FILE_TEXT)
         ours: list[float] = []
         bare: list[float] = []
         for _ in range(args.runs):  # interleaved: the machine's load hits both alike
