@@ -40,6 +40,8 @@ __all__ = ["LocalProvider", "classify_local", "classify_server_error", "plain_te
 log = structlog.get_logger("agent.llm.local")
 
 T = TypeVar("T")
+REPEAT_PENALTY = 1.1
+"""llama.cpp's long-time default; 1.0 (none) lets small models repeat one sentence."""
 
 
 class _Cancelled(Exception):
@@ -138,6 +140,9 @@ class LocalProvider:
             "max_tokens": request.max_tokens,
             "temperature": self.temperature if request.temperature is None else request.temperature,
             "seed": self.seed,
+            # llama.cpp's server no longer penalises repeats by default; small models then
+            # loop on one sentence until max_tokens ("I'm glad to help. I'm glad to help. ...").
+            "repeat_penalty": REPEAT_PENALTY,
             "stream": True,
         }
         if request.tools:

@@ -63,6 +63,20 @@ def test_with_no_api_key_the_embedded_model_answers_and_says_so(
     assert fake_llm.requests == []
 
 
+def test_the_tiny_model_does_not_repeat_one_sentence_until_it_is_cut_off(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    """Without a repeat penalty it wrote "I'm glad to help." until max_tokens, four times."""
+    for name in ("a.py", "b.py", "README.md"):
+        (workspace / name).write_text("x\n")
+    run = _run(
+        "-p", "list the files here", "--output-format", "json",
+        fake_llm=fake_llm, workspace=workspace, home=decoy_home,
+    )  # fmt: skip
+    assert run.code in (0, 1), run.stderr
+    assert "continuation_exhausted" not in _event_types(run)
+
+
 def test_a_conversation_past_the_window_is_compacted_not_crashed(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
