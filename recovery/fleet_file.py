@@ -16,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,6 +30,8 @@ __all__ = ["FileStore"]
 T = TypeVar("T")
 
 STALE_AFTER = 86_400.0
+MAX_STATE_BYTES = 4 << 20
+"""A state file larger than this is not the agents' (a few hundred bytes per key): ignored."""
 """Seconds after which a record nobody updated is dropped, so the file stays small."""
 
 _POLL = 0.002
@@ -93,16 +96,27 @@ class FileStore:
         if self._lock_fd is None:
             try:
                 self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-                self._lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+                flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                self._lock_fd = os.open(self.lock_path, flags, 0o600)
             except OSError as error:
                 raise StoreUnavailable(f"cannot open {self.lock_path}: {error}") from None
         return self._lock_fd
 
     def _read(self) -> dict[str, Record]:
+        """The records on disk; anything else there (a link, a FIFO, garbage) reads as none."""
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
             return {}
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_STATE_BYTES:
+                return {}
+            data = json.loads(os.read(fd, MAX_STATE_BYTES + 1))
+        except (OSError, ValueError, RecursionError):
+            return {}
+        finally:
+            os.close(fd)
         if not isinstance(data, dict):
             return {}
         now = self._clock()
@@ -117,9 +131,12 @@ class FileStore:
         temporary = self.path.with_name(self.path.name + ".tmp")
         data = json.dumps(records, separators=(",", ":")).encode()
         try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+            fd = os.open(temporary, flags, 0o600)
             try:
-                os.write(fd, data)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
             finally:
                 os.close(fd)
             os.replace(temporary, self.path)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from recovery.fleet_file import FileStore
+from recovery.fleet_file import MAX_STATE_BYTES, FileStore
 from recovery.fleet_redis import RedisStore
 from recovery.fleet_store import FallbackStore, ProcessStore, Record, StoreUnavailable
 from tests.fakes.cli import REPO_ROOT
@@ -21,7 +21,7 @@ from tests.fakes.cli import REPO_ROOT
 INCREMENT = """
 import sys
 from pathlib import Path
-from recovery.fleet_file import FileStore
+from recovery.fleet_file import MAX_STATE_BYTES, FileStore
 store = FileStore(Path(sys.argv[1]), lock_timeout=30)
 def bump(record):
     record["count"] = record.get("count", 0) + 1
@@ -32,7 +32,7 @@ for _ in range(int(sys.argv[2])):
 HOLD_AND_HANG = """
 import sys, time
 from pathlib import Path
-from recovery.fleet_file import FileStore
+from recovery.fleet_file import MAX_STATE_BYTES, FileStore
 store = FileStore(Path(sys.argv[1]))
 def hang(record):
     store.path.with_name("fleet.json.tmp").write_text('{"k": {"half a wr')
@@ -104,6 +104,28 @@ def test_a_damaged_state_file_reads_as_empty(tmp_path: Path) -> None:
 
     assert store.snapshot() == {}
     assert store.update("k", bump) == 1
+
+
+@pytest.mark.parametrize("hostile", ["fifo", "nested", "symlink", "huge"])
+def test_a_hostile_state_file_reads_as_empty_and_blocks_nothing(
+    tmp_path: Path, hostile: str
+) -> None:
+    state, outside = tmp_path / "fleet" / "fleet.json", tmp_path / "outside.json"
+    state.parent.mkdir()
+    outside.write_text('{"k": {"count": 41, "updated": 1e18}}')
+    if hostile == "fifo":
+        os.mkfifo(state)  # opening it for reading would wait for a writer forever
+    elif hostile == "nested":
+        state.write_text("[" * 100_000 + "]" * 100_000)
+    elif hostile == "symlink":
+        state.symlink_to(outside)
+    else:
+        state.write_bytes(b" " * (MAX_STATE_BYTES + 1) + b"{}")
+    store = FileStore(state.parent)
+
+    assert store.snapshot() == {}
+    assert store.update("k", bump) == 1
+    assert outside.read_text() == '{"k": {"count": 41, "updated": 1e18}}'
 
 
 def test_fallback_store_works_alone_with_one_warning_and_returns_later(tmp_path: Path) -> None:
