@@ -186,3 +186,17 @@ def test_enabled_tools_can_name_mcp_tools_by_pattern(workspace: Path) -> None:
     assert names == ["read_file", "mcp__gh__list", "mcp__db__query"]
     with pytest.raises(ValidationError, match="unknown tool"):
         ToolSettings(enabled=["read_fil"])
+
+
+@pytest.mark.parametrize(
+    "content", [b" " * (2 << 20) + b"{}", b"[" * 100_000 + b"]" * 100_000, b"\xff{}"]
+)
+def test_a_hostile_project_file_is_reported_not_loaded(tmp_path: Path, content: bytes) -> None:
+    (tmp_path / ".mcp.json").write_bytes(content)
+
+    found = read_project_servers(tmp_path)
+
+    assert found.servers == {}
+    assert len(found.problems) == 1
+    assert found.problems[0].startswith(".mcp.json")
+    assert "fix or remove it" in found.problems[0]

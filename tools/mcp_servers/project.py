@@ -22,11 +22,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from tools.base import ToolError
+from tools.fileio import read_whole
 from tools.mcp_servers.settings import SERVER_NAME, McpServerSettings
 
 PROJECT_FILE = ".mcp.json"
 APPROVALS_FILE = "mcp-approvals.json"
-_MAX_FILE_BYTES = 1_000_000
+_MAX_FILE_BYTES = 1 << 20
 
 
 @dataclass
@@ -44,8 +46,11 @@ def read_project_servers(workspace: Path) -> ProjectServers:
     try:
         if path.is_symlink() or not path.is_file():
             return found
-        raw = path.read_bytes()[:_MAX_FILE_BYTES]
-        data = json.loads(raw.decode("utf-8"))
+        # Regular files only, opened without blocking: a FIFO swapped in cannot hang start-up.
+        data = json.loads(read_whole(path, PROJECT_FILE, _MAX_FILE_BYTES).decode("utf-8"))
+    except ToolError as error:
+        found.problems.append(f"{error.message}; fix or remove it")
+        return found
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         found.problems.append(f"{PROJECT_FILE} cannot be read ({error}); fix or remove it")
         return found
@@ -114,8 +119,8 @@ class ProjectApprovals:
 
     def _load(self) -> dict[str, dict[str, str]]:
         try:
-            data = json.loads(self._path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(read_whole(self._path, self._path.name, _MAX_FILE_BYTES))
+        except (ToolError, ValueError, RecursionError):
             return {}
         if not isinstance(data, dict):
             return {}
