@@ -8,12 +8,12 @@ starts with the counted messages (after compaction, say), everything is estimate
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.llm import Message, TextBlock, ToolSpec, ToolUseBlock, Usage
+from agent.llm import Message, ToolSpec, Usage
+from agent.llm.messages import message_chars
 from agent.llm.models import ModelLimits
 from compaction.settings import CompactionSettings
 
@@ -98,31 +98,16 @@ class TokenCounter:
 
     def estimate_message(self, message: Message) -> int:
         """An estimate of one message's tokens, tool inputs and results included."""
-        return MESSAGE_OVERHEAD_TOKENS + self.estimate_text(_message_chars(message))
+        return MESSAGE_OVERHEAD_TOKENS + self.estimate_text(message_chars(message))
 
     def estimate_overhead(self, system: str, tools: Sequence[ToolSpec]) -> int:
         """An estimate of the tokens of the system prompt and tool specs."""
-        chars = len(system) + sum(
-            len(t.name) + len(t.description) + len(json.dumps(t.input_schema)) for t in tools
-        )
-        return self.estimate_text(chars)
+        return self.estimate_text(len(system) + sum(tool.chars for tool in tools))
 
     def estimate_text(self, chars: int | str) -> int:
         """Tokens for ``chars`` characters (or the characters of a string)."""
         n = len(chars) if isinstance(chars, str) else chars
         return math.ceil(n / self.chars_per_token)
-
-
-def _message_chars(message: Message) -> int:
-    total = 0
-    for block in message.content:
-        if isinstance(block, TextBlock):
-            total += len(block.text)
-        elif isinstance(block, ToolUseBlock):
-            total += len(block.id) + len(block.name) + len(json.dumps(block.input))
-        else:
-            total += len(block.tool_use_id) + len(block.content)
-    return total
 
 
 def _common_prefix(counted: Sequence[Message], messages: Sequence[Message]) -> int:

@@ -101,10 +101,21 @@ class Fleet:
             lambda r: state.reserve(r, now, tokens, self.holder, self._limits, self._alive),
         )
 
-    def release(self, key: str, reported: RateLimits | None) -> None:
-        """The reserved request is answered (or failed); publish the headroom it reported."""
-        now = self._clock()
-        self.store.update(key, lambda r: state.release(r, now, self.holder, reported))
+    def release(self, key: str, reported: RateLimits | None, *, answered: bool = False) -> None:
+        """The reserved request is over; publish the headroom it reported.
+
+        ``answered``: the model answered in full, which closes the shared breaker and refills
+        the shared budget a little (one write for both, as this runs on every request).
+        """
+        now, settings = self._clock(), self._settings
+
+        def change(record: Record) -> None:
+            state.release(record, now, self.holder, reported)
+            if answered:
+                state.breaker_success(record)
+                state.budget_change(record, now, settings.budget_capacity, settings.success_refill)
+
+        self.store.update(key, change)
 
     def server_wait(self, key: str, seconds: float) -> None:
         """Publish a server's retry-after, so every agent honours it."""
@@ -120,16 +131,6 @@ class Fleet:
                 r, now, settings.breaker_threshold, settings.breaker_cooldown
             ),
         )
-
-    def success(self, key: str) -> None:
-        """The model answered: close the shared breaker, refill the shared budget a little."""
-        now, settings = self._clock(), self._settings
-
-        def change(record: Record) -> None:
-            state.breaker_success(record)
-            state.budget_change(record, now, settings.budget_capacity, settings.success_refill)
-
-        self.store.update(key, change)
 
     def open_for(self, key: str) -> float:
         """Seconds the fleet still skips this model because it kept failing (0: closed)."""

@@ -1,18 +1,26 @@
 """The embedded fleet store: one small JSON file under ``AGENT_HOME``, changed under ``flock``.
 
-Safe against a process killed at any point:
+Every request reads and changes this file two or three times, so it is kept cheap:
 - the lock is an OS lock (``flock``) on a separate file, which the kernel releases when its
-  holder dies, so a dead holder never blocks anyone;
-- the state is replaced whole by ``rename``, so readers see the old file or the new one,
-  never half of one (a leftover temporary file is simply overwritten by the next writer);
-- the state is not fsynced: it describes the next minutes, and a file lost or damaged by a
-  power cut reads as empty, which only costs the fleet what it had learned.
+  holder dies, so a dead holder never blocks anyone; readers take it shared, writers
+  exclusive, so nobody reads a file while it is being written;
+- a change that leaves the records as they were writes nothing;
+- a write replaces the file's bytes in place with one ``pwrite`` (padded with spaces to the
+  old length, then truncated), not a temporary file renamed over it: a rename costs ext4 a
+  flush of the new blocks each time, and a process killed at any point leaves either the old
+  state or the new one, each valid JSON;
+- the state is not fsynced: it describes the next minutes, and a file damaged by a power cut
+  reads as empty, which only costs the fleet what it had learned.
 A holder that is alive but stuck (stopped, swapping) is waited for at most ``lock_timeout``
 seconds; then the operation fails with `StoreUnavailable` and the agent goes on alone.
+
+The file is untrusted: anything there but a regular file of at most `MAX_STATE_BYTES` of JSON
+objects (a link, a FIFO, garbage) reads as empty and is replaced by the next write.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -30,11 +38,17 @@ __all__ = ["FileStore"]
 T = TypeVar("T")
 
 STALE_AFTER = 86_400.0
+"""Seconds after which a record nobody updated is dropped, so the file stays small."""
+REFRESH_AFTER = 3_600.0
+"""A record in use but unchanged for this long is written again, so it is never dropped."""
 MAX_STATE_BYTES = 4 << 20
 """A state file larger than this is not the agents' (a few hundred bytes per key): ignored."""
-"""Seconds after which a record nobody updated is dropped, so the file stays small."""
+
+MAX_PAD_BYTES = 64 << 10
+"""Up to this many bytes of a shrinking state are overwritten with spaces before the cut."""
 
 _POLL = 0.002
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 class FileStore:
@@ -63,23 +77,36 @@ class FileStore:
         self._lock_fd: int | None = None
 
     def update(self, key: str, change: Callable[[Record], T]) -> T:
-        with self._locked():
-            records = self._read()
-            result = change(records.setdefault(key, {}))
-            records[key]["updated"] = self._clock()
-            self._write(records)
+        with self._locked(fcntl.LOCK_EX), self._state() as fd:
+            raw, size = _read(fd)
+            records = self._records(raw)
+            record = records.setdefault(key, {})
+            result = change(record)
+            data = _encode(records)
+            now = self._clock()
+            if data != raw or now - _number(record.get("updated")) > REFRESH_AFTER:
+                record["updated"] = now
+                self._write(fd, _encode(records), size)
         return result
 
     def snapshot(self) -> dict[str, Record]:
-        return self._read()
+        with self._locked(fcntl.LOCK_SH):
+            try:
+                fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            except OSError:
+                return {}
+            try:
+                return self._records(_read(fd)[0])
+            finally:
+                os.close(fd)
 
     @contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _locked(self, mode: int) -> Iterator[None]:
         fd = self._open_lock()
         deadline = time.monotonic() + self._lock_timeout
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
@@ -96,27 +123,46 @@ class FileStore:
         if self._lock_fd is None:
             try:
                 self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-                flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
-                self._lock_fd = os.open(self.lock_path, flags, 0o600)
+                self._lock_fd = os.open(self.lock_path, _OPEN_FLAGS, 0o600)
             except OSError as error:
                 raise StoreUnavailable(f"cannot open {self.lock_path}: {error}") from None
         return self._lock_fd
 
-    def _read(self) -> dict[str, Record]:
-        """The records on disk; anything else there (a link, a FIFO, garbage) reads as none."""
+    @contextmanager
+    def _state(self) -> Iterator[int]:
+        """The state file open for reading and writing (called under the exclusive lock).
+
+        Something else at its path (a link, a FIFO, a directory's worth of junk is not ours
+        to follow) is removed and an empty regular file created in its place.
+        """
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            return {}
+            fd = self._open_regular()
+        except OSError as error:
+            raise StoreUnavailable(f"cannot open {self.path}: {error}") from None
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_STATE_BYTES:
-                return {}
-            data = json.loads(os.read(fd, MAX_STATE_BYTES + 1))
-        except (OSError, ValueError, RecursionError):
-            return {}
+            yield fd
         finally:
             os.close(fd)
+
+    def _open_regular(self) -> int:
+        try:
+            fd = os.open(self.path, _OPEN_FLAGS, 0o600)
+        except OSError:  # a symbolic link (ELOOP), say
+            fd = None
+        if fd is not None:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+        return os.open(self.path, _OPEN_FLAGS | os.O_EXCL, 0o600)
+
+    def _records(self, raw: bytes) -> dict[str, Record]:
+        """The records in ``raw``; anything but a JSON object of objects reads as none."""
+        try:
+            data = json.loads(raw) if raw.strip() else {}
+        except (ValueError, RecursionError):
+            return {}
         if not isinstance(data, dict):
             return {}
         now = self._clock()
@@ -126,22 +172,36 @@ class FileStore:
             if isinstance(record, dict) and now - _number(record.get("updated")) < STALE_AFTER
         }
 
-    def _write(self, records: dict[str, Record]) -> None:
-        # Only the lock holder writes, so one fixed temporary name is enough.
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        data = json.dumps(records, separators=(",", ":")).encode()
+    def _write(self, fd: int, data: bytes, old_size: int) -> None:
+        # One pwrite of the whole state, padded over the old bytes: whenever this process
+        # stops, the file holds the old JSON or the new one (trailing spaces are valid JSON).
+        # A file far larger than ours was not written by an agent: it is simply cut.
+        pad = old_size - len(data)
+        padded = data + b" " * pad if 0 < pad <= MAX_PAD_BYTES else data
         try:
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-            fd = os.open(temporary, flags, 0o600)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-            finally:
-                os.close(fd)
-            os.replace(temporary, self.path)
+            written = os.pwrite(fd, padded, 0)
+            if written != len(padded):
+                raise OSError(f"short write ({written} of {len(padded)} bytes)")
+            if old_size > len(data):
+                os.ftruncate(fd, len(data))
         except OSError as error:
             raise StoreUnavailable(f"cannot write {self.path}: {error}") from None
+
+
+def _read(fd: int) -> tuple[bytes, int]:
+    """The file's bytes (none when it is not a regular file of a sane size) and its size."""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_STATE_BYTES:
+            return b"", info.st_size
+        data = os.pread(fd, MAX_STATE_BYTES + 1, 0)
+    except OSError:
+        return b"", 0
+    return data, len(data)
+
+
+def _encode(records: dict[str, Record]) -> bytes:
+    return json.dumps(records, separators=(",", ":")).encode()
 
 
 def _number(value: object) -> float:

@@ -123,7 +123,9 @@ def breaker_failure(record: Record, now: float, threshold: int, cooldown: float)
 
 def breaker_success(record: Record) -> None:
     """The model answered: its breaker is closed for every agent."""
-    record["breaker"] = {"failures": 0, "open_until": 0.0}
+    closed = {"failures": 0, "open_until": 0.0}
+    if record.get("breaker", closed) != closed:
+        record["breaker"] = closed
 
 
 def breaker_open_for(record: Record, now: float) -> float:
@@ -146,6 +148,10 @@ def budget_change(record: Record, now: float, capacity: float, delta: float) -> 
     level = budget_level(record, now, capacity) + delta
     if level < 0:
         return False
+    stored = record.get("budget")
+    was_full = not isinstance(stored, dict) or number(stored.get("tokens")) >= capacity
+    if level >= capacity and was_full:
+        return True  # full before and after: when it filled up no longer matters
     record["budget"] = {"tokens": min(capacity, level), "at": now}
     return True
 

@@ -183,8 +183,6 @@ class RetryLoop:
                 await self._wait(decision, error, target, attempt, call)
             else:
                 self.budget.refill()
-                if self.fleet is not None:
-                    self.fleet.success(target.fleet_key)
                 if self.breaker(target.ref).record_success():
                     self._emit(CircuitClosed(model=str(target.ref)), None)
                 return response
@@ -198,16 +196,17 @@ class RetryLoop:
     ) -> ChatResponse:
         call.requests += 1
         self.requests += 1
-        reported = None
+        reported, answered = None, False
         try:
             response = await target.provider.chat(request, on_delta)
             reported = response.rate_limits
+            answered = response.stop_reason is not StopReason.INCOMPLETE
         except LlmError as error:
             reported = error.rate_limits
             raise
         finally:
             if self.fleet is not None:
-                self.fleet.release(target.fleet_key, reported)
+                self.fleet.release(target.fleet_key, reported, answered=answered)
         if response.stop_reason is StopReason.INCOMPLETE:
             raise LlmError(
                 ErrorKind.CONNECTION,
@@ -249,7 +248,7 @@ class RetryLoop:
         if self.fleet is None:
             return Hold(0.0)
         # About four characters a token: enough to pace on a tokens-per-minute limit.
-        tokens = len(request.model_dump_json()) // 4
+        tokens = request.chars() // 4
         return self.fleet.acquire(target.fleet_key, tokens)
 
     def _judge(self, error: LlmError, target: ModelTarget, state: CallState) -> Decision:

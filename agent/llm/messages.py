@@ -6,6 +6,7 @@ record sequence numbers) are storage concerns and live in `sessions`.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -123,6 +124,22 @@ class Message(BaseModel):
     def tool_results(self) -> list[ToolResultBlock]:
         """The tool results in this message, in order."""
         return [block for block in self.content if isinstance(block, ToolResultBlock)]
+
+
+def message_chars(message: Message) -> int:
+    """Characters of ``message``'s text, tool calls (id, name, JSON input) and results.
+
+    What token estimates are made from; cheap enough to run over a whole request.
+    """
+    total = 0
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            total += len(block.text)
+        elif isinstance(block, ToolUseBlock):
+            total += len(block.id) + len(block.name) + len(json.dumps(block.input))
+        else:
+            total += len(block.tool_use_id) + len(block.content)
+    return total
 
 
 class Usage(BaseModel):

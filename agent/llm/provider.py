@@ -7,13 +7,15 @@ whether recovery is there.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.llm.messages import Message, Usage
+from agent.llm.messages import Message, Usage, message_chars
 from agent.llm.ratelimit import RateLimits
 
 
@@ -47,6 +49,11 @@ class ToolSpec(BaseModel):
     description: str
     input_schema: dict[str, Any]
 
+    @cached_property
+    def chars(self) -> int:
+        """Characters of the spec as sent (name, description, JSON schema), for estimates."""
+        return len(self.name) + len(self.description) + len(json.dumps(self.input_schema))
+
 
 class ChatRequest(BaseModel):
     """Everything one model call needs.
@@ -66,6 +73,14 @@ class ChatRequest(BaseModel):
     purpose: Purpose = Purpose.FOREGROUND
     timeout: float | None = None
     temperature: float | None = None
+
+    def chars(self) -> int:
+        """Characters of what the request sends (system prompt, messages, tool specs)."""
+        return (
+            len(self.system)
+            + sum(message_chars(message) for message in self.messages)
+            + sum(tool.chars for tool in self.tools)
+        )
 
 
 class ChatResponse(BaseModel):

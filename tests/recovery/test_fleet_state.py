@@ -127,6 +127,17 @@ def test_the_budget_pays_until_empty_and_refills_over_time() -> None:
     assert state.budget_level(record, later, 10) == pytest.approx(9)
 
 
+def test_a_success_on_a_healthy_model_leaves_the_record_as_it_was() -> None:
+    record: state.Record = {}
+    state.breaker_success(record)
+    assert state.budget_change(record, NOW, 10, +1)
+    assert record == {}  # so the shared file is not rewritten on every answer
+
+    state.budget_change(record, NOW, 10, -4)
+    assert state.budget_change(record, NOW + 1, 10, +1)
+    assert state.budget_level(record, NOW + 1, 10) == pytest.approx(7, abs=0.1)
+
+
 @pytest.mark.parametrize(
     "garbage",
     [

@@ -35,7 +35,7 @@ from pathlib import Path
 from recovery.fleet_file import MAX_STATE_BYTES, FileStore
 store = FileStore(Path(sys.argv[1]))
 def hang(record):
-    store.path.with_name("fleet.json.tmp").write_text('{"k": {"half a wr')
+    record["count"] = 999  # a change that never completes
     print("holding", flush=True)
     time.sleep(600)
 store.update("k", hang)
@@ -81,7 +81,7 @@ def test_a_holder_killed_mid_write_does_not_stall_the_next_update(tmp_path: Path
     holder.wait(timeout=10)
     waiter.join(timeout=30)
 
-    assert done == [2]  # the half-written temporary file never became the state
+    assert done == [2]  # the unfinished change never became the state
     assert time.monotonic() - killed_at < 10
     assert store.snapshot()["k"]["count"] == 2
 
@@ -104,6 +104,42 @@ def test_a_damaged_state_file_reads_as_empty(tmp_path: Path) -> None:
 
     assert store.snapshot() == {}
     assert store.update("k", bump) == 1
+
+
+def test_a_change_that_changes_nothing_writes_nothing(tmp_path: Path) -> None:
+    now = [1000.0]
+    store = FileStore(tmp_path, clock=lambda: now[0])
+    store.update("k", bump)
+    now[0] += 60
+
+    assert store.update("k", lambda record: record.get("count")) == 1
+
+    assert store.snapshot()["k"]["updated"] == 1000.0  # not rewritten
+    now[0] += 7200  # but a record in use is refreshed before it could go stale
+    store.update("k", lambda record: None)
+    assert store.snapshot()["k"]["updated"] == 8260.0
+
+
+def test_a_shrinking_state_is_rewritten_whole(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    store.update("k", lambda record: record.update(big="x" * 10_000))
+    store.update("k", lambda record: record.pop("big"))
+
+    text = (tmp_path / "fleet.json").read_text()
+    assert "big" not in text
+    assert text == text.strip()
+    assert store.snapshot()["k"].keys() == {"updated"}
+
+
+def test_padding_left_by_a_holder_killed_before_the_cut_still_reads(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    store.update("k", bump)
+    state = tmp_path / "fleet.json"
+    state.write_text(state.read_text() + " " * 500)  # pwrite done, ftruncate never ran
+
+    assert store.snapshot()["k"]["count"] == 1
+    assert store.update("k", bump) == 2
+    assert state.read_text() == state.read_text().strip()
 
 
 @pytest.mark.parametrize("hostile", ["fifo", "nested", "symlink", "huge"])
