@@ -12,7 +12,8 @@ protocol, streamed), answering ``--steps`` ``read_file`` calls and then a final 
 
 The two alternate, best of ``--runs`` each. The ratio is agent/bare per step; what it measures
 is everything the agent adds to a step (the fake server answers at once, so no model time
-hides it).
+hides it). Wall-clock time is what a person waits; the process's CPU time (the fake server's
+threads included, the same work on both sides) is the steadier figure on a shared machine.
 """
 
 from __future__ import annotations
@@ -52,8 +53,13 @@ def script(server: FakeLlmServer, steps: int) -> None:
     server.script(*calls, Reply.text("Read it."))
 
 
-async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) -> float:
-    """Seconds for one turn of ``steps`` tool steps (plus the final answer) through `Agent`."""
+Timing = tuple[float, float]
+"""(wall-clock seconds, CPU seconds of this process) of one measured turn."""
+
+
+async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) -> Timing:
+    """Wall and CPU seconds of one turn of ``steps`` tool steps (plus the final answer)
+    through `Agent`."""
     environ = agent_env(server, home)
     options = Options(
         workspace=work, model=f"anthropic:{MODEL}", max_steps=steps + 1, approval="full-auto"
@@ -67,16 +73,16 @@ async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) 
     script(server, 1)
     await agent.run_turn("warm up")  # the SDK import and first connection are not per-step
     script(server, steps)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     result = await agent.run_turn("read the code files one by one")
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - started, time.process_time() - cpu
     agent.close()
     assert result.error is None, result.error
     assert result.steps == steps + 1, result.steps
     return elapsed
 
 
-async def bare_turn(server: FakeLlmServer, work: Path, steps: int) -> float:
+async def bare_turn(server: FakeLlmServer, work: Path, steps: int) -> Timing:
     """Seconds for the same turn in a plain loop over the Anthropic SDK."""
     import anthropic
 
@@ -93,9 +99,9 @@ async def bare_turn(server: FakeLlmServer, work: Path, steps: int) -> float:
     script(server, 1)
     await _bare_loop(client, system, tools, work)
     script(server, steps)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     done = await _bare_loop(client, system, tools, work)
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - started, time.process_time() - cpu
     assert done == steps + 1
     return elapsed
 
@@ -156,18 +162,21 @@ def main() -> None:
         work.mkdir()
         for n in range(args.steps):
             (work / f"code{n}.py").write_text(FILE_TEXT)
-        ours: list[float] = []
-        bare: list[float] = []
+        ours: list[Timing] = []
+        bare: list[Timing] = []
         for _ in range(args.runs):  # interleaved: the machine's load hits both alike
             ours.append(asyncio.run(agent_turn(server, home, work, args.steps)))
             bare.append(asyncio.run(bare_turn(server, work, args.steps)))
     per_step = args.steps + 1
-    agent_ms, bare_ms = min(ours) / per_step * 1000, min(bare) / per_step * 1000
     print(f"Per step ({args.steps} read_file calls + the answer; best of {args.runs})")
-    print(f"{'agent':<8}{agent_ms:>8.2f} ms")
-    print(f"{'bare SDK':<8}{bare_ms:>8.2f} ms")
-    own = agent_ms - bare_ms
-    print(f"ratio   {agent_ms / bare_ms:>8.2f}x   (the agent's own work: {own:.2f} ms/step)")
+    print(f"{'':<10}{'wall':>10}{'CPU':>10}")
+    for name, timings in (("agent", ours), ("bare SDK", bare)):
+        wall, cpu = (min(t[i] for t in timings) / per_step * 1000 for i in (0, 1))
+        print(f"{name:<10}{wall:>7.2f} ms{cpu:>7.2f} ms")
+    wall_ratio, cpu_ratio = (min(t[i] for t in ours) / min(t[i] for t in bare) for i in (0, 1))
+    own = (min(t[0] for t in ours) - min(t[0] for t in bare)) / per_step * 1000
+    print(f"{'ratio':<10}{wall_ratio:>9.2f}x{cpu_ratio:>9.2f}x")
+    print(f"the agent's own work: {own:.2f} ms/step (wall)")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.llm import Message, ToolSpec, Usage
-from agent.llm.messages import message_chars
 from agent.llm.models import ModelLimits
 from compaction.settings import CompactionSettings
 
@@ -98,7 +97,7 @@ class TokenCounter:
 
     def estimate_message(self, message: Message) -> int:
         """An estimate of one message's tokens, tool inputs and results included."""
-        return MESSAGE_OVERHEAD_TOKENS + self.estimate_text(message_chars(message))
+        return MESSAGE_OVERHEAD_TOKENS + self.estimate_text(message.chars)
 
     def estimate_overhead(self, system: str, tools: Sequence[ToolSpec]) -> int:
         """An estimate of the tokens of the system prompt and tool specs."""

@@ -21,6 +21,7 @@ import structlog
 from agent.llm.adapter_support import call_translating_errors, idle_guarded, with_rate_limits
 from agent.llm.anthropic_mapping import (
     EventAccumulator,
+    anthropic_blocks,
     response_from_message,
     to_anthropic_messages,
     to_anthropic_tools,
@@ -30,6 +31,7 @@ from agent.llm.errors import ErrorKind, LlmError
 from agent.llm.models import known_limits
 from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler
 from agent.llm.ratelimit import rate_limits_from_headers
+from agent.llm.wire_cache import WireCache
 
 __all__ = ["AnthropicProvider", "classify_anthropic"]
 
@@ -70,6 +72,7 @@ class AnthropicProvider:
         self._request_timeout = request_timeout
         self._connect = connect_timeout
         self._stream = stream
+        self._wire = WireCache(anthropic_blocks)
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url,
@@ -102,7 +105,7 @@ class AnthropicProvider:
         ceiling = known_limits(request.model).max_output_tokens
         params: dict[str, Any] = {
             "model": request.model,
-            "messages": to_anthropic_messages(request.messages),
+            "messages": to_anthropic_messages(request.messages, self._wire),
             "max_tokens": request.max_tokens or min(DEFAULT_MAX_TOKENS, ceiling),
         }
         if request.system:

@@ -10,9 +10,10 @@ Streamed tool input that is not a JSON object is kept as
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from agent.llm.conversation import is_blank, merge_consecutive, parse_arguments
+from agent.llm.conversation import is_blank, parse_arguments
 from agent.llm.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agent.llm.provider import (
     ChatResponse,
@@ -22,9 +23,11 @@ from agent.llm.provider import (
     ToolSpec,
     ToolUseDelta,
 )
+from agent.llm.wire_cache import WireCache
 
 __all__ = [
     "EventAccumulator",
+    "anthropic_blocks",
     "from_anthropic_messages",
     "response_from_message",
     "stop_reason",
@@ -70,21 +73,33 @@ def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
+def to_anthropic_messages(
+    messages: Sequence[Message], wire: WireCache[list[dict[str, Any]]] | None = None
+) -> list[dict[str, Any]]:
     """The conversation as Messages API ``messages`` (messages with nothing to send left out).
 
     Leaving out an empty message may put two user messages in a row; they go out joined, as
-    one message (tool results first), as the API's rules ask.
+    one message (tool results first), as the API's rules ask. ``wire``: a cache of
+    `anthropic_blocks` kept by the adapter across requests.
     """
-    sendable = [
-        Message(role=message.role, content=[b for b in message.content if not is_blank(b)])
-        for message in messages
-    ]
-    joined = merge_consecutive([message for message in sendable if message.content])
-    return [
-        {"role": message.role, "content": [_block_out(b) for b in message.content]}
-        for message in joined
-    ]
+    contents = wire(messages) if wire is not None else [anthropic_blocks(m) for m in messages]
+    out: list[dict[str, Any]] = []
+    for message, content in zip(messages, contents, strict=True):
+        if not content:
+            continue
+        if out and out[-1]["role"] == message.role:
+            joined = [*out[-1]["content"], *content]
+            results = [block for block in joined if block["type"] == "tool_result"]
+            others = [block for block in joined if block["type"] != "tool_result"]
+            out[-1] = {"role": message.role, "content": [*results, *others]}
+        else:
+            out.append({"role": message.role, "content": content})
+    return out
+
+
+def anthropic_blocks(message: Message) -> list[dict[str, Any]]:
+    """``message``'s content as Messages API blocks, whitespace-only text left out."""
+    return [_block_out(block) for block in message.content if not is_blank(block)]
 
 
 def _block_out(block: Block) -> dict[str, Any]:

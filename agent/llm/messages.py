@@ -7,6 +7,7 @@ record sequence numbers) are storage concerns and live in `sessions`.
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -125,21 +126,22 @@ class Message(BaseModel):
         """The tool results in this message, in order."""
         return [block for block in self.content if isinstance(block, ToolResultBlock)]
 
+    @cached_property
+    def chars(self) -> int:
+        """Characters of the text, tool calls (id, name, JSON input) and results.
 
-def message_chars(message: Message) -> int:
-    """Characters of ``message``'s text, tool calls (id, name, JSON input) and results.
-
-    What token estimates are made from; cheap enough to run over a whole request.
-    """
-    total = 0
-    for block in message.content:
-        if isinstance(block, TextBlock):
-            total += len(block.text)
-        elif isinstance(block, ToolUseBlock):
-            total += len(block.id) + len(block.name) + len(json.dumps(block.input))
-        else:
-            total += len(block.tool_use_id) + len(block.content)
-    return total
+        What token estimates are made from; counted once (messages are frozen), so summing
+        it over a whole request on every step stays cheap.
+        """
+        total = 0
+        for block in self.content:
+            if isinstance(block, TextBlock):
+                total += len(block.text)
+            elif isinstance(block, ToolUseBlock):
+                total += len(block.id) + len(block.name) + len(json.dumps(block.input))
+            else:
+                total += len(block.tool_use_id) + len(block.content)
+        return total
 
 
 class Usage(BaseModel):

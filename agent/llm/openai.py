@@ -20,10 +20,11 @@ import structlog
 from agent.llm.adapter_support import call_translating_errors, idle_guarded, with_rate_limits
 from agent.llm.classify import classify, retry_after
 from agent.llm.errors import ErrorKind, LlmError
-from agent.llm.openai_mapping import to_openai_messages, to_openai_tools
+from agent.llm.openai_mapping import openai_wire, to_openai_messages, to_openai_tools
 from agent.llm.openai_stream import ChunkAccumulator, response_from_completion
 from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler
 from agent.llm.ratelimit import rate_limits_from_headers
+from agent.llm.wire_cache import WireCache
 
 __all__ = ["OpenAIProvider", "classify_openai"]
 
@@ -64,6 +65,7 @@ class OpenAIProvider:
         self._connect = connect_timeout
         self._stream = stream
         self._include_usage = True
+        self._wire = WireCache(openai_wire)
         self._client = openai.AsyncOpenAI(
             api_key=api_key,
             base_url=base_url,
@@ -99,7 +101,7 @@ class OpenAIProvider:
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": request.model,
-            "messages": to_openai_messages(request.system, request.messages),
+            "messages": to_openai_messages(request.system, request.messages, self._wire),
         }
         if request.tools:
             params["tools"] = to_openai_tools(request.tools)

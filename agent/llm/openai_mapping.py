@@ -18,11 +18,13 @@ Conventions, chosen so a well-formed conversation round-trips losslessly:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from agent.llm.conversation import encode_arguments, is_blank, is_empty, parse_arguments
 from agent.llm.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agent.llm.provider import StopReason, ToolSpec
+from agent.llm.wire_cache import WireCache
 
 ERROR_PREFIX = "[tool error] "
 
@@ -37,6 +39,7 @@ _FINISH: dict[str, StopReason] = {
 __all__ = [
     "ERROR_PREFIX",
     "from_openai_messages",
+    "openai_wire",
     "stop_reason",
     "to_openai_messages",
     "to_openai_tools",
@@ -80,22 +83,36 @@ def to_openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
-    """The conversation as OpenAI chat messages."""
+def to_openai_messages(
+    system: str, messages: Sequence[Message], wire: WireCache[list[dict[str, Any]]] | None = None
+) -> list[dict[str, Any]]:
+    """The conversation as OpenAI chat messages.
+
+    ``wire``: a cache of `openai_wire` kept by the adapter across requests.
+    """
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    for message in messages:
-        if message.role == "assistant":
-            # A reply with neither text nor tool calls would go out as content null without
-            # tool_calls, which the API rejects on this and every later request.
-            if not is_empty(message):
-                out.append(_assistant_to_openai(message))
-            continue
-        for result in message.tool_results:
-            content = ERROR_PREFIX + result.content if result.is_error else result.content
-            out.append({"role": "tool", "tool_call_id": result.tool_use_id, "content": content})
-        texts = _sendable_texts(message)
-        if texts:
-            out.append({"role": "user", "content": _text_content(texts)})
+    for part in wire(messages) if wire is not None else map(openai_wire, messages):
+        out.extend(part)
+    return out
+
+
+def openai_wire(message: Message) -> list[dict[str, Any]]:
+    """The chat messages one of ours becomes (a tool message per result, then its text)."""
+    if message.role == "assistant":
+        # A reply with neither text nor tool calls would go out as content null without
+        # tool_calls, which the API rejects on this and every later request.
+        return [] if is_empty(message) else [_assistant_to_openai(message)]
+    out: list[dict[str, Any]] = [
+        {
+            "role": "tool",
+            "tool_call_id": result.tool_use_id,
+            "content": ERROR_PREFIX + result.content if result.is_error else result.content,
+        }
+        for result in message.tool_results
+    ]
+    texts = _sendable_texts(message)
+    if texts:
+        out.append({"role": "user", "content": _text_content(texts)})
     return out
 
 

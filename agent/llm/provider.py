@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.llm.messages import Message, Usage, message_chars
+from agent.llm.messages import Message, Usage
 from agent.llm.ratelimit import RateLimits
 
 
@@ -78,7 +78,7 @@ class ChatRequest(BaseModel):
         """Characters of what the request sends (system prompt, messages, tool specs)."""
         return (
             len(self.system)
-            + sum(message_chars(message) for message in self.messages)
+            + sum(message.chars for message in self.messages)
             + sum(tool.chars for tool in self.tools)
         )
 

@@ -1,0 +1,62 @@
+"""`WireCache`: the wire form of a growing conversation is mapped once per message."""
+
+from __future__ import annotations
+
+from agent.llm import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agent.llm.anthropic_mapping import anthropic_blocks, to_anthropic_messages
+from agent.llm.openai_mapping import openai_wire, to_openai_messages
+from agent.llm.wire_cache import WireCache
+
+
+def conversation(steps: int) -> list[Message]:
+    messages = [Message.user("read the files")]
+    for n in range(steps):
+        call = ToolUseBlock(id=f"call_{n}", name="read_file", input={"path": f"f{n}.py"})
+        messages.append(Message(role="assistant", content=[TextBlock(text=" "), call]))
+        result = ToolResultBlock(tool_use_id=call.id, content=f"text {n}", is_error=n % 2 == 1)
+        messages.append(Message(role="user", content=[result]))
+    return messages
+
+
+def test_each_message_is_mapped_once_while_the_conversation_grows() -> None:
+    mapped: list[Message] = []
+
+    def convert(message: Message) -> list[dict[str, object]]:
+        mapped.append(message)
+        return anthropic_blocks(message)
+
+    wire = WireCache(convert)
+    messages = conversation(5)
+    for end in range(1, len(messages) + 1):
+        sent = to_anthropic_messages(messages[:end], wire)
+        assert sent == to_anthropic_messages(messages[:end])
+
+    assert len(mapped) == len(messages)
+    assert all(a is b for a, b in zip(mapped, messages, strict=True))
+
+
+def test_a_replaced_message_is_mapped_again_and_dropped_ones_are_forgotten() -> None:
+    calls: list[Message] = []
+    wire = WireCache(lambda message: calls.append(message) or openai_wire(message))
+    messages = conversation(3)
+    to_openai_messages("system", messages, wire)
+
+    compacted = [Message.user("summary of earlier work"), *messages[-2:]]
+    sent = to_openai_messages("system", compacted, wire)
+
+    assert sent == to_openai_messages("system", compacted)
+    assert calls[len(messages) :] == [compacted[0]]
+    assert len(wire._latest) == len(compacted)
+
+
+def test_joined_user_messages_keep_results_first_without_changing_the_cache() -> None:
+    messages = conversation(1)
+    messages.append(Message.user("and now this"))  # a prompt right after tool results
+    wire = WireCache(anthropic_blocks)
+
+    first = to_anthropic_messages(messages, wire)
+    second = to_anthropic_messages(messages, wire)
+
+    assert first == second
+    assert [block["type"] for block in second[-1]["content"]] == ["tool_result", "text"]
+    assert [m["role"] for m in second] == ["user", "assistant", "user"]
