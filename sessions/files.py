@@ -69,8 +69,9 @@ def snapshot(path: Path, ts: float, limit: int = DEFAULT_HASH_LIMIT) -> FileStat
     )
 
 
-def tool_path(cwd: Path, name: str, tool_input: dict[str, object]) -> Path | None:
-    """The file a tracked tool call names, resolved; None if it is not a path inside ``cwd``.
+def tool_path(root: Path, name: str, tool_input: dict[str, object]) -> Path | None:
+    """The file a tracked tool call names, resolved; None if it is not a path inside ``root``
+    (the workspace, already resolved).
 
     Paths outside the workspace were refused by the tools, so the session has not seen
     them and must not record (or hash) them.
@@ -81,7 +82,6 @@ def tool_path(cwd: Path, name: str, tool_input: dict[str, object]) -> Path | Non
     if not isinstance(raw, str) or not raw or "\x00" in raw:
         return None
     try:
-        root = cwd.resolve()
         path = (root / Path(raw).expanduser()).resolve()
     except (OSError, RuntimeError, ValueError):  # e.g. a symlink loop
         return None

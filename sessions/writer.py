@@ -71,6 +71,7 @@ class SessionWriter:
         self._fd: int | None = fd
         self._lock = lock
         self._cwd = cwd
+        self._root = cwd.resolve()  # once: resolving walks every component of the path
         self._clock = clock
         self._redactor = redactor
         self._fsync = fsync
@@ -97,7 +98,7 @@ class SessionWriter:
         """Save one conversation message; after tool results, also the state of files touched."""
         self.append_record(MessageRecord(ts=self._clock(), message=message))
         for use in message.tool_uses:
-            path = tool_path(self._cwd, use.name, use.input)
+            path = tool_path(self._root, use.name, use.input)
             if path is not None:
                 self._touched[use.id] = path
         for result in message.tool_results:

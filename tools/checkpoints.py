@@ -172,6 +172,11 @@ class CheckpointStore:
             self._add([checkpoint])
         return checkpoint
 
+    def unsealed(self, call: int) -> bool:
+        """Whether ``call`` recorded a path it has not sealed yet (no file work to check)."""
+        with self._lock:
+            return any(c.call == call and not c.sealed for c in self._entries)
+
     def seal_call(self, call: int) -> None:
         """Note what the call left at each path it recorded (for the check before an undo)."""
         with self._lock:

@@ -265,7 +265,8 @@ class ToolExecutor:
         if tool.kind == "command":
             return await self._run_snapshotted(call, tool, args, ctx, call_number)
         result = await self._run(call, tool, args, ctx, call_number)
-        await asyncio.to_thread(self._store.seal_call, call_number)
+        if self._store.unsealed(call_number):  # a read recorded nothing: no thread hop
+            await asyncio.to_thread(self._store.seal_call, call_number)
         return result
 
     async def _run_snapshotted(

@@ -15,7 +15,12 @@ from tools.base import Tool, ToolContext, ToolKind
 from tools.blocking import in_worker
 from tools.policy import check_command
 from tools.protected import protected_reason
-from tools.workspace import PathOutsideWorkspace, relative_name, resolve_in_workspace
+from tools.workspace import (
+    PathOutsideWorkspace,
+    relative_name,
+    resolve_in_workspace,
+    resolved_root,
+)
 
 ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
 """``ask``: edits and commands need approval; ``auto-edit``: only commands do;
@@ -76,7 +81,7 @@ def _protected_write(invocation: ToolInvocation) -> str | None:
     """``path: reason`` when an edit tool would write a protected path, else None."""
     if invocation.tool.kind != "edit":
         return None
-    root = invocation.context.workspace.resolve()
+    root = resolved_root(invocation.context.workspace)
     for raw in invocation.tool.paths(invocation.args):
         try:
             path = resolve_in_workspace(root, raw)
@@ -106,7 +111,7 @@ class SafetyPolicy:
             home = self._home or Path.home()
             # Off the event loop, so Ctrl-C is handled even while a huge command is checked.
             decision = await asyncio.to_thread(
-                check_command, command, home=home, workspace=ctx.workspace.resolve()
+                check_command, command, home=home, workspace=resolved_root(ctx.workspace)
             )
             if not decision.allowed:
                 return Refusal(f"refused: {decision.reason}", decision.hint, by="policy")

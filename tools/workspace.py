@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
 
 class PathOutsideWorkspace(ValueError):
     """A path resolves (possibly through a symlink) to somewhere outside the workspace."""
+
+
+@functools.lru_cache(maxsize=16)
+def resolved_root(workspace: Path) -> Path:
+    """``workspace`` with its symbolic links resolved, once per workspace.
+
+    Every path a tool call names is checked against it, several times per call; resolving
+    walks each component of the path with a system call. What the root resolved to when the
+    session began is the workspace for the whole session.
+    """
+    return workspace.resolve()
 
 
 def resolve_in_workspace(workspace: Path, raw: str) -> Path:
@@ -20,7 +32,7 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
     Raises:
         PathOutsideWorkspace: with a message that names the path and the workspace.
     """
-    root = workspace.resolve()
+    root = resolved_root(workspace)
     if "\x00" in raw:
         raise PathOutsideWorkspace(f"path {raw!r} contains a NUL byte")
     expanded = os.path.expanduser(raw) if raw.startswith("~") else raw
@@ -38,7 +50,7 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
 
 def relative_name(workspace: Path, path: Path) -> str:
     """``path`` relative to the workspace root, for output the model reads."""
-    root = workspace.resolve()
+    root = resolved_root(workspace)
     try:
         rel = path.relative_to(root)
     except ValueError:

@@ -31,18 +31,44 @@ async def idle_guarded(events: AsyncIterator[T], seconds: float) -> AsyncIterato
     """Yield from ``events``; raise `StreamIdleTimeout` if the next one takes over ``seconds``.
 
     Only this guard's own deadline becomes `StreamIdleTimeout`: a cancellation from outside
-    passes through unchanged.
+    passes through unchanged. A stream sends hundreds of events a second, so instead of a
+    timer per event one watchdog timer runs, and when it fires it only re-arms itself for
+    the deadline of the latest wait unless that wait really is over.
     """
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None, "idle_guarded runs inside a task"
+    asked_at = loop.time()  # when the wait for the next event began
+    waiting = fired = False
+    timer: asyncio.TimerHandle | None = None
+
+    def watchdog() -> None:
+        nonlocal timer, fired
+        now, due = loop.time(), asked_at + seconds
+        if waiting and now >= due:
+            fired = True
+            task.cancel()
+        else:  # a later wait: its deadline; between waits: no wait can end before now+seconds
+            timer = loop.call_at(due if waiting else now + seconds, watchdog)
+
+    timer = loop.call_at(asked_at + seconds, watchdog)
     iterator = aiter(events)
-    while True:
-        try:
-            async with asyncio.timeout(seconds):
+    try:
+        while True:
+            asked_at, waiting = loop.time(), True
+            try:
                 item = await anext(iterator)
-        except StopAsyncIteration:
-            return
-        except TimeoutError:
-            raise StreamIdleTimeout(seconds) from None
-        yield item
+            except StopAsyncIteration:
+                return
+            except asyncio.CancelledError:
+                if fired and task.uncancel() == 0:
+                    raise StreamIdleTimeout(seconds) from None
+                raise
+            waiting = False
+            yield item
+    finally:
+        if timer is not None:
+            timer.cancel()
 
 
 def with_rate_limits(response: ChatResponse, headers: Mapping[str, str]) -> ChatResponse:
