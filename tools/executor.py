@@ -364,7 +364,8 @@ class ToolExecutor:
     ) -> ToolOutput | Failure:
         timeout = tool.timeout(args, self._settings)
         try:
-            return await asyncio.wait_for(tool.run(args, ctx), timeout)
+            async with asyncio.timeout(timeout):  # no task of its own, unlike wait_for
+                return await tool.run(args, ctx)
         except ToolError as exc:
             return Failure(exc.message, exc.category, exc.hint)
         except TimeoutError:
