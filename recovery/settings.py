@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class SharedSettings(BaseModel):
@@ -32,6 +32,12 @@ class SharedSettings(BaseModel):
     max_concurrent: int | None = Field(
         default=None, ge=1, description="Client-side cap on requests in flight at once per key."
     )
+
+    @field_validator("backend", mode="before")
+    @classmethod
+    def _unquoted_off(cls, value: object) -> object:
+        """YAML reads an unquoted ``off`` as false; it means "off" here."""
+        return "off" if value is False else value
 
 
 class RecoverySettings(BaseModel):

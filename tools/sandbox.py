@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools import landlock
 
@@ -52,6 +52,12 @@ class SandboxSettings(BaseModel):
         description="true: file tools may change .git/config, .git/hooks/ and the agent's "
         "config without asking (also under -p).",
     )
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _unquoted_off(cls, value: object) -> object:
+        """YAML reads an unquoted ``off`` as false; it means "off" here."""
+        return "off" if value is False else value
 
 
 @dataclass(frozen=True)

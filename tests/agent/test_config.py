@@ -126,3 +126,16 @@ def test_a_good_base_url_with_a_port_and_path_is_kept(tmp_path: Path) -> None:
     url = "http://127.0.0.1:8080/v1"
     config, _ = load_config(cwd=tmp_path, environ={"OPENAI_BASE_URL": url})
     assert config.provider("openai").base_url == url
+
+
+def test_an_unquoted_off_means_off_not_false(tmp_path: Path) -> None:
+    config_file = tmp_path / "agent.yaml"
+    config_file.write_text("sandbox:\n  mode: off\nrecovery:\n  shared:\n    backend: off\n")
+
+    config, _ = load_config(cwd=tmp_path, explicit=config_file, environ={})
+
+    assert config.sandbox.mode == "off"
+    assert config.recovery.shared.backend == "off"
+    config_file.write_text("sandbox:\n  mode: on\n")  # true says nothing about which mode
+    with pytest.raises(ConfigError, match=r"sandbox\.mode"):
+        load_config(cwd=tmp_path, explicit=config_file, environ={})
