@@ -8,6 +8,7 @@ import resource
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,3 +107,35 @@ def _limit_file_size(limit: int) -> Callable[[], None]:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     return apply
+
+
+def wait_for_descendant(pid: int, argv: list[str], timeout: float = 30.0) -> int:
+    """The pid of a process running exactly ``argv`` below ``pid`` (Linux ``/proc``), once it
+    exists: a signal sent "while the command runs" must not race the command's start."""
+    wanted = ("\0".join(argv) + "\0").encode()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and _cmdline(entry) == wanted and _below(int(entry.name), pid):
+                return int(entry.name)
+        time.sleep(0.05)
+    raise AssertionError(f"no process {argv} started below {pid} within {timeout:g}s")
+
+
+def _cmdline(entry: Path) -> bytes:
+    try:
+        return (entry / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _below(child: int, ancestor: int) -> bool:
+    while child > 1:
+        if child == ancestor:
+            return True
+        try:
+            stat = Path(f"/proc/{child}/stat").read_text()
+        except OSError:
+            return False
+        child = int(stat.rpartition(")")[2].split()[1])  # the field after the state: ppid
+    return False

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sessions import SessionStore, history_problems
-from tests.fakes.cli import agent_command, agent_env, run_agent
+from tests.fakes.cli import agent_command, agent_env, run_agent, wait_for_descendant
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -31,10 +31,7 @@ def test_signal_during_a_tool_call_saves_the_session(
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 30
-    while not fake_llm.requests and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)  # the command is running
+    wait_for_descendant(proc.pid, ["sleep", "30"])  # the command is running
     proc.send_signal(sig)
     _, stderr = proc.communicate(timeout=15)
 
