@@ -27,6 +27,7 @@ from agent.llm.provider import ToolSpec
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
 from tools.builtin import builtin_tools
 from tools.checkpoints import Checkpoint, CheckpointStore, UndoReport
+from tools.command_changes import CommandRecorder
 from tools.events import (
     CheckpointRecorded,
     RolledBack,
@@ -59,7 +60,7 @@ from tools.results import (
 )
 from tools.sandbox import Sandbox
 from tools.settings import ToolSettings
-from tools.snapshots import CommandChanges, Snapshot, SnapshotLimits, WorkspaceScanner
+from tools.snapshots import SnapshotLimits, WorkspaceScanner
 from tools.text import redact_value, trim_middle
 
 log = structlog.get_logger("tools")
@@ -133,7 +134,7 @@ class ToolExecutor:
                 max_files=settings.snapshot_max_files,
             ),
         )
-        self._snapshot_notes_shown = False
+        self._commands = CommandRecorder(self._scanner, self._store)
         # Continue the numbering of a resumed session, so its last turn is undone first.
         self._turn = self._store.last_turn
         self._calls = itertools.count(self._store.last_call + 1)
@@ -263,56 +264,16 @@ class ToolExecutor:
         if refusal is not None:
             return self._refused(call, refusal)
         if tool.kind == "command":
-            return await self._run_snapshotted(call, tool, args, ctx, call_number)
+            return await self._commands.run(
+                call,
+                turn=self._turn,
+                number=call_number,
+                command=lambda: self._run(call, tool, args, ctx, call_number),
+            )
         result = await self._run(call, tool, args, ctx, call_number)
         if self._store.unsealed(call_number):  # a read recorded nothing: no thread hop
             await asyncio.to_thread(self._store.seal_call, call_number)
         return result
-
-    async def _run_snapshotted(
-        self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext, number: int
-    ) -> ToolResultBlock:
-        """Run a command between two workspace snapshots and record what it changed."""
-        ignore = self._scanner.ignore_rules()
-        before = await asyncio.to_thread(self._scanner.snapshot, ignore)
-        try:
-            result = await self._run(call, tool, args, ctx, number)
-        except asyncio.CancelledError:
-            self._record_command(before, ignore, call, number)  # the group is dead by now
-            raise
-        note = await asyncio.to_thread(self._record_command, before, ignore, call, number)
-        if note:
-            result = result.model_copy(update={"content": f"{result.content}\n{note}"})
-        return result
-
-    def _record_command(
-        self, before: Snapshot, ignore: Any, call: ToolUseBlock, number: int
-    ) -> str:
-        found = self._scanner.changes(before, self._scanner.snapshot(ignore))
-        self._store.record_changes(found.changes, turn=self._turn, tool_use_id=call.id, call=number)
-        self._store.keep_contents(self._scanner.digests)
-        log.info(
-            "command_changes_recorded",
-            tool_use_id=call.id,
-            changed=len(found.changes),
-            not_undoable=len(found.not_undoable),
-        )
-        return self._undo_note(found)
-
-    def _undo_note(self, found: CommandChanges) -> str:
-        lines = []
-        if found.not_undoable:
-            count = len(found.not_undoable)
-            names = ", ".join(found.not_undoable[:10])
-            more = f" and {count - 10} more" if count > 10 else ""
-            lines.append(
-                f"[/undo cannot restore {count} changed file(s) that were too "
-                f"large to snapshot: {names}{more}]"
-            )
-        if found.notes and not self._snapshot_notes_shown:
-            self._snapshot_notes_shown = True
-            lines.append(f"[snapshot for /undo is partial: {'; '.join(found.notes)}]")
-        return "\n".join(lines)
 
     async def _check_hooks(self, invocation: ToolInvocation) -> Refusal | None:
         for hook in self._hooks:
