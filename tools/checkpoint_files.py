@@ -86,6 +86,7 @@ class BlobStore:
         self.directory = directory
         self._memory: dict[str, bytes] = {}
         self._sizes: dict[str, int] = {}
+        self._unsynced: set[str] = set()
         if directory is not None:
             make_private_dir(directory)
             for entry in os.scandir(directory):
@@ -123,7 +124,23 @@ class BlobStore:
         else:
             assert self.directory is not None
             os.replace(temp, self.directory / digest)
+            self._unsynced.add(digest)
         self._sizes[digest] = size
+
+    def sync(self, digests: set[str]) -> None:
+        """Make the saved contents ``digests`` durable, before a checkpoint names them.
+
+        Only the contents a checkpoint refers to are synced (a command's snapshot saves
+        every file it has not seen, most of which nothing ever needs), then the directory
+        once, so their names survive a power cut too.
+        """
+        pending = digests & self._unsynced
+        if not pending or self.directory is None:
+            return
+        for digest in sorted(pending):
+            _fsync_path(self.directory / digest)
+            self._unsynced.discard(digest)
+        _fsync_path(self.directory, directory=True)
 
     def read(self, digest: str) -> Iterator[bytes]:
         """The saved content in chunks.
@@ -153,6 +170,15 @@ class BlobStore:
             if self.directory is not None:
                 with contextlib.suppress(OSError):
                     (self.directory / digest).unlink()
+
+
+def _fsync_path(path: Path, *, directory: bool = False) -> None:
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_DIRECTORY if directory else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _is_digest(name: str) -> bool:

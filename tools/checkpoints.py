@@ -300,6 +300,8 @@ class CheckpointStore:
             raise
 
     def _add(self, checkpoints: list[Checkpoint]) -> None:
+        # The contents first: an index entry must never outlive the copy it points to.
+        self.blobs.sync({c.before.digest for c in checkpoints if c.before and c.before.digest})
         self._index.append(
             *(
                 {

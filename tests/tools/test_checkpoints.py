@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 from pathlib import Path
 
+import pytest
 from pydantic import BaseModel
 
 from agent.llm.messages import ToolUseBlock
@@ -262,3 +264,31 @@ async def test_same_tool_call_id_twice_rolls_back_only_its_own_call(
     report = harness.executor.undo_last_turn()
     assert report.ok
     assert not (workspace / "b.txt").exists()
+
+
+def test_a_saved_copy_is_durable_before_a_checkpoint_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace, directory = tmp_path / "work", tmp_path / "checkpoints"
+    workspace.mkdir()
+    (workspace / "a.py").write_text("precious\n")
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:  # the OS edge: which files reach the disk, in which order
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    store = CheckpointStore(workspace, directory)
+
+    [checkpoint] = [store.record(workspace / "a.py", turn=1, tool_use_id="t", call=1)]
+
+    assert checkpoint.before is not None
+    blob = str((directory / "blobs" / checkpoint.before.digest).resolve())
+    index = str((directory / "index.jsonl").resolve())
+    assert synced.index(blob) < synced.index(str((directory / "blobs").resolve()))
+    assert synced.index(str((directory / "blobs").resolve())) < synced.index(index)
+    synced.clear()
+    store.record(workspace / "a.py", turn=2, tool_use_id="u", call=2)  # same content
+    assert synced == [index]  # an already durable copy is not synced again
