@@ -138,8 +138,8 @@ def test_status_lines_for_the_person() -> None:
     table = status_table([ready, down], {"proj": McpServerSettings(command="x")}).plain
 
     assert "ready, 0 tools" in table
-    assert "restarting in" in down.describe(now=5.0)
-    assert "5s" in down.describe(now=5.0)
+    assert down.describe(now=5.0) == "restarting in 5s (it crashed)"
+    assert down.describe(now=9.8) == "restarting now (it crashed)"  # never "in 0s"
     assert "not allowed yet" in table
     assert down_summary([ready, down]) == "mcp: web down"
     assert down_summary([ready]) == ""

@@ -77,9 +77,10 @@ class ServerStatus:
         if self.state is ServerState.READY:
             return f"ready, {len(self.tools)} tool{'s' if len(self.tools) != 1 else ''}"
         if self.state in (ServerState.RESTARTING, ServerState.PAUSED) and self.retry_at:
-            wait = max(0, round(self.retry_at - now))
+            wait = round(self.retry_at - now)
             verb = "restarting" if self.state is ServerState.RESTARTING else "paused, next try"
-            return f"{verb} in {wait}s ({self.reason})"
+            when = f"in {wait}s" if wait >= 1 else "now"
+            return f"{verb} {when} ({self.reason})"
         if self.reason:
             return f"{self.state.value}: {self.reason}"
         return self.state.value
