@@ -53,7 +53,10 @@ class Agent:
         ui: ConsoleUI,
         approver: Approver | None,
         environ: Mapping[str, str],
+        previous: Agent | None = None,
     ) -> None:
+        """``previous``: the agent this one replaces in the same REPL (``/clear``,
+        ``/resume``); its running MCP servers are shared, not started again."""
         self.notices: list[Text] = []
         """What the person should know about this start; the REPL shows them once."""
         embedded = embedded_default(config, environ)
@@ -100,7 +103,7 @@ class Agent:
         self.sandbox = Sandbox.create(config.sandbox, scratch=self._scratch_dir())
         if notice := self.sandbox.notice():
             self.notices.append(Text(notice, style="yellow"))
-        self._start_mcp()
+        self._start_mcp(previous)
         self.tools = self._tool_executor(approver)
         self.turn_recovery = TurnRecoveryPolicy(
             compactor=Compactor(
@@ -151,11 +154,22 @@ class Agent:
                 "Check that AGENT_HOME is a writable directory."
             ) from None
 
-    def _start_mcp(self) -> None:
-        """Start the MCP servers in the background; without any, nothing MCP is imported."""
+    def _start_mcp(self, previous: Agent | None) -> None:
+        """Start the MCP servers in the background; without any, nothing MCP is imported.
+
+        With a ``previous`` agent that runs servers, use its servers instead: restarting
+        them would take seconds, and repeat their notices and approval questions. It keeps
+        owning them until it hands them over (`hand_over_mcp`), so if this agent fails to
+        start, closing it stops nothing the previous one still uses.
+        """
         self.mcp: McpServers | None = None
         self.mcp_pending: dict[str, McpServerSettings] = {}
         self._mcp_tool_list: McpToolList | None = None
+        self._owns_mcp = previous is None or previous.mcp is None
+        if not self._owns_mcp and previous is not None:
+            self.mcp, self._mcp_tool_list = previous.mcp, previous._mcp_tool_list
+            self.mcp_pending = previous.mcp_pending  # one dict: an approval counts for both
+            return
         if not self.config.mcp_servers and not (self.workspace / ".mcp.json").is_file():
             return
         from agent import mcp_setup
@@ -166,6 +180,12 @@ class Agent:
         self.mcp_pending = plan.pending
         for name, settings in plan.start.items():
             self.add_mcp_server(name, settings)
+
+    def hand_over_mcp(self, successor: Agent) -> None:
+        """Let ``successor``, which shares this agent's MCP servers, own them: closing this
+        agent no longer stops them."""
+        if successor.mcp is self.mcp and self._owns_mcp:
+            self._owns_mcp, successor._owns_mcp = False, True
 
     def add_mcp_server(self, name: str, settings: McpServerSettings) -> None:
         """Start supervising one more MCP server (returns at once)."""
@@ -354,7 +374,7 @@ class Agent:
 
         A new session in which nothing was said is deleted rather than saved.
         """
-        if self.mcp is not None:
+        if self.mcp is not None and self._owns_mcp:
             self.mcp.close()
         if self.session.closed:
             return

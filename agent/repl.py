@@ -73,8 +73,15 @@ class Repl:
             redact=self.agent.redactor.text,
         )
 
-    def _make_agent(self, options: Options) -> Agent:
-        return Agent(self.config, options, ui=self.ui, approver=self.approver, environ=self.environ)
+    def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
+        return Agent(
+            self.config,
+            options,
+            ui=self.ui,
+            approver=self.approver,
+            environ=self.environ,
+            previous=previous,
+        )
 
     def run(self) -> int:
         """Run until the person leaves; returns the exit code."""
@@ -221,10 +228,11 @@ class Repl:
 
     def _replace(self, options: Options) -> bool:
         try:
-            fresh = self._make_agent(options)
+            fresh = self._make_agent(options, previous=self.agent)
         except SetupError as error:
             self.ui.show(Text(str(error), style="red"))
             return False
+        self.agent.hand_over_mcp(fresh)  # the MCP servers keep running for the new session
         self.agent.close()
         self.agent = fresh
         self._answered = False

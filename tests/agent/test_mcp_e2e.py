@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -139,6 +140,43 @@ def test_repl_asks_about_a_project_server_and_mcp_shows_its_state(
     assert "ready, 12 tools" in status
     out = clean(term.exit())
     assert "agent --resume" in out
+
+
+def test_clear_and_resume_keep_the_servers_running(
+    spawn: Spawn, fake_llm: FakeLlmServer, decoy_home: Path, tmp_path: Path
+) -> None:
+    _configure(decoy_home, {"srv": stdio_entry(tmp_path)})
+    fake_llm.script(Reply.text("first"), Reply.tool_call("mcp__srv__echo", {"text": "again"}))
+    fake_llm.script(Reply.text("done"))
+    term = spawn()
+    term.prompt()
+    term.send_line("hello")
+    term.expect("first", timeout=120)
+    term.prompt()
+    first_session = term.command("/sessions")
+
+    cleared = term.command("/clear", timeout=60)
+    term.send_line("echo it")
+    shown = clean(term.expect("done", timeout=120))
+    term.prompt()
+    resumed = term.command(f"/resume {_first_id(first_session)}", timeout=60)
+    status = term.command("/mcp")
+    out = clean(term.exit())
+
+    [pid] = (tmp_path / "starts").read_text().split()  # started once, for all three sessions
+    assert "New session" in cleared
+    assert "Resumed" in resumed
+    assert "mcp__srv__echo" in shown
+    assert "echo: again" in json.dumps(fake_llm.requests[-1].body)
+    assert "ready, 12 tools" in status
+    assert "agent --resume" in out
+    assert not Path(f"/proc/{pid}").exists()  # and stopped when the REPL ended
+
+
+def _first_id(listing: str) -> str:
+    match = re.search(r"\b([0-9a-z]{26})\b", listing)
+    assert match is not None, listing
+    return match.group(1)[:8]
 
 
 def test_nothing_mcp_is_imported_without_servers(

@@ -8,7 +8,8 @@ runs, so a test can tell whether it was retried. The environment shapes the whol
 
 - ``FAKE_MCP_START_DELAY``: seconds to sleep before serving (a slow start).
 - ``FAKE_MCP_NEVER_START``: exit at once with a message on stderr.
-- ``FAKE_MCP_STATE``: a directory for the marker files of ``flaky_read`` and ``count``.
+- ``FAKE_MCP_STATE``: a directory for the marker files of ``flaky_read`` and ``count``, and
+  ``starts`` (each start's pid, a line each).
 - ``FAKE_MCP_SECRET``: printed to stderr at start (to test that logs redact it).
 """
 
@@ -128,6 +129,9 @@ def bad_result(ctx: Context) -> str:  # type: ignore[type-arg]
 
 
 def main() -> None:
+    if os.environ.get("FAKE_MCP_STATE"):
+        with (_state() / "starts").open("a") as starts:
+            starts.write(f"{os.getpid()}\n")
     if os.environ.get("FAKE_MCP_SECRET"):
         print(f"starting with token {os.environ['FAKE_MCP_SECRET']}", file=sys.stderr, flush=True)
     if os.environ.get("FAKE_MCP_NEVER_START"):
