@@ -25,6 +25,7 @@ import errno
 import os
 import signal
 import sys
+from collections.abc import MutableMapping
 
 _SYS_CREATE_RULESET = 444  # The same number on every architecture Linux supports.
 _SYS_ADD_RULE = 445
@@ -206,6 +207,30 @@ def _kill_descendants() -> None:
             continue
 
 
+CACHE_VARIABLES = {"XDG_CACHE_HOME": "", "npm_config_cache": "npm"}
+"""Where confined programs keep caches: the variable, and its directory under ``--cache``.
+``XDG_CACHE_HOME`` covers pip, uv, Go's build cache, yarn, pre-commit, node-gyp and most
+others; npm (and npx) has its own."""
+
+
+def point_caches(environ: MutableMapping[str, str], cache: str, writable: list[str]) -> None:
+    """Point each cache of `CACHE_VARIABLES` that is not in a ``writable`` directory into
+    ``cache``: the home directory's caches (``~/.npm``, ``~/.cache``) cannot be written."""
+    for name, sub in CACHE_VARIABLES.items():
+        value = environ.get(name, "")
+        if not (value and os.path.isabs(value) and _inside(value, writable)):
+            environ[name] = os.path.join(cache, sub) if sub else cache
+
+
+def _inside(path: str, directories: list[str]) -> bool:
+    path = os.path.normpath(path)
+    for directory in directories:
+        directory = os.path.normpath(directory)
+        if path == directory or path.startswith(directory.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
 class _Launch:
     """What the command line asked for (a plain class: importing ``typing`` costs start-up)."""
 
@@ -215,12 +240,14 @@ class _Launch:
         files: list[str],
         network: bool,
         parent: int | None,
+        cache: str | None,
         command: list[str],
     ) -> None:
         self.dirs = dirs  # None: unrestricted
         self.files = files
         self.network = network
         self.parent = parent
+        self.cache = cache
         self.command = command
 
 
@@ -229,6 +256,7 @@ def _parse(argv: list[str]) -> _Launch:
     files: list[str] = []
     network = True
     parent: int | None = None
+    cache: str | None = None
     i = 0
     while i < len(argv) and argv[i] != "--":
         option = argv[i]
@@ -237,6 +265,9 @@ def _parse(argv: list[str]) -> _Launch:
             i += 2
         elif option == "--write" and i + 1 < len(argv) and dirs is not None:
             dirs.append(argv[i + 1])
+            i += 2
+        elif option == "--cache" and i + 1 < len(argv):
+            cache = argv[i + 1]
             i += 2
         elif option == "--write-file" and i + 1 < len(argv):
             files.append(argv[i + 1])
@@ -252,7 +283,7 @@ def _parse(argv: list[str]) -> _Launch:
     command = argv[i + 1 :]
     if not command:
         raise SystemExit("sandbox launcher: no command after --")
-    return _Launch(dirs, files, network, parent, command)
+    return _Launch(dirs, files, network, parent, cache, command)
 
 
 def main(argv: list[str]) -> int:
@@ -278,6 +309,8 @@ def main(argv: list[str]) -> int:
         except OSError as exc:
             sys.stderr.write(f"sandbox: could not restrict the command ({exc.strerror or exc})\n")
             return EXIT_SANDBOX_FAILED
+        if launch.cache is not None:
+            point_caches(os.environ, launch.cache, launch.dirs)
     pid = os.fork()
     if pid == 0:
         try:

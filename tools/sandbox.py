@@ -7,6 +7,12 @@ On Linux the rule is enforced by Landlock (no root, no daemon) in a small launch
 `tools/landlock.py`; where Landlock is missing the agent says so and the command policy
 (`tools/policy.py`) remains the only guard. The launcher runs in every mode, so background
 children are always killed when a command ends.
+
+Package managers and build tools keep caches in the home directory (``~/.npm``,
+``~/.cache``), which ``workspace-write`` does not let them write: ``npm install`` failed
+outright. A confined program (a command or an MCP server) is therefore pointed at a cache of
+its own in the scratch directory (`landlock.CACHE_VARIABLES`), unless its setting already
+names a writable place.
 """
 
 from __future__ import annotations
@@ -72,17 +78,30 @@ class Sandbox:
     """The kernel's Landlock ABI version; 0 when it is unavailable."""
     allow_protected_writes: bool = False
     """Whether file tools may change protected paths without the person's approval."""
+    cache: Path | None = None
+    """The confined commands' own cache directory (inside a writable one)."""
 
     @classmethod
     def create(cls, settings: SandboxSettings, *, scratch: Path | None = None) -> Sandbox:
         """The sandbox for ``settings`` on this machine (probes the kernel once)."""
         writable = [Path(tempfile.gettempdir())]
+        cache = None
         if scratch is not None:
             writable.append(scratch)
+            cache = scratch / "cache"
+            try:
+                cache.mkdir(mode=0o700, exist_ok=True)
+            except OSError:
+                cache = None
         writable += [Path(os.path.expanduser(p)) for p in settings.writable_paths]
         abi = landlock.abi_version() if settings.mode != "off" else 0
         return cls(
-            settings.mode, settings.network, tuple(writable), abi, settings.allow_protected_writes
+            settings.mode,
+            settings.network,
+            tuple(writable),
+            abi,
+            settings.allow_protected_writes,
+            cache,
         )
 
     @property
@@ -112,6 +131,8 @@ class Sandbox:
                 argv += ["--write", _SHARED_MEMORY]
             for device in _DEVICES:
                 argv += ["--write-file", device]
+            if self.mode == "workspace-write" and self.cache is not None:
+                argv += ["--cache", str(self.cache)]
             if not self.network:
                 argv.append("--no-network")
         else:

@@ -6,18 +6,22 @@ which the sandbox here does not make writable (its temp dir is a separate ``scra
 
 from __future__ import annotations
 
+import io
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tarfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tests.tools.conftest import MakeHarness
 from tests.tools.test_run_command import _alive
-from tools.landlock import abi_version
+from tools.landlock import abi_version, point_caches
 from tools.sandbox import Sandbox, SandboxMode, SandboxSettings
 
 requires_landlock = pytest.mark.skipif(
@@ -186,3 +190,75 @@ def test_the_person_is_told_when_nothing_confines_commands() -> None:
     working = Sandbox("workspace-write", abi=7)
     assert working.notice() is None
     assert working.describe() == "workspace-write (Landlock)"
+
+
+def test_caches_the_sandbox_would_refuse_are_moved_into_its_own(tmp_path: Path) -> None:
+    workspace, scratch = tmp_path / "work", tmp_path / "scratch"
+    cache = str(scratch / "cache")
+    home = {"HOME": "/home/someone", "npm_config_cache": "/home/someone/.npm"}
+    mine = {"XDG_CACHE_HOME": str(scratch / "mine"), "npm_config_cache": f"{workspace}/.npm"}
+    writable = [str(workspace), str(scratch)]
+
+    point_caches(home, cache, writable)
+    point_caches(mine, cache, writable)
+
+    assert home == {
+        "HOME": "/home/someone",
+        "XDG_CACHE_HOME": cache,
+        "npm_config_cache": f"{cache}/npm",
+    }
+    assert mine == {
+        "XDG_CACHE_HOME": str(scratch / "mine"),
+        "npm_config_cache": f"{workspace}/.npm",
+    }
+    confined = Sandbox("workspace-write", abi=7, cache=scratch / "cache").wrap(["x"], workspace)
+    assert confined[confined.index("--cache") + 1] == cache
+    assert "--cache" not in Sandbox("read-only", abi=7, cache=scratch).wrap(["x"], workspace)
+    assert "--cache" not in Sandbox("off", cache=scratch).wrap(["x"], workspace)
+
+
+def _with_cache(scratch: Path) -> Sandbox:
+    """The default sandbox, but without the system temp dir, which holds the decoy HOME."""
+    return replace(Sandbox.create(SandboxSettings(), scratch=scratch), writable=(scratch,))
+
+
+@requires_landlock
+async def test_a_package_manager_writes_its_cache_under_the_sandbox(
+    make_harness: MakeHarness, workspace: Path, decoy_home: Path, scratch: Path
+) -> None:
+    harness = make_harness(sandbox=_with_cache(scratch))
+    command = (
+        'mkdir -p "$XDG_CACHE_HOME/pip" "$npm_config_cache/_logs" && '
+        'echo wheel > "$XDG_CACHE_HOME/pip/w" && echo log > "$npm_config_cache/_logs/l" && echo ok'
+    )
+
+    result = await harness.run("run_command", command=command)
+
+    assert not result.is_error, result.content
+    assert (scratch / "cache" / "pip" / "w").read_text() == "wheel\n"
+    assert (scratch / "cache" / "npm" / "_logs" / "l").read_text() == "log\n"
+    assert not (decoy_home / ".cache").exists()
+    assert not (decoy_home / ".npm").exists()
+
+
+@requires_landlock
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+async def test_npm_install_works_under_the_sandbox(
+    make_harness: MakeHarness, workspace: Path, decoy_home: Path, scratch: Path
+) -> None:
+    manifest = b'{"name": "dep", "version": "1.0.0"}'
+    with tarfile.open(workspace / "dep-1.0.0.tgz", "w:gz") as tarball:  # what npm pack makes
+        entry = tarfile.TarInfo("package/package.json")
+        entry.size = len(manifest)
+        tarball.addfile(entry, io.BytesIO(manifest))
+    harness = make_harness(sandbox=_with_cache(scratch))
+
+    result = await harness.run(  # a tarball is unpacked through npm's cache
+        "run_command",
+        command="npm init -y >/dev/null && npm install --offline ./dep-1.0.0.tgz",
+        timeout=120,
+    )
+
+    assert not result.is_error, result.content
+    assert (workspace / "node_modules" / "dep").exists()
+    assert not (decoy_home / ".npm").exists()
