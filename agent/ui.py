@@ -26,7 +26,7 @@ from agent.ui_render import diff_view, excerpt, read_excerpt, tool_line, unified
 from agent.ui_status import StatusLine, StatusSource
 from agent.ui_stream import MarkdownStream
 from compaction.events import CompactionStarted
-from recovery import RetryScheduled
+from recovery import RequestHeld, RetryScheduled
 from tools import CheckpointRecorded
 from tools.text import redact_value
 
@@ -115,6 +115,10 @@ class ConsoleUI:
         if isinstance(event, RetryScheduled):
             self.status.waiting(event)
             if not self._announce(event):
+                return
+        elif isinstance(event, RequestHeld):
+            self.status.waiting(event)  # a terminal counts it down; elsewhere it gets a line
+            if self.live_mode and not self.verbose:
                 return
         elif isinstance(event, CompactionStarted):
             self.status.doing("compacting the conversation")

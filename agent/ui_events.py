@@ -21,6 +21,7 @@ QUIET = frozenset(
 
 _STYLES: dict[str, tuple[str, str]] = {
     "retry_scheduled": ("⏳", "yellow"),
+    "request_held": ("⏳", "yellow"),
     "fallback_activated": ("⇄", "bold yellow"),
     "tokens_escalated": ("⤒", "yellow"),
     "continuation_requested": ("↪", "yellow"),

@@ -12,7 +12,7 @@ from rich.spinner import Spinner
 from rich.text import Text
 
 from agent.llm import Usage
-from recovery import RetryScheduled
+from recovery import RequestHeld, RetryScheduled
 
 
 @dataclass
@@ -32,10 +32,13 @@ def compact_number(value: int) -> str:
     return f"{value / 1_000_000:.1f}M"
 
 
-def countdown_text(event: RetryScheduled, now: float) -> str:
-    """``retrying in 3s (attempt 2/8)``, or ``retrying now`` once the wait is over."""
+def countdown_text(event: RetryScheduled | RequestHeld, now: float) -> str:
+    """``retrying in 3s (attempt 2/8)`` or ``sending in 3s``; ``... now`` once the wait is
+    over."""
     remaining = min(event.retry_at - now, 86_400.0)
     when = f"in {math.ceil(remaining)}s" if remaining > 0 else "now"
+    if isinstance(event, RequestHeld):
+        return f"sending {when}"
     return f"retrying {when} (attempt {event.attempt}/{event.max_attempts})"
 
 
@@ -53,7 +56,7 @@ class StatusLine:
         self.source = source
         self.clock = clock
         self.activity = "thinking"
-        self.retry: RetryScheduled | None = None
+        self.retry: RetryScheduled | RequestHeld | None = None
         self.started = clock()
         self._spinner = Spinner("dots", style="cyan")
 
@@ -63,7 +66,7 @@ class StatusLine:
         self.activity = "thinking"
         self.retry = None
 
-    def waiting(self, event: RetryScheduled) -> None:
+    def waiting(self, event: RetryScheduled | RequestHeld) -> None:
         """Show a countdown until ``event.retry_at``."""
         self.retry = event
 

@@ -45,6 +45,23 @@ class RetryScheduled(Event):
         )
 
 
+class RequestHeld(Event):
+    """A request waits ``delay`` seconds before it is sent (until ``retry_at``): a server told
+    this agent, or another on the same key, to wait (``server``), or the shared rate-limit
+    headroom is too low to send now."""
+
+    type: Literal["request_held"] = "request_held"
+    model: str
+    delay: float
+    retry_at: float
+    """Clock time the request goes, for a live countdown."""
+    server: bool
+
+    def describe(self) -> str:
+        why = "the server asked to wait" if self.server else "pacing under the rate limit"
+        return f"{self.model}: {why} — sending in {_seconds(self.delay)}"
+
+
 class FallbackActivated(Event):
     """The session switched to another model of the chain; the switch is sticky."""
 
@@ -149,6 +166,7 @@ class GaveUp(Event):
 
 RecoveryEvent = (
     RetryScheduled
+    | RequestHeld
     | FallbackActivated
     | TokensEscalated
     | StreamRestarted

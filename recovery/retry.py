@@ -29,6 +29,7 @@ from recovery.events import (
     CircuitClosed,
     CircuitOpened,
     RecoveryEvent,
+    RequestHeld,
     RetryScheduled,
     StreamRestarted,
 )
@@ -38,6 +39,9 @@ from recovery.report import Failure
 from recovery.settings import RecoverySettings
 
 Emit = Callable[[RecoveryEvent, str | None], None]
+HELD_NOTICE_AFTER = 1.0
+"""A request held back at least this many seconds is announced (a shorter wait is pacing
+the person does not notice)."""
 
 
 @dataclass(frozen=True)
@@ -238,6 +242,14 @@ class RetryLoop:
                 return False
             call.waited += hold.seconds
             self.waited += hold.seconds
+            if hold.seconds >= HELD_NOTICE_AFTER:
+                held = RequestHeld(
+                    model=str(target.ref),
+                    delay=hold.seconds,
+                    retry_at=self._clock() + hold.seconds,
+                    server=hold.server,
+                )
+                self._emit(held, None)
             await self._sleep(hold.seconds)
 
     def _hold(self, target: ModelTarget, request: ChatRequest) -> Hold:

@@ -17,7 +17,7 @@ from agent.ui_status import StatusLine
 from agent.ui_stream import MarkdownStream
 from compaction.events import CompactionApplied, Reason
 from compaction.stages import Stage
-from recovery import FallbackActivated, GaveUp, RetryScheduled, TokensEscalated
+from recovery import FallbackActivated, GaveUp, RequestHeld, RetryScheduled, TokensEscalated
 from tests.fakes.clock import VirtualClock
 from tools import CheckpointRecorded
 
@@ -191,6 +191,25 @@ def test_on_a_terminal_retries_count_down_on_the_status_line_without_banners() -
     )
     assert "Rate limited" not in plain(buffer.getvalue())
     assert "retrying in" not in ui.status.text().plain
+
+
+def test_a_held_request_counts_down_on_a_terminal_and_is_one_line_elsewhere() -> None:
+    held = RequestHeld(model="anthropic:claude-test", delay=12.0, retry_at=12.0, server=False)
+    console, buffer = terminal(width=120)
+    ui = ConsoleUI(console, clock=lambda: 0.0)
+    ui.begin_turn()
+    ui.on_event(held)
+    status = ui.status.text().plain
+    ui.finish()
+    out, _ = terminal(width=120)
+    err, lines = terminal(width=120)
+    ConsoleUI(out, err, clock=lambda: 0.0).on_event(held)
+
+    assert "pacing under the rate limit — sending in 12s" in status
+    assert "⏳" not in plain(buffer.getvalue())  # no banner, only the live status line
+    assert "anthropic:claude-test: pacing under the rate limit — sending in 12s" in plain(
+        lines.getvalue()
+    )
 
 
 def test_without_a_terminal_a_run_of_retries_is_one_line_and_verbose_shows_each() -> None:

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent.llm import ErrorKind, LlmError
+from agent.llm import ErrorKind, Event, LlmError
 from agent.llm.ratelimit import Headroom, RateLimits
-from recovery import ModelTarget, RecoveringProvider, RecoverySettings
+from recovery import ModelTarget, RecoveringProvider, RecoverySettings, RequestHeld
 from recovery.fleet import Fleet
 from recovery.fleet_file import FileStore
 from recovery.fleet_store import ProcessStore
@@ -21,11 +21,16 @@ from tests.recovery.support import REQUEST, fail, target
 
 
 def agent(
-    fleet: Fleet, clock: VirtualClock, *chain: ModelTarget, **settings: Any
+    fleet: Fleet,
+    clock: VirtualClock,
+    *chain: ModelTarget,
+    events: list[Event] | None = None,
+    **settings: Any,
 ) -> RecoveringProvider:
     return RecoveringProvider(
         chain,
         settings=RecoverySettings(**settings),
+        events=events.append if events is not None else None,
         clock=clock.now,
         sleep=clock.sleep,
         rng=random.Random(1),
@@ -42,8 +47,11 @@ def test_a_retry_after_told_to_one_agent_holds_back_the_other(
 ) -> None:
     first_api = ScriptedProvider([fail(ErrorKind.RATE_LIMIT, retry_after=20.0), text("one")])
     second_api = ScriptedProvider([text("two")])
+    seen: list[Event] = []
     first = agent(shared_fleet(tmp_path, clock), clock, target("anthropic:m", first_api))
-    second = agent(shared_fleet(tmp_path, clock), clock, target("anthropic:m", second_api))
+    second = agent(
+        shared_fleet(tmp_path, clock), clock, target("anthropic:m", second_api), events=seen
+    )
 
     asyncio.run(first.chat(REQUEST))
     # The first agent slept the 20 s; rewind, as if the second started just after the 429.
@@ -53,6 +61,10 @@ def test_a_retry_after_told_to_one_agent_holds_back_the_other(
 
     assert answer.message.text == "two"
     assert clock.sleeps == [pytest.approx(20.0)]
+    [held] = [event for event in seen if isinstance(event, RequestHeld)]  # the person is told
+    assert held.server
+    assert held.delay == pytest.approx(20.0)
+    assert "the server asked to wait — sending in 20s" in held.describe()
 
 
 def test_agents_on_other_keys_or_models_are_not_held(tmp_path: Path, clock: VirtualClock) -> None:
@@ -81,16 +93,19 @@ def test_headroom_reported_to_one_agent_paces_the_other(
     drained = RateLimits(requests=Headroom(limit=10, remaining=0, reset_in=5.0))
     first_api = ScriptedProvider([text("one").model_copy(update={"rate_limits": drained})])
     first = agent(shared_fleet(tmp_path, clock), clock, target("anthropic:m", first_api))
+    seen: list[Event] = []
     second = agent(
         shared_fleet(tmp_path, clock),
         clock,
         target("anthropic:m", ScriptedProvider([text("two")])),
+        events=seen,
     )
 
     asyncio.run(first.chat(REQUEST))
     asyncio.run(second.chat(REQUEST))
 
     assert clock.sleeps == [pytest.approx(0.5)]  # one request's worth of refill at 2/s
+    assert not any(isinstance(e, RequestHeld) for e in seen)  # too short to mention
 
 
 def test_a_model_failing_for_one_agent_is_skipped_by_the_other(
