@@ -63,9 +63,9 @@ class Agent:
         if embedded is not None:
             config = embedded
             self.notices.append(Text(EMBEDDED_NOTICE))
+        self._configured = config
+        """The configuration before any tiny-model limits (`fit_to_tiny_model`)."""
         config, tiny_notice = fit_to_tiny_model(config)
-        if tiny_notice:
-            self.notices.append(Text(tiny_notice, style="dim"))
         self.model_notice: str | None = None
         self.turns_started = 0
         self.config = config
@@ -130,6 +130,10 @@ class Agent:
             max_tokens=config.max_tokens,
             tool_ids=ToolCallIds.of(self.loaded.messages if self.loaded else ()),
         )
+        if self.provider.current != config.model_chain()[0]:  # resumed on another model
+            tiny_notice = self.fit_to_model()
+        if tiny_notice:
+            self.notices.append(Text(tiny_notice, style="dim"))
 
     def _tool_executor(self, approver: Approver | None) -> ToolExecutor:
         checkpoints = self.home / "checkpoints"
@@ -263,7 +267,7 @@ class Agent:
         the session goes on with this directory's model, and the person is told what to add.
         """
         try:
-            self.use_model(ModelRef.parse(current))
+            self._switch_to(ModelRef.parse(current))
         except (ValueError, SetupError) as error:
             log.info("resumed_model_unavailable", model=current, reason=str(error))
             started = self.loaded.header.cwd if self.loaded is not None else None
@@ -273,12 +277,17 @@ class Agent:
                 f"Continuing with {self.provider.current}; /model picks another."
             )
 
-    def use_model(self, ref: ModelRef) -> None:
-        """Switch to ``ref`` for the rest of the session, building it if it is not in the chain.
+    def use_model(self, ref: ModelRef) -> str | None:
+        """Switch to ``ref`` for the rest of the session, building it if it is not in the chain;
+        a notice when it is a tiny model (see `fit_to_model`).
 
         Raises:
             SetupError: ``ref`` cannot be used (no key for its provider, say).
         """
+        self._switch_to(ref)
+        return self.fit_to_model()
+
+    def _switch_to(self, ref: ModelRef) -> None:
         if all(target.ref != ref for target in self.provider.chain):
             adapter = create_provider(self.config, ref, self.environ)
             self.provider.switch_to(
@@ -286,6 +295,18 @@ class Agent:
             )
         else:
             self.provider.switch_to(ref)
+
+    def fit_to_model(self) -> str | None:
+        """Apply the tools and limits the current model can cope with; a notice if tiny.
+
+        A tiny model (`agent.small_models`) gets three tools and a short turn; switching to a
+        capable one gives the configured tool set and limits back, and the other way round.
+        """
+        fitted, notice = fit_to_tiny_model(self._configured, self.provider.current)
+        self.config = fitted
+        self.tools.configure(fitted.tools)
+        self.loop.max_steps = fitted.max_steps
+        return notice
 
     def warm_up(self) -> None:
         """Start building the current model's adapter (its SDK import) in the background."""

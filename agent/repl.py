@@ -181,10 +181,12 @@ class Repl:
     def switch_model(self, ref: ModelRef) -> None:
         """``/model ref``: use ``ref`` from now on (built on demand if not in the chain)."""
         try:
-            self.agent.use_model(ref)
+            notice = self.agent.use_model(ref)
             self.agent.session.append_model_switch(str(ref), sticky=True, reason="/model")
         except (SetupError, SessionError) as error:
             raise ValueError(str(error)) from None
+        if notice:
+            self.ui.show(Text(notice, style="dim"))
 
     def mcp_status(self) -> RenderableType:
         """``/mcp``: each server's state, and the project's servers not allowed yet."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from agent.config import Config
+from agent.llm.models import ModelRef
 
 TINY_MODEL_PREFIXES = ("smollm",)
 """Model names (after ``provider:``) of models too small for the full tool set."""
@@ -25,12 +26,13 @@ def is_tiny(model_name: str) -> bool:
     return model_name.lower().startswith(TINY_MODEL_PREFIXES)
 
 
-def fit_to_tiny_model(config: Config) -> tuple[Config, str | None]:
-    """``config`` with the tiny-model settings when its main model is tiny, and a notice.
+def fit_to_tiny_model(config: Config, ref: ModelRef | None = None) -> tuple[Config, str | None]:
+    """``config`` with the tiny-model settings when ``ref`` (default: its main model) is
+    tiny, and a notice.
 
     Only keys the person left unset change; the notice says which and how to undo it.
     """
-    ref = config.model_chain()[0]
+    ref = ref or config.model_chain()[0]
     if not is_tiny(ref.name):
         return config, None
     tools = config.tools

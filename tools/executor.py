@@ -107,13 +107,10 @@ class ToolExecutor:
     ) -> None:
         self._workspace = workspace.resolve()
         self._redact: Callable[[str], str] = redact or (lambda text: text)
-        self._settings = settings
         self._events = events
         self._sleep = sleep
-        chosen = builtin_tools(sandbox) if tools is None else list(tools)
-        if settings.enabled is not None:
-            chosen = [tool for tool in chosen if tool.name in settings.enabled]
-        self._tools: dict[str, Tool[Any]] = {tool.name: tool for tool in chosen}
+        self._all_tools = builtin_tools(sandbox) if tools is None else list(tools)
+        self.configure(settings)
         self._more_tools = more_tools or (lambda: ())
         self._hooks: list[BeforeToolHook] = [
             SafetyPolicy(home),
@@ -138,11 +135,23 @@ class ToolExecutor:
         # Continue the numbering of a resumed session, so its last turn is undone first.
         self._turn = self._store.last_turn
         self._calls = itertools.count(self._store.last_call + 1)
+        self._specs: tuple[tuple[Tool[Any], ...], list[ToolSpec]] | None = None
+
+    def configure(self, settings: ToolSettings) -> None:
+        """Use ``settings`` from the next call on: which tools are offered, limits, retries.
+
+        The agent changes them when the person switches between a tiny model and a capable
+        one (`agent.small_models`); the counts of repeated calls start again.
+        """
+        self._settings = settings
+        chosen = self._all_tools
+        if settings.enabled is not None:
+            chosen = [tool for tool in chosen if tool.name in settings.enabled]
+        self._tools: dict[str, Tool[Any]] = {tool.name: tool for tool in chosen}
         self._repeats = RepeatedCalls(
             failures=RepeatLimits(settings.repeated_failure_warn, settings.repeated_failure_limit),
             successes=RepeatLimits(settings.repeated_call_warn, settings.repeated_call_limit),
         )
-        self._specs: tuple[tuple[Tool[Any], ...], list[ToolSpec]] | None = None
 
     def specs(self) -> list[ToolSpec]:
         """The offered tools as the model sees them (name, description, JSON schema).

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from agent.app import Agent
 from agent.config import Config
+from agent.llm.models import ModelRef
 from agent.small_models import TINY_MAX_STEPS, TINY_TOOLS, fit_to_tiny_model, is_tiny
+from agent.startup import Options, load
+from agent.ui import ConsoleUI
+from tests.fakes.cli import agent_env
+from tests.fakes.llm_server import FakeLlmServer
 from tools import ToolSettings
 
 
@@ -56,3 +67,31 @@ def test_the_notice_says_what_applies_when_the_person_chose_no_tools() -> None:
     fitted, notice = fit_to_tiny_model(config)
     assert fitted.tools.enabled == []
     assert "offered no tools" in (notice or "")
+
+
+def test_switching_models_with_slash_model_refits_the_tools_and_limits(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    environ = agent_env(fake_llm, decoy_home)
+    options = Options(workspace=workspace, model="anthropic:claude-test")
+    out = Console(file=io.StringIO())
+    agent = Agent(
+        load(options, environ), options, ui=ConsoleUI(out, out), approver=None, environ=environ
+    )
+    try:
+        everything = [spec.name for spec in agent.tools.specs()]
+
+        tiny = agent.use_model(ModelRef.parse("openai:smollm2-test"))
+        offered_to_tiny = [spec.name for spec in agent.tools.specs()]
+        steps_for_tiny = agent.loop.max_steps
+        capable = agent.use_model(ModelRef.parse("anthropic:claude-test"))
+
+        assert "tiny model" in (tiny or "")
+        assert offered_to_tiny == TINY_TOOLS
+        assert steps_for_tiny == TINY_MAX_STEPS
+        assert capable is None
+        assert [spec.name for spec in agent.tools.specs()] == everything
+        assert len(everything) > len(TINY_TOOLS)
+        assert agent.loop.max_steps == Config().max_steps
+    finally:
+        agent.close()
