@@ -86,7 +86,10 @@ class Agent:
             fsync=config.sessions.fsync,
             hash_limit=config.sessions.hash_limit_bytes,
         )
-        chain = build_chain(config, environ)
+        try:
+            chain = build_chain(config, environ)
+        except SetupError as error:
+            raise SetupError(self._naming_the_resumed_model(str(error), options)) from None
         self.loaded, self.session = self._open_session(options)
         self.changed_files_note = self.loaded.changed_files_note if self.loaded else None
         self.events.subscribe(self._persist_event)
@@ -259,6 +262,22 @@ class Agent:
             return self.store.open(target)
         except SessionError as error:
             raise SetupError(str(error)) from None
+
+    def _naming_the_resumed_model(self, message: str, options: Options) -> str:
+        """``message`` (no model can be used here), plus the model of the session being
+        resumed, and where it was started: that is the key or directory the person needs."""
+        target = options.resume
+        if target is None and options.continue_latest:
+            target = self.store.latest_for(self.workspace)
+        if target is None:
+            return message
+        try:
+            loaded = self.store.load(target)
+        except SessionError:
+            return message  # opening it will say what is wrong with it
+        started = loaded.header.cwd
+        where = f", started in {started}" if started != str(self.workspace) else ""
+        return f"{message}\nThe session being resumed used {loaded.model_state.current}{where}."
 
     def _restore_model(self, current: str) -> None:
         """Continue on the model the session last used, or say why it cannot be used here.

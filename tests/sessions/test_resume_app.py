@@ -6,7 +6,7 @@ import itertools
 import json
 from pathlib import Path
 
-from tests.fakes.cli import run_agent
+from tests.fakes.cli import NO_KEYS, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -137,6 +137,39 @@ def test_a_session_whose_provider_is_not_configured_here_resumes_on_this_model(
     assert f"started in {elsewhere}" in said
     assert f"Continuing with {MODEL}" in said
     assert "Answered here." in run.stdout
+
+
+def test_with_no_usable_model_here_the_error_names_the_sessions_model(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    from sessions import SessionStore
+
+    elsewhere = workspace.parent / "elsewhere"
+    elsewhere.mkdir()
+    writer = SessionStore(decoy_home / ".agent").create(
+        cwd=elsewhere, model_chain=["openai:gpt-test"]
+    )
+    writer.close()
+
+    run = run_agent(
+        "-p",
+        "hi",
+        "--resume",
+        writer.id,
+        "--model",
+        MODEL,  # chosen, so the offline model does not stand in
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+        env=NO_KEYS,
+    )
+
+    assert run.code == 2, run.stderr
+    assert "Traceback" not in run.stderr
+    said = " ".join(run.stderr.split())
+    assert "No API key" in said
+    assert f"The session being resumed used openai:gpt-test, started in {elsewhere}." in said
+    assert fake_llm.requests == []
 
 
 def test_sessions_table_shows_prompts_verbatim(
