@@ -46,7 +46,8 @@ class ScannedFile:
 
     header: Header
     records: list[Record]
-    """Every record after the header, in file order."""
+    """Every record after the header, in file order (a repeated header, which no writer
+    writes, is kept here and ignored by the replay)."""
     end: int
     """Bytes of the file up to and including its last newline (after it: a torn line, if any)."""
     damaged_lines: list[DamagedLine] = field(default_factory=list)
@@ -114,7 +115,8 @@ def _scan(path: Path, data: bytes) -> ScannedFile:
             f"session {header.id} was saved by a newer version of agent "
             f"(format {header.format}); upgrade agent to resume it"
         )
-    records: list[Record] = [record for record in parsed[1:] if record.type != "header"]
+    records = parsed
+    del records[0]  # in place: a copy of the list, or a filter, would cost a pass over it
     warnings = problems.warnings
     if problems.damaged:
         warnings.append(_damage_warning(problems.damaged, len(records)))

@@ -106,3 +106,16 @@ def test_a_line_over_the_size_limit_is_damage_not_parsed(
     assert (line.number, line.offset) == (2, len(header) + 1)
     assert "longer than" in line.reason
     assert [r.message for r in scanned.records] == [Message.user("prompt 1")]  # type: ignore[union-attr]
+
+
+def test_a_repeated_header_changes_nothing(store: SessionStore, tmp_path: Path) -> None:
+    header, *rest = _good_lines(store, tmp_path, 2)
+    other = json.loads(header) | {"id": "0" * len(json.loads(header)["id"]), "cwd": "/elsewhere"}
+    path = next((tmp_path / "home" / "sessions").glob("*.jsonl"))
+    path.write_bytes(b"\n".join([header, rest[0], json.dumps(other).encode(), *rest[1:], b""]))
+
+    loaded = store.load(path.stem)
+
+    assert loaded.header == parse_record(header)
+    assert loaded.messages == [Message.user("prompt 0"), Message.user("prompt 1")]
+    assert loaded.warnings == []
