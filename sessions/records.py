@@ -3,8 +3,9 @@
 Every record carries ``ts`` (seconds since the epoch). The file is append-only; a record is
 never rewritten, so the history is complete even after compaction.
 
-`parse_record` is the one place a line of a session file becomes a record: whatever the line
-holds, it returns a record or says why the line is not one, and never raises. Every field is
+This module is the one place a line of a session file becomes a record: `parse_record` returns
+a record or says why the line is not one, and never raises; a loop over many lines calls
+`RECORD_VALIDATOR` itself and asks `unreadable` about the lines it refuses. Every field is
 checked with limits (finite times, paths without NUL, 64-bit counts) and a line's size and
 nesting are bounded (`MAX_LINE_BYTES`, `MAX_DEPTH`), so nothing read back can break the code
 that uses it.
