@@ -91,7 +91,9 @@ def build_session(
     """Replay the records of ``scanned`` into a `LoadedSession` (view repaired)."""
     header = scanned.header
     messages: list[Message] = []
-    view: list[Message] = []
+    # The view: the messages of the last compaction, then every message after it.
+    compacted: list[Message] = []
+    view_start = 0
     events: list[dict[str, Any]] = []
     state = ModelState(chain=list(header.model_chain), current=_first(header.model_chain))
     usage_total = Usage()
@@ -101,9 +103,9 @@ def build_session(
     last_seen: dict[str, FileStateRecord | CheckpointRecord] = {}
     for record in scanned.records:
         # Dispatch on the tag: isinstance on pydantic models is slow over 100k records.
+        # A repeated header (no writer writes one) matches no branch: it changes nothing.
         if record.type == "message":
             messages.append(record.message)
-            view.append(record.message)
         elif record.type == "event":
             events.append(record.event)
         elif record.type == "usage":
@@ -114,11 +116,12 @@ def build_session(
             if record.type == "checkpoint":
                 checkpoints.append(record)
         elif record.type == "compaction":
-            view = list(record.messages)
+            compacted, view_start = record.messages, len(messages)
         elif record.type == "model_switch":
             state = _switch(state, record)
         elif record.type == "turn_end":
             turn_ends.append(record)
+    view = [*compacted, *messages[view_start:]]
     repaired, repairs = repair_history(view)
     tail = repaired[-1] if repaired and view and view[-1].tool_uses else None
     return LoadedSession(

@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sessions.errors import SessionError
-from sessions.records import FORMAT_VERSION, Header, Record, Unreadable, parse_record
+from sessions.records import (
+    FORMAT_VERSION,
+    MAX_LINE_BYTES,
+    RECORD_VALIDATOR,
+    Header,
+    Record,
+    unreadable,
+    validate_record,
+)
 from sessions.storage import read_file
 
 _LISTED_LINES = 5
@@ -38,7 +46,8 @@ class ScannedFile:
 
     header: Header
     records: list[Record]
-    """Every record after the header, in file order."""
+    """Every record after the header, in file order (a repeated header, which no writer
+    writes, is kept here and ignored by the replay)."""
     end: int
     """Bytes of the file up to and including its last newline (after it: a torn line, if any)."""
     damaged_lines: list[DamagedLine] = field(default_factory=list)
@@ -97,43 +106,85 @@ def _scan(path: Path, data: bytes) -> ScannedFile:
     # Split on b"\n" only: JSON escapes newlines, but str.splitlines would also split on U+2028.
     lines = data.split(b"\n")
     tail = lines.pop()
-    header: Header | None = None
-    records: list[Record] = []
-    damaged: list[DamagedLine] = []
-    warnings: list[str] = []
-    offset = 0
-    for number, raw in enumerate(lines, start=1):
-        if raw and not raw.isspace():  # strip() would copy every line
-            record = parse_record(raw)
-            if isinstance(record, Unreadable):
-                if record.newer_type is not None:
-                    warnings.append(
-                        f"skipped line {number}: unknown record type {record.newer_type!r}"
-                    )
-                else:
-                    damaged.append(DamagedLine(number, offset, raw, record.reason))
-            elif header is None:
-                if record.type != "header":
-                    raise SessionError(_no_header(path, damaged))
-                header = record
-            elif record.type != "header":
-                records.append(record)
-        offset += len(raw) + 1
-    if header is None:
-        raise SessionError(_no_header(path, damaged))
+    parsed, problems = _parse_lines(lines)
+    if not parsed or parsed[0].type != "header":
+        raise SessionError(_no_header(path, problems.damaged))
+    header: Header = parsed[0]
     if header.format > FORMAT_VERSION:
         raise SessionError(
             f"session {header.id} was saved by a newer version of agent "
             f"(format {header.format}); upgrade agent to resume it"
         )
-    if damaged:
-        warnings.append(_damage_warning(damaged, len(records)))
+    records = parsed
+    del records[0]  # in place: a copy of the list, or a filter, would cost a pass over it
+    warnings = problems.warnings
+    if problems.damaged:
+        warnings.append(_damage_warning(problems.damaged, len(records)))
     if tail.strip():
         warnings.append(
             "dropped an incomplete last line (the agent stopped while writing it); "
             "everything before it was kept"
         )
-    return ScannedFile(header, records, offset, damaged, warnings, size=len(data))
+    end = len(data) - len(tail)
+    return ScannedFile(header, records, end, problems.damaged, warnings, size=len(data))
+
+
+def _parse_lines(lines: list[bytes]) -> tuple[list[Record], _Problems]:
+    """Every valid record on ``lines``, in order, and what is wrong with the other lines.
+
+    The loop does nothing per line but validate and append: the checks a line needs only
+    when it holds no record (blank, damaged, from a newer version) run in `_Problems.note`,
+    after the validator raised. Checked before validating, they cost 15–20 % on top of the
+    validation of a 100k-message session; now the loop takes what a bare list comprehension
+    of the validator does.
+    """
+    records: list[Record] = []
+    append = records.append
+    problems = _Problems(lines)
+    too_long = max(map(len, lines), default=0) > MAX_LINE_BYTES
+    validate = validate_record if too_long else RECORD_VALIDATOR.validate_json
+    remaining = iter(lines)
+    while True:
+        try:
+            for raw in remaining:
+                append(validate(raw))
+        except ValueError as error:  # ValidationError is one
+            # Every line before this one became a record or was noted.
+            problems.note(len(records) + problems.noted + 1, raw, error)
+            continue
+        return records, problems
+
+
+class _Problems:
+    """The lines of a file that hold no record: damaged ones, and warnings about the rest."""
+
+    def __init__(self, lines: list[bytes]) -> None:
+        self.damaged: list[DamagedLine] = []
+        self.warnings: list[str] = []
+        self.noted = 0
+        """Lines noted so far."""
+        self._lines = lines
+        self._counted = 0
+        """Lines whose bytes are summed in ``_offset``: the offsets of damaged lines are
+        found only when there is one, and each is counted from the one before."""
+        self._offset = 0
+
+    def note(self, number: int, raw: bytes, error: ValueError) -> None:
+        """Record why line ``number`` (``raw``) gave no record (``error``, as validated)."""
+        self.noted += 1
+        if not raw or raw.isspace():
+            return  # blank lines are no damage
+        why = unreadable(raw, error)
+        if why.newer_type is not None:
+            self.warnings.append(f"skipped line {number}: unknown record type {why.newer_type!r}")
+        else:
+            self.damaged.append(DamagedLine(number, self._offset_of(number), raw, why.reason))
+
+    def _offset_of(self, number: int) -> int:
+        before = self._lines[self._counted : number - 1]
+        self._offset += sum(map(len, before)) + len(before)
+        self._counted = number - 1
+        return self._offset
 
 
 def _no_header(path: Path, damaged: list[DamagedLine]) -> str:

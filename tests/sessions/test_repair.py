@@ -6,8 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.llm import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agent.llm.conversation import conversation_problems
 from sessions import history_problems, repair_history
-from sessions.repair import is_synthetic_result
+from sessions.repair import is_synthetic_result, plainly_valid
+from tests.compaction.conversations import conversations
 
 
 def _call(call_id: str) -> ToolUseBlock:
@@ -124,3 +126,118 @@ def test_any_history_repairs_to_one_both_providers_accept(messages: list[Message
     assert [use.id for m in repaired for use in m.tool_uses] == kept_calls
     again, notes = repair_history(repaired)
     assert (again, notes) == (repaired, [])
+
+
+_blank = st.sampled_from(["", " ", "\n\t", "\u2028", "\xa0", "\u3000"])
+_mutations = st.sampled_from(
+    [
+        "drop block",
+        "duplicate block",
+        "swap blocks",
+        "insert text",
+        "blank text",
+        "flip role",
+        "rename id",
+        "cut the end",
+        "repeat a call",
+    ]
+)
+
+
+@st.composite
+def _near_valid(draw: st.DrawFn) -> list[Message]:
+    """A valid conversation with one or two blocks or roles changed: the edge of validity."""
+    messages = draw(conversations())
+    for _ in range(draw(st.sampled_from([1, 1, 1, 2]))):
+        mutation = draw(_mutations)
+        if mutation == "cut the end" and len(messages) > 1:
+            messages = messages[: draw(st.integers(min_value=1, max_value=len(messages) - 1))]
+            continue
+        if mutation == "repeat a call":
+            messages = _repeat_first_call(messages)
+            continue
+        index = draw(st.integers(min_value=0, max_value=len(messages) - 1))
+        message = messages[index]
+        blocks = list(message.content)
+        at = draw(st.integers(min_value=0, max_value=len(blocks) - 1)) if blocks else 0
+        if mutation == "drop block" and blocks:
+            del blocks[at]
+        elif mutation == "duplicate block" and blocks:
+            blocks.insert(at, blocks[at])
+        elif mutation == "swap blocks" and len(blocks) > 1:
+            blocks[at], blocks[at - 1] = blocks[at - 1], blocks[at]
+        elif mutation == "insert text":
+            blocks.insert(at, TextBlock(text="also"))
+        elif mutation == "blank text" and blocks:
+            blocks[at] = TextBlock(text=draw(_blank))
+        elif mutation == "rename id" and blocks:
+            block = blocks[at]
+            if isinstance(block, ToolUseBlock):
+                blocks[at] = block.model_copy(update={"id": draw(_ids)})
+            elif isinstance(block, ToolResultBlock):
+                blocks[at] = block.model_copy(update={"tool_use_id": draw(_ids)})
+        role = message.role
+        if mutation == "flip role":
+            role = "user" if role == "assistant" else "assistant"
+        messages[index] = Message(role=role, content=blocks)
+    return messages
+
+
+def _repeat_first_call(messages: list[Message]) -> list[Message]:
+    """The first call made twice, and answered twice: each message alone looks fine."""
+    for index, message in enumerate(messages[:-1]):
+        if message.tool_uses:
+            call, answer = message.content[-1], messages[index + 1].content[0]
+            return [
+                *messages[:index],
+                Message(role="assistant", content=[*message.content, call]),
+                Message(role="user", content=[answer, *messages[index + 1].content]),
+                *messages[index + 2 :],
+            ]
+    return messages
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_near_valid())
+def test_the_quick_proof_never_passes_a_history_that_breaks_a_rule(
+    messages: list[Message],
+) -> None:
+    if plainly_valid(messages):
+        assert conversation_problems(messages) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_message, max_size=8))
+def test_the_quick_proof_never_passes_a_random_history_that_breaks_a_rule(
+    messages: list[Message],
+) -> None:
+    if plainly_valid(messages):
+        assert conversation_problems(messages) == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(conversations())
+def test_the_quick_proof_passes_every_history_the_loop_writes(messages: list[Message]) -> None:
+    assert plainly_valid(messages)
+
+
+def test_results_in_another_order_are_valid_though_not_proven_quickly() -> None:
+    history = [
+        Message.user("go"),
+        Message(role="assistant", content=[_call("a"), _call("b")]),
+        Message(role="user", content=[_result("b"), _result("a")]),
+        Message.assistant("done"),
+    ]
+    assert not plainly_valid(history)
+    assert repair_history(history) == (history, [])
+
+
+def test_a_call_from_the_user_answered_by_the_assistant_is_not_proven() -> None:
+    history = [
+        Message.user("go"),
+        Message.assistant("ok"),
+        Message(role="user", content=[TextBlock(text="run it"), _call("a")]),
+        Message(role="assistant", content=[_result("a"), TextBlock(text="ran")]),
+    ]
+    assert conversation_problems(history) != []
+    assert not plainly_valid(history)
