@@ -27,7 +27,10 @@ def mend(path: Path, data: bytes, scanned: ScannedFile, now: float) -> None:
     if scanned.damaged_lines:
         aside = path.with_name(f"{path.name}.damaged-{int(now)}")
         _append_lines(aside, scanned.damaged_lines)
-        _rewrite(path, _kept_parts(data, scanned))
+        parts = _kept_parts(data, scanned)
+        if scanned.header_rebuilt:  # the file starts with a header again
+            parts.insert(0, memoryview(scanned.header.model_dump_json().encode() + b"\n"))
+        _rewrite(path, parts)
         scanned.warnings.append(f"the damaged lines were moved to {aside}")
     elif scanned.size > scanned.end:
         fd = open_file(path, os.O_WRONLY, "cut the torn last line of session file")

@@ -2,13 +2,17 @@
 
 A damaged line anywhere (garbage, a record that fails validation, bad UTF-8) is skipped and
 reported; the records before and after it are all kept. Only an unfinished last line (the
-agent stopped while writing it) is dropped as torn.
+agent stopped while writing it) is dropped as torn. A damaged header line is rebuilt from
+what survives (the id from the file name, the time from the first record), so one bad byte
+on line 1 does not cost the whole conversation; what only the header knew (the directory
+and the model chain) is lost, and the session goes on in the directory it is resumed from.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +58,8 @@ class ScannedFile:
     warnings: list[str] = field(default_factory=list)
     size: int = 0
     """Bytes of the whole file."""
+    header_rebuilt: bool = False
+    """The header line was damaged and ``header`` was rebuilt (mending writes it back)."""
 
     @property
     def damaged(self) -> bool:
@@ -107,17 +113,29 @@ def _scan(path: Path, data: bytes) -> ScannedFile:
     lines = data.split(b"\n")
     tail = lines.pop()
     parsed, problems = _parse_lines(lines)
-    if not parsed or parsed[0].type != "header":
-        raise SessionError(_no_header(path, problems.damaged))
-    header: Header = parsed[0]
+    first = parsed[0] if parsed else None
+    rebuilt = None
+    if first is not None and first.type == "header":
+        header = first
+    else:
+        rebuilt = _rebuilt_header(path, parsed, problems.damaged)
+        if rebuilt is None:
+            raise SessionError(_no_header(path, problems.damaged))
+        header = rebuilt
     if header.format > FORMAT_VERSION:
         raise SessionError(
             f"session {header.id} was saved by a newer version of agent "
             f"(format {header.format}); upgrade agent to resume it"
         )
     records = parsed
-    del records[0]  # in place: a copy of the list, or a filter, would cost a pass over it
+    if rebuilt is None:
+        del records[0]  # in place: a copy of the list, or a filter, would cost a pass over it
     warnings = problems.warnings
+    if rebuilt is not None:
+        warnings.append(
+            f"the header line was damaged and has been rebuilt; the session now belongs to "
+            f"{rebuilt.cwd} and uses the models configured here"
+        )
     if problems.damaged:
         warnings.append(_damage_warning(problems.damaged, len(records)))
     if tail.strip():
@@ -126,7 +144,20 @@ def _scan(path: Path, data: bytes) -> ScannedFile:
             "everything before it was kept"
         )
     end = len(data) - len(tail)
-    return ScannedFile(header, records, end, problems.damaged, warnings, size=len(data))
+    scanned = ScannedFile(header, records, end, problems.damaged, warnings, size=len(data))
+    scanned.header_rebuilt = rebuilt is not None
+    return scanned
+
+
+def _rebuilt_header(path: Path, parsed: list[Record], damaged: list[DamagedLine]) -> Header | None:
+    """A header for a file whose first line is damaged but whose records survive; None when
+    the file does not look like a session (its first line is fine, or nothing survives)."""
+    if not parsed or not damaged or damaged[0].number != 1:
+        return None
+    try:
+        return Header(ts=parsed[0].ts, id=path.stem, cwd=os.getcwd(), model_chain=[])
+    except (ValueError, OSError):  # a file name that is no session id; no current directory
+        return None
 
 
 def _parse_lines(lines: list[bytes]) -> tuple[list[Record], _Problems]:

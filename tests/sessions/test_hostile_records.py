@@ -148,16 +148,43 @@ def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
     assert record.message == Message.user(text)
 
 
-def test_a_damaged_header_is_a_clear_error_and_the_file_is_left_alone(
-    store: SessionStore, tmp_path: Path
+def test_a_damaged_header_is_rebuilt_and_the_conversation_resumes_here(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     session_id, path = _session(store, tmp_path)
     lines = path.read_bytes().split(b"\n")
+    original = lines[0]
     lines[0] = lines[0].replace(b'"cwd":"', b'"cwd":"\\u0000')
-    damaged = b"\n".join(lines)
-    path.write_bytes(damaged)
+    path.write_bytes(b"\n".join(lines))
+    here = tmp_path / "resumed-from"
+    here.mkdir()
+    monkeypatch.chdir(here)
+
+    loaded, writer = store.open(session_id)
+    writer.append_message(Message.user("one more"))
+    writer.close()
+
+    assert loaded.header.id == session_id
+    assert loaded.header.cwd == str(here)
+    assert [m.text for m in loaded.messages] == ["before", "answer before", "after", "answer after"]
+    assert any("header line was damaged and has been rebuilt" in w for w in loaded.warnings)
+    [aside] = path.parent.glob(f"{path.name}.damaged-*")
+    assert aside.read_bytes() == lines[0] + b"\n"  # the bad line is kept, not thrown away
+    first = json.loads(path.read_bytes().split(b"\n")[0])  # the file is whole again
+    assert (first["type"], first["id"], first["cwd"]) == ("header", session_id, str(here))
+    assert json.loads(original)["ts"] <= first["ts"]
+    again = store.load(session_id)
+    assert again.warnings == []
+    assert [m.text for m in again.messages][-1] == "one more"
+    assert [s.id for s in store.list()] == [session_id]
+
+
+def test_a_file_whose_first_line_is_damaged_and_nothing_else_survives_is_no_session(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    session_id, path = _session(store, tmp_path)
+    path.write_bytes(b'{"type":"header","id":\n')
 
     with pytest.raises(SessionError, match=r"header line of session file .* is damaged"):
         store.open(session_id)
-    assert path.read_bytes() == damaged
-    assert store.list() == []
+    assert path.read_bytes() == b'{"type":"header","id":\n'

@@ -186,7 +186,7 @@ def _near_valid(draw: st.DrawFn) -> list[Message]:
 def _repeat_first_call(messages: list[Message]) -> list[Message]:
     """The first call made twice, and answered twice: each message alone looks fine."""
     for index, message in enumerate(messages[:-1]):
-        if message.tool_uses:
+        if message.tool_uses and messages[index + 1].content:
             call, answer = message.content[-1], messages[index + 1].content[0]
             return [
                 *messages[:index],
