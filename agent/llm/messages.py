@@ -7,8 +7,9 @@ record sequence numbers) are storage concerns and live in `sessions`.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -93,7 +94,23 @@ Block = Annotated[TextBlock | ToolUseBlock | ToolResultBlock, Field(discriminato
 Role = Literal["user", "assistant"]
 
 
-class Message(BaseModel):
+class CachingModel(BaseModel):
+    """A frozen model with `functools.cached_property` values derived from its fields.
+
+    ``model_copy(update=...)`` copies the instance's ``__dict__``, cached values included, so
+    it forgets them here: a copy with other content must not report the original's figures.
+    """
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copy = super().model_copy(update=update, deep=deep)
+        if update:
+            fields = type(self).model_fields
+            for name in [key for key in copy.__dict__ if key not in fields]:
+                del copy.__dict__[name]
+        return copy
+
+
+class Message(CachingModel):
     """One turn of the conversation: who spoke and the blocks they produced."""
 
     model_config = ConfigDict(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.llm.messages import Message, Usage
+from agent.llm.messages import CachingModel, Message, Usage
 from agent.llm.ratelimit import RateLimits
 
 
@@ -40,7 +40,7 @@ class Purpose(StrEnum):
     BACKGROUND = "background"
 
 
-class ToolSpec(BaseModel):
+class ToolSpec(CachingModel):
     """A tool as the model sees it: name, description and JSON schema of its input."""
 
     model_config = ConfigDict(frozen=True)

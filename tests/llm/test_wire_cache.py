@@ -60,3 +60,13 @@ def test_joined_user_messages_keep_results_first_without_changing_the_cache() ->
     assert first == second
     assert [block["type"] for block in second[-1]["content"]] == ["tool_result", "text"]
     assert [m["role"] for m in second] == ["user", "assistant", "user"]
+
+
+def test_a_changed_copy_of_a_message_counts_its_own_characters() -> None:
+    message = Message.user("x" * 1000)
+    assert message.chars == 1000
+
+    emptied = message.model_copy(update={"content": [TextBlock(text="short")]})
+
+    assert emptied.chars == 5  # not the original's cached figure
+    assert message.model_copy().chars == 1000
