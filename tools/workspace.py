@@ -11,14 +11,19 @@ class PathOutsideWorkspace(ValueError):
     """A path resolves (possibly through a symlink) to somewhere outside the workspace."""
 
 
-@functools.lru_cache(maxsize=16)
 def resolved_root(workspace: Path) -> Path:
     """``workspace`` with its symbolic links resolved, once per workspace.
 
     Every path a tool call names is checked against it, several times per call; resolving
     walks each component of the path with a system call. What the root resolved to when the
-    session began is the workspace for the whole session.
+    session began is the workspace for the whole session. (A relative path depends on the
+    current directory, so it is resolved each time.)
     """
+    return _resolved(workspace) if workspace.is_absolute() else workspace.resolve()
+
+
+@functools.lru_cache(maxsize=16)
+def _resolved(workspace: Path) -> Path:
     return workspace.resolve()
 
 
