@@ -66,8 +66,12 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
     error = (
         result.error if result else ("Interrupted." if status is TurnStatus.INTERRUPTED else None)
     )
+    # What goes to a terminal or a CI log hides secrets, as the session and the log do: a
+    # server's error may quote the key it was sent.
+    redact = agent.redactor
+    error = redact.text(error) if error else error
     if json_output:
-        events = [event.model_dump(mode="json") for event in agent.recorded]
+        events = [redact.value(event.model_dump(mode="json")) for event in agent.recorded]
         usage = agent.loop.usage.model_dump()
         answer = result.answer if result else ""
         print(json.dumps(_payload(agent.session_id, status.value, answer, error, events, usage)))

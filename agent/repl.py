@@ -276,7 +276,7 @@ class Repl:
             )
             return False
         if result.error:
-            self.ui.show(Text(result.error, style="red"))
+            self.ui.show(Text(self.agent.redactor.text(result.error), style="red"))
         return result.error is None
 
     async def _cancellable(self, work: Coroutine[Any, Any, T]) -> T | None:

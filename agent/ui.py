@@ -125,7 +125,7 @@ class ConsoleUI:
         if is_quiet(event, verbose=self.verbose):
             return
         self._commit()
-        self._print_activity(banner(event))
+        self._print_activity(banner(event, self.redact))
 
     def _announce(self, retry: RetryScheduled) -> bool:
         """Whether ``retry`` gets a line of its own.

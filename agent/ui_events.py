@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 
 from agent.llm import Event
@@ -56,9 +58,10 @@ def is_quiet(event: Event, *, verbose: bool = False) -> bool:
     return isinstance(event, CircuitOpened) and not event.fallback
 
 
-def banner(event: Event) -> Text:
-    """``⇄ Switched from a to b (reason)``: an icon, then the event's own description."""
+def banner(event: Event, redact: Callable[[str], str] = lambda text: text) -> Text:
+    """``⇄ Switched from a to b (reason)``: an icon, then the event's own description, with
+    secrets hidden by ``redact`` (a server's error may quote the key it was sent)."""
     icon, style = _STYLES.get(event.type, ("•", "yellow"))
     line = Text(f"{icon} ", style=style)
-    line.append(event.describe(), style=style)
+    line.append(redact(event.describe()), style=style)
     return line

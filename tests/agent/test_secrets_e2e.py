@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.cli import MODELS, Protocol, run_agent
-from tests.fakes.llm_script import Reply
+from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 
 KEY = "Zq8w4Lk2Vn7Rt5Yp1Hm9Xc3Bd6Fg0JsQeUa"
@@ -122,3 +122,33 @@ def test_hostile_tool_arguments_are_tool_errors(
     assert "I will ask for a path." in run.stdout
     result = str(fake_llm.requests[-1].body)
     assert "NUL byte" in result or "nested more than 32 levels deep" in result
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_a_server_error_quoting_the_key_is_shown_without_it(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, output: str
+) -> None:
+    key = "sk-ant-test-key-0123456789"  # what tests.fakes.cli puts in the environment
+    # Some proxies echo the credential they refused, in a retried error and in a final one.
+    quoting = f"upstream refused api key {key}"
+    fake_llm.script(
+        Fault.status(500, message=quoting),
+        Fault.status(401, "authentication_error", message=quoting),
+    )
+
+    run = run_agent(
+        "-p",
+        "hi",
+        "--model",
+        MODELS["anthropic"],
+        "--output-format",
+        output,
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+
+    assert run.code != 0
+    assert "upstream refused api key" in run.stdout + run.stderr
+    assert key not in run.stdout
+    assert key not in run.stderr
