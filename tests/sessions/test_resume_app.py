@@ -5,8 +5,9 @@ from __future__ import annotations
 import itertools
 import json
 from pathlib import Path
+from typing import Any
 
-from tests.fakes.cli import NO_KEYS, run_agent
+from tests.fakes.cli import NO_KEYS, AgentRun, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -78,28 +79,42 @@ def test_api_keys_never_reach_the_session_or_the_logs(
     assert any("[redacted" in text for text in stored)
 
 
-def test_a_model_switched_to_outside_the_chain_is_restored_on_resume(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
-) -> None:
+def _saved_session(home: Path, cwd: Path, model: str, *, switched_to: str | None = None) -> str:
+    """The id of a session saved in ``cwd`` with the model chain ``[model]``."""
     from sessions import SessionStore
 
-    store = SessionStore(decoy_home / ".agent")
-    writer = store.create(cwd=workspace, model_chain=[MODEL])
-    writer.append_model_switch("openai:gpt-test", sticky=True, reason="/model")
+    writer = SessionStore(home / ".agent").create(cwd=cwd, model_chain=[model])
+    if switched_to is not None:
+        writer.append_model_switch(switched_to, sticky=True, reason="/model")
     writer.close()
+    return writer.id
 
-    fake_llm.script(Reply.text("From the switched model."))
-    run = run_agent(
+
+def _resume(
+    session_id: str, fake_llm: FakeLlmServer, workspace: Path, home: Path, **options: Any
+) -> AgentRun:
+    """``agent -p hi --resume ID --model MODEL`` run in ``workspace``."""
+    return run_agent(
         "-p",
         "hi",
         "--resume",
-        writer.id,
+        session_id,
         "--model",
-        MODEL,
+        MODEL,  # chosen, so the offline model never stands in
         server=fake_llm,
         workspace=workspace,
-        home=decoy_home,
+        home=home,
+        **options,
     )
+
+
+def test_a_model_switched_to_outside_the_chain_is_restored_on_resume(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    session_id = _saved_session(decoy_home, workspace, MODEL, switched_to="openai:gpt-test")
+    fake_llm.script(Reply.text("From the switched model."))
+
+    run = _resume(session_id, fake_llm, workspace, decoy_home)
 
     assert run.code == 0, run.stderr
     assert [(r.protocol, r.model) for r in fake_llm.requests] == [("openai", "gpt-test")]
@@ -108,27 +123,13 @@ def test_a_model_switched_to_outside_the_chain_is_restored_on_resume(
 def test_a_session_whose_provider_is_not_configured_here_resumes_on_this_model(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    from sessions import SessionStore
-
     # Started where ./agent.yaml defined `llamacpp`, resumed from `workspace`, which does not.
     elsewhere = workspace.parent / "elsewhere"
     elsewhere.mkdir()
-    store = SessionStore(decoy_home / ".agent")
-    writer = store.create(cwd=elsewhere, model_chain=["llamacpp:default"])
-    writer.close()
-
+    session_id = _saved_session(decoy_home, elsewhere, "llamacpp:default")
     fake_llm.script(Reply.text("Answered here."))
-    run = run_agent(
-        "-p",
-        "hi",
-        "--resume",
-        writer.id,
-        "--model",
-        MODEL,
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-    )
+
+    run = _resume(session_id, fake_llm, workspace, decoy_home)
 
     assert run.code == 0, run.stderr
     assert "Traceback" not in run.stderr
@@ -142,27 +143,11 @@ def test_a_session_whose_provider_is_not_configured_here_resumes_on_this_model(
 def test_with_no_usable_model_here_the_error_names_the_sessions_model(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    from sessions import SessionStore
-
     elsewhere = workspace.parent / "elsewhere"
     elsewhere.mkdir()
-    writer = SessionStore(decoy_home / ".agent").create(
-        cwd=elsewhere, model_chain=["openai:gpt-test"]
-    )
-    writer.close()
+    session_id = _saved_session(decoy_home, elsewhere, "openai:gpt-test")
 
-    run = run_agent(
-        "-p",
-        "hi",
-        "--resume",
-        writer.id,
-        "--model",
-        MODEL,  # chosen, so the offline model does not stand in
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-        env=NO_KEYS,
-    )
+    run = _resume(session_id, fake_llm, workspace, decoy_home, env=NO_KEYS)
 
     assert run.code == 2, run.stderr
     assert "Traceback" not in run.stderr
