@@ -169,47 +169,45 @@ def test_clear_starts_a_new_session_without_the_old_history(
     assert new_id.group(1) in clean(term.exit())
 
 
+def _picker_after_one_session(spawn: Spawn, prompt: str, answer: str) -> tuple[Terminal, str]:
+    """A second REPL, after a first one answered ``prompt``, showing ``/resume``'s picker."""
+    first = spawn()
+    first.prompt()
+    turn(first, prompt, answer)
+    first.exit()
+    second = spawn()
+    second.prompt()
+    second.send_line("/resume")
+    return second, clean(second.expect(r"Resume which\?"))
+
+
 def test_resume_without_an_id_picks_a_session_by_number(
     spawn: Spawn, fake_llm: FakeLlmServer
 ) -> None:
     fake_llm.script(Reply.text("Blue whale."))
-    first = spawn()
-    first.prompt()
-    turn(first, "largest animal?", "Blue whale.")
-    first.exit()
+    term, picker = _picker_after_one_session(spawn, "largest animal?", "Blue whale.")
 
-    second = spawn()
-    second.prompt()
-    second.send_line("/resume")
-    picker = clean(second.expect(r"Resume which\?"))
-    second.send_line("1")
-    shown = clean(second.expect("Blue whale"))
-    second.prompt()
+    term.send_line("1")
+    shown = clean(term.expect("Blue whale"))
+    term.prompt()
 
     assert "largest animal?" in picker
     assert "Resumed" in shown
     assert "largest animal?" in shown  # the last exchange
-    second.exit()
+    term.exit()
 
 
 def test_resume_picker_shows_prompts_with_brackets_as_typed(
     spawn: Spawn, fake_llm: FakeLlmServer
 ) -> None:
     fake_llm.script(Reply.text("Italics."))
-    first = spawn()
-    first.prompt()
-    turn(first, "why is [b] closed by [/i]?", "Italics.")
-    first.exit()
+    term, picker = _picker_after_one_session(spawn, "why is [b] closed by [/i]?", "Italics.")
 
-    second = spawn()
-    second.prompt()
-    second.send_line("/resume")
-    picker = clean(second.expect(r"Resume which\?"))
-    second.send_line("")
-    second.prompt()
+    term.send_line("")
+    term.prompt()
 
     assert "why is [b] closed by [/i]?" in picker
-    second.exit()
+    term.exit()
 
 
 def test_help_lists_every_command_with_its_arguments(spawn: Spawn) -> None:
