@@ -6,6 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.cli import NO_KEYS, agent_command, agent_env, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
@@ -36,36 +38,26 @@ def test_missing_api_key_names_the_variable_and_the_config_key(
     assert fake_llm.requests == []
 
 
-def test_bad_config_names_file_key_value_and_allowed(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+@pytest.mark.parametrize(
+    ("config", "said"),
+    [
+        # The file, each bad key and value, and what is allowed.
+        (
+            "approval: sometimes\nmax_steps: lots\n",
+            ["agent.yaml", "approval", "full-auto", "max_steps", "'lots'"],
+        ),
+        ("recovery:\n  max_atempts: 3\n", ["recovery.max_atempts", "max_attempts"]),
+        ("model: [unclosed\n", ["not valid YAML"]),
+    ],
+)
+def test_a_bad_config_is_a_usage_error_that_says_what_is_wrong(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, config: str, said: list[str]
 ) -> None:
-    (workspace / "agent.yaml").write_text("approval: sometimes\nmax_steps: lots\n")
+    (workspace / "agent.yaml").write_text(config)
     run = run_agent("-p", "hi", server=fake_llm, workspace=workspace, home=decoy_home)
     assert run.code == 2
-    assert "agent.yaml" in run.stderr
-    assert "approval" in run.stderr
-    assert "full-auto" in run.stderr
-    assert "max_steps" in run.stderr
-    assert "'lots'" in run.stderr
-
-
-def test_unknown_config_key_lists_the_allowed_keys(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
-) -> None:
-    (workspace / "agent.yaml").write_text("recovery:\n  max_atempts: 3\n")
-    run = run_agent("-p", "hi", server=fake_llm, workspace=workspace, home=decoy_home)
-    assert run.code == 2
-    assert "recovery.max_atempts" in run.stderr
-    assert "max_attempts" in run.stderr
-
-
-def test_config_that_is_not_yaml_is_reported(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
-) -> None:
-    (workspace / "agent.yaml").write_text("model: [unclosed\n")
-    run = run_agent("-p", "hi", server=fake_llm, workspace=workspace, home=decoy_home)
-    assert run.code == 2
-    assert "not valid YAML" in run.stderr
+    for words in said:
+        assert words in run.stderr
 
 
 def test_bad_flag_is_a_usage_error(
