@@ -118,7 +118,7 @@ def _scan(path: Path, data: bytes) -> ScannedFile:
     if first is not None and first.type == "header":
         header = first
     else:
-        rebuilt = _rebuilt_header(path, parsed, problems.damaged)
+        rebuilt = _rebuilt_header(path, lines, parsed, problems.damaged)
         if rebuilt is None:
             raise SessionError(_no_header(path, problems.damaged))
         header = rebuilt
@@ -149,10 +149,15 @@ def _scan(path: Path, data: bytes) -> ScannedFile:
     return scanned
 
 
-def _rebuilt_header(path: Path, parsed: list[Record], damaged: list[DamagedLine]) -> Header | None:
-    """A header for a file whose first line is damaged but whose records survive; None when
-    the file does not look like a session (its first line is fine, or nothing survives)."""
-    if not parsed or not damaged or damaged[0].number != 1:
+def _rebuilt_header(
+    path: Path, lines: list[bytes], parsed: list[Record], damaged: list[DamagedLine]
+) -> Header | None:
+    """A header for a file whose first line (blank lines aside) is damaged but whose records
+    survive; None when the file does not look like a session (its first line is a record, or
+    nothing survives)."""
+    if not parsed or not damaged:
+        return None
+    if any(line.strip() for line in lines[: damaged[0].number - 1]):
         return None
     try:
         return Header(ts=parsed[0].ts, id=path.stem, cwd=os.getcwd(), model_chain=[])

@@ -23,6 +23,8 @@ from sessions.records import (
 )
 from sessions.storage import read_file
 
+DAMAGED_HEADER_CWD = "(unknown: header damaged)"
+"""The directory listed for a session whose header line is damaged."""
 Ending = Literal["done", "failed", "interrupted", "max_steps", "repeated_call", "incomplete", "new"]
 FIRST_PROMPT_LENGTH = 80
 
@@ -47,9 +49,11 @@ class SessionSummary:
 
 
 def summarize(path: Path) -> SessionSummary | None:
-    """The summary of the session file at ``path``; None if it has no readable header.
+    """The summary of the session file at ``path``; None if it is no session file (nothing
+    readable, or a record with no header line before it).
 
-    Never raises: damaged lines are skipped, as loading skips them.
+    Never raises: damaged lines are skipped, as loading skips them; a damaged header line
+    is stood in for, as loading rebuilds it.
     """
     try:
         data = read_file(path)
@@ -61,15 +65,26 @@ def summarize(path: Path) -> SessionSummary | None:
     first_prompt = ""
     ended: Ending = "new"
     error: str | None = None
+    first_damaged = False
     for raw in data.split(b"\n"):
-        seen = glance(raw) if raw.strip() else None
+        if not raw.strip():
+            continue
+        seen = glance(raw)
+        if header is None:
+            record = parse_record(raw) if seen is not None else None
+            if isinstance(record, Header):
+                header = record
+            elif record is None or isinstance(record, Unreadable):
+                first_damaged = True  # before any record: the header line; loading rebuilds it
+                continue
+            elif first_damaged:
+                header = _stand_in(path, seen.ts)
+                if header is None:
+                    return None
+            else:
+                return None  # a record with no header line before it: not a session
         if seen is None:
             continue
-        if header is None:
-            record = parse_record(raw)
-            if not isinstance(record, Header):
-                return None
-            header = record
         updated = max(updated, seen.ts)
         if seen.type == "message":
             count += 1
@@ -93,6 +108,16 @@ def summarize(path: Path) -> SessionSummary | None:
         ended=ended,
         error=error,
     )
+
+
+def _stand_in(path: Path, ts: float) -> Header | None:
+    """The header `sessions.scan` rebuilds for a file whose header line is damaged (its
+    directory unknown until the session is resumed somewhere); None for a file name that is
+    no session id."""
+    try:
+        return Header(ts=ts, id=path.stem, cwd=DAMAGED_HEADER_CWD, model_chain=[])
+    except ValueError:
+        return None
 
 
 def _prompt_text(record: Record | Unreadable) -> str:

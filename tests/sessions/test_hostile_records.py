@@ -21,6 +21,7 @@ from sessions.records import (
     parse_record,
     too_deep,
 )
+from sessions.summary import DAMAGED_HEADER_CWD
 
 
 def _message(text: str, **changes: object) -> bytes:
@@ -159,6 +160,8 @@ def test_a_damaged_header_is_rebuilt_and_the_conversation_resumes_here(
     here = tmp_path / "resumed-from"
     here.mkdir()
     monkeypatch.chdir(here)
+    [listed] = store.list()  # listed before it is resumed, so the person can find it
+    assert (listed.id, listed.cwd, listed.message_count) == (session_id, DAMAGED_HEADER_CWD, 4)
 
     loaded, writer = store.open(session_id)
     writer.append_message(Message.user("one more"))
