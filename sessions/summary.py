@@ -74,7 +74,7 @@ def summarize(path: Path) -> SessionSummary | None:
             record = parse_record(raw) if seen is not None else None
             if isinstance(record, Header):
                 header = record
-            elif record is None or isinstance(record, Unreadable):
+            elif seen is None or record is None or isinstance(record, Unreadable):
                 first_damaged = True  # before any record: the header line; loading rebuilds it
                 continue
             elif first_damaged:
