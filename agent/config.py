@@ -71,6 +71,9 @@ class ProviderSettings(BaseModel):
     api_key_env: str | None = None
     api_key: str | None = Field(default=None, repr=False)
     headers: dict[str, str] = Field(default_factory=dict)
+    prompt_cache: bool = True
+    """Anthropic type: mark cache breakpoints, so each step's resent history is read from
+    Anthropic's prompt cache. False for an Anthropic-compatible server that rejects them."""
 
     @field_validator("base_url")
     @classmethod

@@ -51,7 +51,7 @@ def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -
         if kind == "anthropic":
             from agent.llm.anthropic import AnthropicProvider
 
-            return AnthropicProvider(**common)
+            return AnthropicProvider(**common, prompt_cache=settings.prompt_cache)
         from agent.llm.openai import OpenAIProvider
 
         return OpenAIProvider(**common)

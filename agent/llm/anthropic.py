@@ -20,11 +20,13 @@ import structlog
 
 from agent.llm.adapter_support import call_translating_errors, idle_guarded, with_rate_limits
 from agent.llm.anthropic_mapping import (
+    CACHE_BREAKPOINT,
     EventAccumulator,
     anthropic_blocks,
     response_from_message,
     to_anthropic_messages,
     to_anthropic_tools,
+    with_cache_breakpoints,
 )
 from agent.llm.classify import classify, retry_after
 from agent.llm.errors import ErrorKind, LlmError
@@ -66,8 +68,10 @@ class AnthropicProvider:
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         connect_timeout: float = 10.0,
         stream: bool = True,
+        prompt_cache: bool = True,
     ) -> None:
         self.provider_name = provider_name
+        self._prompt_cache = prompt_cache
         self._idle = stream_idle_timeout
         self._request_timeout = request_timeout
         self._connect = connect_timeout
@@ -103,15 +107,21 @@ class AnthropicProvider:
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         ceiling = known_limits(request.model).max_output_tokens
+        messages = to_anthropic_messages(request.messages, self._wire)
         params: dict[str, Any] = {
             "model": request.model,
-            "messages": to_anthropic_messages(request.messages, self._wire),
+            "messages": with_cache_breakpoints(messages) if self._prompt_cache else messages,
             "max_tokens": request.max_tokens or min(DEFAULT_MAX_TOKENS, ceiling),
         }
-        if request.system:
-            params["system"] = request.system
         if request.tools:
             params["tools"] = to_anthropic_tools(request.tools)
+        if request.system:
+            params["system"] = request.system
+            if self._prompt_cache:  # tools come first in the cached prefix: this covers both
+                text = {"type": "text", "text": request.system, "cache_control": CACHE_BREAKPOINT}
+                params["system"] = [text]
+        elif self._prompt_cache and request.tools:
+            params["tools"][-1]["cache_control"] = CACHE_BREAKPOINT
         if request.temperature is not None:
             # Not a named parameter of every SDK version's create(); the API still takes it.
             params["extra_body"] = {"temperature": request.temperature}

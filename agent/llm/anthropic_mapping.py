@@ -26,6 +26,7 @@ from agent.llm.provider import (
 from agent.llm.wire_cache import WireCache
 
 __all__ = [
+    "CACHE_BREAKPOINT",
     "EventAccumulator",
     "anthropic_blocks",
     "from_anthropic_messages",
@@ -34,6 +35,7 @@ __all__ = [
     "to_anthropic_messages",
     "to_anthropic_tools",
     "usage_from_anthropic",
+    "with_cache_breakpoints",
 ]
 
 _STOP: dict[str, StopReason] = {
@@ -95,6 +97,29 @@ def to_anthropic_messages(
         else:
             out.append({"role": message.role, "content": content})
     return out
+
+
+CACHE_BREAKPOINT = {"type": "ephemeral"}
+"""Anthropic's prompt cache marker: the request's prefix up to this block is cached (~5 min)."""
+
+
+def with_cache_breakpoints(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with prompt-cache breakpoints on the last block of the last message and of
+    the user message before it (where the previous request of the turn ended).
+
+    Every step resends the whole history; cached, its prefix is read at a tenth of the price
+    and without being processed again. The breakpoint where the previous request ended finds
+    what that request cached even when a step added more than the API's lookback of blocks.
+    The marked blocks are copies: the wire dicts are shared with later requests
+    (`WireCache`), and a stale marker would count against the API's limit of four.
+    """
+    marked = list(messages)
+    users = [index for index, message in enumerate(marked) if message["role"] == "user"]
+    for index in {len(marked) - 1, *users[-2:-1]} if marked else ():
+        message = marked[index]
+        *rest, last = message["content"]
+        marked[index] = message | {"content": [*rest, last | {"cache_control": CACHE_BREAKPOINT}]}
+    return marked
 
 
 def anthropic_blocks(message: Message) -> list[dict[str, Any]]:

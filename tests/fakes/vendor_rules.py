@@ -100,7 +100,31 @@ def openai_problems(wire: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
+MAX_CACHE_BREAKPOINTS = 4
+
+
+def cache_breakpoints(body: dict[str, Any]) -> int:
+    """Blocks marked ``cache_control`` in an Anthropic request: system, tools and messages."""
+    system = body.get("system")
+    blocks = [
+        *(system if isinstance(system, list) else []),
+        *(body.get("tools") or []),
+        *(
+            block
+            for message in body.get("messages") or []
+            if isinstance(message["content"], list)
+            for block in message["content"]
+        ),
+    ]
+    return sum("cache_control" in block for block in blocks)
+
+
 def request_problems(protocol: str, body: dict[str, Any]) -> list[str]:
     """What the vendor of ``protocol`` would reject in a recorded request ``body``."""
     messages = body.get("messages") or []
-    return anthropic_problems(messages) if protocol == "anthropic" else openai_problems(messages)
+    if protocol != "anthropic":
+        return openai_problems(messages)
+    problems = anthropic_problems(messages)
+    if cache_breakpoints(body) > MAX_CACHE_BREAKPOINTS:
+        problems.append(f"more than {MAX_CACHE_BREAKPOINTS} blocks have cache_control")
+    return problems

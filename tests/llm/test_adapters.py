@@ -15,11 +15,14 @@ from agent.llm import (
     StopReason,
     StreamDelta,
     TextDelta,
+    ToolResultBlock,
     ToolSpec,
+    ToolUseBlock,
     ToolUseDelta,
 )
 from agent.llm.conversation import RAW_ARGUMENTS_KEY
 from tests.fakes.llm_server import FakeLlmServer, Fault, Reply
+from tests.fakes.vendor_rules import request_problems
 from tests.llm.conftest import MakeProvider, Protocol
 
 PROTOCOLS: list[Protocol] = ["anthropic", "openai"]
@@ -195,13 +198,18 @@ async def test_anthropic_request_on_the_wire(
     assert seen.headers["x-team"] == "blue"
     credentials = seen.headers.get("x-api-key", "") + seen.headers.get("authorization", "")
     assert "test-key" in credentials
-    assert seen.body["system"] == "be brief"
+    assert seen.body["system"] == [
+        {"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}}
+    ]
     assert seen.body["max_tokens"] == 123
     assert seen.body["temperature"] == 0.5
     assert seen.body["stream"] is True
     assert seen.body["tools"][0]["input_schema"] == READ_FILE.input_schema
     assert seen.body["messages"] == [
-        {"role": "user", "content": [{"type": "text", "text": "hello"}]}
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}],
+        }
     ]
 
 
@@ -256,3 +264,52 @@ async def test_script_per_model(fake_llm: FakeLlmServer, make_provider: MakeProv
 
     assert response.message.text == "from the fallback"
     assert [r.model for r in fake_llm.requests] == ["primary", "fallback"]
+
+
+def _tool_loop(steps: int) -> list[Message]:
+    """A turn of ``steps`` read_file calls, each answered, as the loop sends it."""
+    messages = [Message.user("read everything")]
+    for n in range(steps):
+        call = ToolUseBlock(id=f"toolu_{n}", name="read_file", input={"path": f"f{n}"})
+        messages.append(Message(role="assistant", content=[call]))
+        messages.append(
+            Message(role="user", content=[ToolResultBlock(tool_use_id=call.id, content="x")])
+        )
+    return messages
+
+
+async def test_anthropic_requests_mark_the_prompt_cache_where_the_history_ends(
+    fake_llm: FakeLlmServer, make_provider: MakeProvider
+) -> None:
+    provider = make_provider("anthropic")
+    history = _tool_loop(4)
+    fake_llm.script(*[Reply.text("ok")] * 3)
+
+    for end in (3, 5, 9):  # one adapter, its wire forms reused from request to request
+        await provider.chat(request(system="be brief", tools=[READ_FILE], messages=history[:end]))
+
+    for seen in fake_llm.requests:
+        marked = [
+            index
+            for index, message in enumerate(seen.body["messages"])
+            for block in message["content"]
+            if "cache_control" in block
+        ]
+        last = len(seen.body["messages"]) - 1
+        assert marked == [last - 2, last]  # where the previous request ended, and this one
+        assert seen.body["system"][0]["cache_control"] == {"type": "ephemeral"}
+        assert request_problems("anthropic", seen.body) == []  # at most four breakpoints
+
+
+async def test_prompt_caching_can_be_turned_off_for_a_server_that_rejects_it(
+    fake_llm: FakeLlmServer, make_provider: MakeProvider
+) -> None:
+    fake_llm.script(Reply.text("ok"))
+
+    await make_provider("anthropic", prompt_cache=False).chat(
+        request(system="be brief", tools=[READ_FILE], messages=_tool_loop(2))
+    )
+
+    [seen] = fake_llm.requests
+    assert seen.body["system"] == "be brief"
+    assert "cache_control" not in json.dumps(seen.body)
