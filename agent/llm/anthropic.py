@@ -31,7 +31,7 @@ from agent.llm.anthropic_mapping import (
 from agent.llm.classify import classify, retry_after
 from agent.llm.errors import ErrorKind, LlmError
 from agent.llm.models import known_limits
-from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler
+from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler, Purpose
 from agent.llm.ratelimit import rate_limits_from_headers
 from agent.llm.wire_cache import WireCache
 
@@ -108,19 +108,21 @@ class AnthropicProvider:
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         ceiling = known_limits(request.model).max_output_tokens
         messages = to_anthropic_messages(request.messages, self._wire)
+        # A one-off background request (a summary) would pay for a cache write nobody reads.
+        cache = self._prompt_cache and request.purpose is Purpose.FOREGROUND
         params: dict[str, Any] = {
             "model": request.model,
-            "messages": with_cache_breakpoints(messages) if self._prompt_cache else messages,
+            "messages": with_cache_breakpoints(messages) if cache else messages,
             "max_tokens": request.max_tokens or min(DEFAULT_MAX_TOKENS, ceiling),
         }
         if request.tools:
             params["tools"] = to_anthropic_tools(request.tools)
         if request.system:
             params["system"] = request.system
-            if self._prompt_cache:  # tools come first in the cached prefix: this covers both
+            if cache:  # tools come first in the cached prefix: this covers both
                 text = {"type": "text", "text": request.system, "cache_control": CACHE_BREAKPOINT}
                 params["system"] = [text]
-        elif self._prompt_cache and request.tools:
+        elif cache and request.tools:
             params["tools"][-1]["cache_control"] = CACHE_BREAKPOINT
         if request.temperature is not None:
             # Not a named parameter of every SDK version's create(); the API still takes it.

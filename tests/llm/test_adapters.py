@@ -12,6 +12,7 @@ from agent.llm import (
     ErrorKind,
     LlmError,
     Message,
+    Purpose,
     StopReason,
     StreamDelta,
     TextDelta,
@@ -301,15 +302,19 @@ async def test_anthropic_requests_mark_the_prompt_cache_where_the_history_ends(
         assert request_problems("anthropic", seen.body) == []  # at most four breakpoints
 
 
-async def test_prompt_caching_can_be_turned_off_for_a_server_that_rejects_it(
+async def test_no_cache_breakpoints_when_turned_off_or_for_a_one_off_background_request(
     fake_llm: FakeLlmServer, make_provider: MakeProvider
 ) -> None:
-    fake_llm.script(Reply.text("ok"))
+    fake_llm.script(Reply.text("ok"), Reply.text("summary"))
 
     await make_provider("anthropic", prompt_cache=False).chat(
         request(system="be brief", tools=[READ_FILE], messages=_tool_loop(2))
     )
 
-    [seen] = fake_llm.requests
-    assert seen.body["system"] == "be brief"
-    assert "cache_control" not in json.dumps(seen.body)
+    await make_provider("anthropic").chat(  # a summary: read once, not worth a cache write
+        request(system="be brief", messages=_tool_loop(2), purpose=Purpose.BACKGROUND)
+    )
+
+    for seen in fake_llm.requests:
+        assert seen.body["system"] == "be brief"
+        assert "cache_control" not in json.dumps(seen.body)
