@@ -137,6 +137,13 @@ class Agent:
             tiny_notice = self.fit_to_model()
         if tiny_notice:
             self.notices.append(Text(tiny_notice, style="dim"))
+        self.events.subscribe(self._refit_on_fallback)
+
+    def _refit_on_fallback(self, event: Event) -> None:
+        """A fallback to (or from) a tiny model changes the tools from the next request on
+        (the request that failed over was built already)."""
+        if isinstance(event, FallbackActivated) and (notice := self.fit_to_model()):
+            self.ui.show(Text(notice, style="dim"))
 
     def _tool_executor(self, approver: Approver | None) -> ToolExecutor:
         checkpoints = self.home / "checkpoints"

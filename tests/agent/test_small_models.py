@@ -14,6 +14,7 @@ from agent.small_models import TINY_MAX_STEPS, TINY_TOOLS, fit_to_tiny_model, is
 from agent.startup import Options, load
 from agent.ui import ConsoleUI
 from tests.fakes.cli import agent_env
+from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tools import ToolSettings
 
@@ -95,3 +96,35 @@ def test_switching_models_with_slash_model_refits_the_tools_and_limits(
         assert agent.loop.max_steps == Config().max_steps
     finally:
         agent.close()
+
+
+async def test_a_fallback_to_a_tiny_model_sends_it_the_tiny_tool_set(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    environ = agent_env(fake_llm, decoy_home)
+    options = Options(
+        workspace=workspace,
+        model="anthropic:claude-test",
+        fallback_models=["openai:smollm2-test"],
+    )
+    out = Console(file=io.StringIO())
+    agent = Agent(
+        load(options, environ), options, ui=ConsoleUI(out, out), approver=None, environ=environ
+    )
+    (workspace / "notes.md").write_text("hello")
+    fake_llm.script(
+        Fault.status(401, "authentication_error"),
+        Reply.tool_call("read_file", {"path": "notes.md"}),
+        Reply.text("tiny here"),
+    )
+    try:
+        result = await agent.run_turn("hi")
+    finally:
+        agent.close()
+
+    assert result.answer == "tiny here"
+    first, _switched, after = fake_llm.requests
+    assert len(first.body["tools"]) > len(TINY_TOOLS)
+    # The request that failed over was already built; the next one is the tiny model's own.
+    assert [tool["function"]["name"] for tool in after.body["tools"]] == TINY_TOOLS
+    assert "tiny model" in out.file.getvalue()
