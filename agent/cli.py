@@ -227,6 +227,15 @@ def sessions(
     raise typer.Exit(list_sessions(Path.cwd(), all_dirs=all_dirs, limit=limit))
 
 
+@cli.command("trust")
+def trust() -> None:
+    """Allow this directory's agent.yaml settings that wait for approval (tool approval,
+    sandbox, providers, MCP servers), as they are now."""
+    from agent.project_trust import trust_project
+
+    raise typer.Exit(trust_project(Path.cwd()))
+
+
 mcp_cli = typer.Typer(
     help="MCP servers: their state, and allowing a project's .mcp.json servers.",
     no_args_is_help=True,

@@ -8,7 +8,7 @@ or ``AGENT_CONFIG`` names one file that is read instead of the two discovered on
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 from urllib.parse import urlsplit
@@ -221,12 +221,60 @@ def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
     return Path(base).expanduser() / "agent" / "config.yaml"
 
 
+PROJECT_FILE = "agent.yaml"
+
+ProjectTrust = Callable[[Path, dict[str, Any]], bool]
+"""Asked whether a project file may apply the settings it holds back (`held_back`)."""
+
+
+def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings of a project's ``agent.yaml`` that would let the repository act against
+    the person: run commands without asking (``approval`` other than ``ask``), loosen the
+    sandbox, send requests and their API key to another server (``providers``, and the
+    ``model``/``fallback_models`` naming those), or start programs (``mcp_servers``).
+
+    A cloned repository is untrusted input; these apply only once the person allowed them.
+    """
+    held: dict[str, Any] = {}
+    if data.get("approval") not in (None, "ask"):
+        held["approval"] = data["approval"]
+    sandbox = data.get("sandbox")
+    if isinstance(sandbox, dict):
+        looser = {key: value for key, value in sandbox.items() if _loosens(key, value)}
+        if looser:
+            held["sandbox"] = looser
+    for key in ("providers", "mcp_servers"):
+        if data.get(key):
+            held[key] = data[key]
+    defined = set(held.get("providers") or ())
+    refs = [data.get("model"), *(data.get("fallback_models") or [])]
+    if any(isinstance(ref, str) and ref.partition(":")[0] in defined for ref in refs):
+        held |= {key: data[key] for key in ("model", "fallback_models") if key in data}
+    return held
+
+
+def _loosens(key: str, value: Any) -> bool:
+    if key == "mode":
+        return value not in ("workspace-write", "read-only")
+    if key in ("network", "allow_protected_writes"):
+        return value is True
+    return key == "writable_paths" and bool(value)
+
+
+def _without(data: dict[str, Any], held: Mapping[str, Any]) -> dict[str, Any]:
+    kept = {key: value for key, value in data.items() if key not in held or key == "sandbox"}
+    if "sandbox" in held:
+        kept["sandbox"] = {k: v for k, v in data["sandbox"].items() if k not in held["sandbox"]}
+    return kept
+
+
 def load_config(
     *,
     cwd: Path,
     explicit: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
+    trust: ProjectTrust | None = None,
 ) -> tuple[Config, list[Path]]:
     """Read, merge and validate the configuration; return it and the files it came from.
 
@@ -235,6 +283,8 @@ def load_config(
         explicit: A file named by ``--config``; read instead of the discovered files.
         overrides: Values from command-line flags (already in config-key form).
         environ: The environment (defaults to ``os.environ``).
+        trust: Asked about what ``./agent.yaml`` holds back (`held_back`); those settings
+            apply only when it says yes. None: they apply (the caller vouches for the file).
 
     Raises:
         ConfigError: naming the file, the key, the bad value and what is allowed.
@@ -247,13 +297,17 @@ def load_config(
             raise ConfigError(f"config file {explicit} does not exist (from --config/AGENT_CONFIG)")
         paths = [explicit]
     else:
-        paths = [p for p in (user_config_path(env), cwd / "agent.yaml") if p.is_file()]
+        paths = [p for p in (user_config_path(env), cwd / PROJECT_FILE) if p.is_file()]
 
     merged: dict[str, Any] = {}
     origin: dict[str, Path] = {}
     for path in paths:
         data = _read_yaml(path)
         _validate_layer(data, path)
+        if trust is not None and explicit is None and path == cwd / PROJECT_FILE:
+            held = held_back(data)
+            if held and not trust(path, held):
+                data = _without(data, held)
         for key in data:
             origin[key] = path
         merged = _deep_merge(merged, data)

@@ -26,6 +26,7 @@ from agent.config import Config, agent_home
 from agent.exit_codes import ExitCode
 from agent.llm import Event
 from agent.llm.models import ModelRef
+from agent.project_trust import ProjectTrust
 from agent.prompt import read_instructions
 from agent.repl_approval import PromptApprover
 from agent.repl_input import PROMPT, EmptyInterrupt, build_session
@@ -344,11 +345,35 @@ def run_interactive(options: Options) -> int:
     """``agent``: the REPL. Returns the exit code."""
     environ = dict(os.environ)
     console = Console(highlight=False)
+    trust = ProjectTrust(agent_home(environ), options.workspace)
     try:
-        config = load(options, environ)
+        config = load(options, environ, trust=trust)
+        if trust.held is not None and _allowed(console, trust):
+            config = load(options, environ, trust=trust)
         start_logging(config, options, environ)
         repl = Repl(console=console, config=config, options=options, environ=environ)
     except SetupError as error:
         console.print(Text(f"agent: {error}", style="red"))
         return ExitCode.USAGE
     return repl.run()
+
+
+def _allowed(console: Console, trust: ProjectTrust) -> bool:
+    """Ask whether the workspace's agent.yaml may apply what it holds back; True if allowed."""
+    held = trust.held
+    assert held is not None
+    console.print(Text(f"{held.path} wants to:", style="yellow"))
+    for line in held.lines():
+        console.print(Text(f"  {line}", style="yellow"))
+    try:
+        answer = PromptSession[str]().prompt("Allow this for this directory? [y/N] ")
+    except (KeyboardInterrupt, EOFError):
+        answer = ""
+    if answer.strip().lower() not in ("y", "yes"):
+        console.print(Text("Not applied; `agent trust` allows it later.", style="dim"))
+        return False
+    try:
+        trust.allow(held)
+    except OSError as error:
+        console.print(Text(f"Cannot save the approval ({error}); applied for now.", style="red"))
+    return True

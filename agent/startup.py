@@ -14,6 +14,7 @@ from typing import Any
 from agent.config import Config, ConfigError, agent_home, load_config
 from agent.home import make_private
 from agent.logging import configure_logging
+from agent.project_trust import ProjectTrust
 from sessions import Redactor
 
 
@@ -52,14 +53,27 @@ class Options:
         return values
 
 
-def load(options: Options, environ: Mapping[str, str] | None = None) -> Config:
-    """Load the configuration for ``options``, or raise `SetupError`."""
+def load(
+    options: Options,
+    environ: Mapping[str, str] | None = None,
+    *,
+    trust: ProjectTrust | None = None,
+) -> Config:
+    """Load the configuration for ``options``, or raise `SetupError`.
+
+    What the workspace's ``agent.yaml`` holds back (`agent.config.held_back`) applies only if
+    ``trust`` (default: the approvals under ``AGENT_HOME``) allows it; ``trust.held`` then
+    says what was left out, for the caller to ask about or mention.
+    """
+    if trust is None:
+        trust = ProjectTrust(agent_home(environ), options.workspace)
     try:
         config, _ = load_config(
             cwd=options.workspace,
             explicit=options.config_file,
             overrides=options.overrides(),
             environ=environ,
+            trust=trust,
         )
     except ConfigError as error:
         raise SetupError(str(error)) from None

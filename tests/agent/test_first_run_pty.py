@@ -34,6 +34,10 @@ def test_no_key_local_model_prompt_ctrl_c_bad_model_and_resume_elsewhere(
     seen: list[str] = []
 
     term = spawn(model=None, env=NO_KEYS)
+    # The repository's agent.yaml names a server to send requests to: asked about first.
+    seen.append(clean(term.expect(r"Allow this for this directory\?", timeout=SLOW)))
+    assert "provider llamacpp" in " ".join(seen[-1].split())
+    term.send_line("y")
     seen.append(clean(term.prompt(timeout=SLOW)))
     assert LOCAL_MODEL in seen[-1]
 

@@ -92,15 +92,17 @@ def digest(settings: McpServerSettings) -> str:
 
 
 class ProjectApprovals:
-    """Which project servers the person allowed, per workspace; stored 0600 under AGENT_HOME."""
+    """What the person allowed a project to do, per workspace: a digest of each thing as it
+    was when allowed; stored 0600 under AGENT_HOME (``file_name``, one per kind of thing).
+    """
 
-    def __init__(self, home: Path, workspace: Path) -> None:
-        self._path = home / APPROVALS_FILE
+    def __init__(self, home: Path, workspace: Path, file_name: str = APPROVALS_FILE) -> None:
+        self._path = home / file_name
         self._workspace = str(workspace.resolve())
 
     def allowed(self, name: str, settings: McpServerSettings) -> bool:
         """Whether the person allowed this exact definition of ``name`` in this workspace."""
-        return self._load().get(self._workspace, {}).get(name) == digest(settings)
+        return self.allowed_digest(name, digest(settings))
 
     def allow(self, name: str, settings: McpServerSettings) -> None:
         """Remember that the person allowed ``name`` as defined now.
@@ -108,8 +110,20 @@ class ProjectApprovals:
         Raises:
             OSError: the file cannot be written.
         """
+        self.allow_digest(name, digest(settings))
+
+    def allowed_digest(self, name: str, value: str) -> bool:
+        """Whether ``name`` was allowed in this workspace when its digest was ``value``."""
+        return self._load().get(self._workspace, {}).get(name) == value
+
+    def allow_digest(self, name: str, value: str) -> None:
+        """Remember that ``name`` is allowed while its digest is ``value``.
+
+        Raises:
+            OSError: the file cannot be written.
+        """
         data = self._load()
-        data.setdefault(self._workspace, {})[name] = digest(settings)
+        data.setdefault(self._workspace, {})[name] = value
         self._path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         temporary = self._path.with_suffix(".tmp")
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)

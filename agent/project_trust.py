@@ -1,0 +1,121 @@
+"""Which of a repository's ``agent.yaml`` settings the person allowed in this workspace.
+
+A cloned repository is untrusted input, and its ``agent.yaml`` is read on every start there.
+Most keys only tune the agent; those `agent.config.held_back` names could turn it against the
+person (run commands without asking, unconfine them, send the API key to another server,
+start programs), so they apply only once the person allowed them: the REPL asks at start,
+``agent trust`` allows them from a shell, and until then the agent runs without them and says
+so. An approval holds for the exact settings (a digest of them); a change is asked about again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tools.mcp_servers import ProjectApprovals
+
+__all__ = ["HeldSettings", "ProjectTrust", "trust_project"]
+
+APPROVALS_FILE = "project-approvals.json"
+_NAME = "agent.yaml"
+
+
+@dataclass(frozen=True)
+class HeldSettings:
+    """Settings of a project file that wait for the person's approval."""
+
+    path: Path
+    settings: dict[str, Any]
+
+    @property
+    def digest(self) -> str:
+        text = json.dumps(self.settings, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def lines(self) -> list[str]:
+        """What the settings would do, a line each, for the question and the notice."""
+        found: list[str] = []
+        held = self.settings
+        if "approval" in held:
+            found.append(f"approval: {held['approval']} (run tools without asking you)")
+        for key, value in (held.get("sandbox") or {}).items():
+            found.append(f"sandbox.{key}: {value} (loosen the command sandbox)")
+        for name, entry in (held.get("providers") or {}).items():
+            where = entry.get("base_url") if isinstance(entry, dict) else None
+            found.append(f"provider {name}: {where or 'configured'} (send requests there)")
+        for key in ("model", "fallback_models"):
+            if key in held:
+                found.append(f"{key}: {held[key]}")
+        if servers := held.get("mcp_servers"):
+            found.append(f"MCP servers: {', '.join(map(str, servers))} (start programs)")
+        return found
+
+    def describe(self) -> str:
+        return f"{self.path} wants to set: " + "; ".join(self.lines())
+
+
+class ProjectTrust:
+    """Answers `agent.config.load_config` about held settings, and remembers approvals.
+
+    Args:
+        home: ``AGENT_HOME``, where the approvals are kept (0600).
+        workspace: The directory the approvals are for.
+    """
+
+    def __init__(self, home: Path, workspace: Path) -> None:
+        self._approvals = ProjectApprovals(home, workspace, file_name=APPROVALS_FILE)
+        self._allowed: set[str] = set()
+        self.held: HeldSettings | None = None
+        """What the latest load held back (None: nothing, or it was allowed)."""
+
+    def __call__(self, path: Path, settings: dict[str, Any]) -> bool:
+        held = HeldSettings(path, settings)
+        if held.digest in self._allowed or self._approvals.allowed_digest(_NAME, held.digest):
+            self.held = None
+            return True
+        self.held = held
+        return False
+
+    def allow(self, held: HeldSettings) -> None:
+        """Let ``held`` apply from now on, and remember it for this workspace.
+
+        Raises:
+            OSError: the approval cannot be saved (it still applies in this process).
+        """
+        self._allowed.add(held.digest)
+        self._approvals.allow_digest(_NAME, held.digest)
+
+
+def trust_project(workspace: Path) -> int:
+    """``agent trust``: allow what ``workspace/agent.yaml`` holds back; the exit code."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from agent.config import agent_home
+    from agent.exit_codes import ExitCode
+    from agent.startup import Options, SetupError, load
+
+    console = Console(highlight=False)
+    trust = ProjectTrust(agent_home(), workspace)
+    try:
+        load(Options(workspace=workspace), trust=trust)
+    except SetupError as error:
+        console.print(Text(f"agent: {error}", style="red"))
+        return ExitCode.USAGE
+    held = trust.held
+    if held is None:
+        console.print("Nothing in ./agent.yaml waits for approval here.")
+        return ExitCode.OK
+    try:
+        trust.allow(held)
+    except OSError as error:
+        console.print(Text(f"agent: cannot save the approval: {error}", style="red"))
+        return ExitCode.USAGE
+    console.print(f"Allowed for {workspace}:")
+    for line in held.lines():
+        console.print(Text(f"  {line}"))
+    return ExitCode.OK
