@@ -16,6 +16,7 @@ from rich.text import Text
 from agent.config import Config, agent_home
 from agent.exit_codes import ExitCode
 from agent.mcp_setup import McpPlan, plan_servers, start_servers, status_table
+from agent.project_trust import ProjectTrust
 from agent.startup import Options, SetupError, load, secret_redactor, start_logging
 from tools.mcp_servers import ProjectApprovals
 from tools.mcp_servers.supervisor import ServerState
@@ -84,10 +85,16 @@ def approve_servers(workspace: Path, names: list[str], console: Console | None =
 
 def _load(workspace: Path, console: Console) -> tuple[Config, McpPlan] | None:
     options = Options(workspace=workspace)
+    trust = ProjectTrust(agent_home(), workspace)
     try:
-        config = load(options, os.environ)
+        config = load(options, os.environ, trust=trust)
         start_logging(config, options, os.environ)
     except SetupError as error:
         console.print(Text(f"agent: {error}", style="red"))
         return None
+    if trust.held is not None and "mcp_servers" in trust.held.settings:
+        names = ", ".join(trust.held.settings["mcp_servers"])
+        console.print(
+            Text(f"./agent.yaml's servers ({names}) wait for `agent trust`.", style="yellow")
+        )
     return config, plan_servers(config.mcp_servers, workspace, agent_home())

@@ -132,3 +132,14 @@ def test_flags_the_person_types_need_no_approval(
     )
     assert run.code == 0, run.stderr
     assert "wants to set" not in run.stderr
+
+
+def test_mcp_list_says_the_project_servers_wait_for_trust(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text("mcp_servers:\n  db: {command: /bin/true}\n")
+
+    listed = run_agent("mcp", "list", server=fake_llm, workspace=workspace, home=decoy_home)
+
+    assert listed.code == 0, listed.stderr
+    assert "./agent.yaml's servers (db) wait for `agent trust`" in " ".join(listed.stdout.split())
