@@ -14,7 +14,6 @@ import hashlib
 import os
 import secrets
 import socket
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -64,7 +63,8 @@ class Fleet:
     Args:
         store: Where the records live.
         settings: Breaker threshold and cool-down, budget capacity, client-side limits.
-        clock: Wall-clock seconds (shared state must agree across processes).
+        clock: Wall-clock seconds (shared state must agree across processes; default: the
+            store's clock, which for Redis is the server's).
     """
 
     def __init__(
@@ -72,11 +72,11 @@ class Fleet:
         store: FleetStore,
         settings: RecoverySettings,
         *,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.store = store
         self._settings = settings
-        self._clock = clock
+        self._clock = clock or store.clock
         shared = settings.shared
         self._limits = Limits(
             shared.requests_per_minute, shared.tokens_per_minute, shared.max_concurrent

@@ -89,6 +89,9 @@ class FileStore:
                 self._write(fd, _encode(records), size)
         return result
 
+    def clock(self) -> float:
+        return self._clock()  # one machine: one clock
+
     def snapshot(self) -> dict[str, Record]:
         with self._locked(fcntl.LOCK_SH):
             try:

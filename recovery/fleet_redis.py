@@ -4,11 +4,16 @@ Each record is one JSON string under ``agent:fleet:<key>``, changed in an optimi
 transaction (``WATCH`` / ``MULTI`` / ``EXEC``, retried when another agent changed it first),
 so no lock is ever held and a client that dies mid-change leaves nothing behind. Every
 Redis failure becomes `StoreUnavailable`; `FallbackStore` turns that into per-process state.
+
+Agents on other machines compare times in the records (a retry-after's end, headroom refill),
+so the store's `clock` is Redis's: this machine's clock plus its offset from the server's
+``TIME``, measured once (re-tried every 30 s while the server cannot be reached).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,6 +26,7 @@ T = TypeVar("T")
 PREFIX = "agent:fleet:"
 EXPIRE_SECONDS = 86_400
 _CONFLICT_RETRIES = 50
+_REMEASURE_AFTER = 30.0
 
 MISSING_CLIENT = (
     "recovery.shared.backend is redis but the redis client is not installed; "
@@ -34,6 +40,7 @@ class RedisStore:
     Args:
         url: ``redis://host:port/db`` (``rediss://`` for TLS; credentials may be in it).
         timeout: Seconds to wait to connect and for each reply.
+        local_clock: This machine's wall clock.
 
     Raises:
         StoreUnavailable: if the ``redis`` package is not installed.
@@ -41,7 +48,12 @@ class RedisStore:
 
     name = "redis"
 
-    def __init__(self, url: str, *, timeout: float = 1.0) -> None:
+    def __init__(
+        self, url: str, *, timeout: float = 1.0, local_clock: Callable[[], float] = time.time
+    ) -> None:
+        self._local_clock = local_clock
+        self._offset: float | None = None
+        self._measure_after = 0.0
         try:
             import redis
         except ImportError:
@@ -72,6 +84,24 @@ class RedisStore:
         except self._redis.RedisError as error:
             raise StoreUnavailable(f"Redis is unreachable ({error})") from None
         raise StoreUnavailable("Redis kept changing under us; giving up this update")
+
+    def clock(self) -> float:
+        """Wall-clock seconds as the Redis server counts them (this machine's until known)."""
+        now = self._local_clock()
+        if self._offset is None and now >= self._measure_after:
+            self._offset = self._server_offset()
+            if self._offset is None:
+                self._measure_after = now + _REMEASURE_AFTER
+        return now + (self._offset or 0.0)
+
+    def _server_offset(self) -> float | None:
+        try:
+            before = self._local_clock()
+            seconds, micros = self._client.time()
+            after = self._local_clock()
+        except self._redis.RedisError:
+            return None
+        return float(seconds) + float(micros) / 1e6 - (before + after) / 2
 
     def snapshot(self) -> dict[str, Record]:
         try:

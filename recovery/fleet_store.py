@@ -50,6 +50,10 @@ class FleetStore(Protocol):
         """Every record, read without changing anything."""
         ...
 
+    def clock(self) -> float:
+        """Wall-clock seconds every agent on this store agrees on (records hold such times)."""
+        ...
+
 
 class ProcessStore:
     """Records in this process's memory: what one agent knows alone (``backend: off``)."""
@@ -64,6 +68,9 @@ class ProcessStore:
 
     def snapshot(self) -> dict[str, Record]:
         return {key: dict(record) for key, record in self._records.items()}
+
+    def clock(self) -> float:
+        return time.time()
 
 
 class FallbackStore:
@@ -113,6 +120,9 @@ class FallbackStore:
             except StoreUnavailable as error:
                 self._fall_back(error)
         return self._local.snapshot()
+
+    def clock(self) -> float:
+        return self._shared.clock()  # alone or not: the times already shared stay comparable
 
     def _fall_back(self, error: StoreUnavailable) -> None:
         if self._alone_until is None:

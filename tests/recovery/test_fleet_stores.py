@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from recovery.fleet import Fleet
 from recovery.fleet_file import MAX_STATE_BYTES, FileStore
 from recovery.fleet_redis import RedisStore
 from recovery.fleet_store import FallbackStore, ProcessStore, Record, StoreUnavailable
+from recovery.settings import RecoverySettings
 from tests.fakes.cli import REPO_ROOT
 
 INCREMENT = """
@@ -207,6 +209,27 @@ def test_redis_store_changes_records_atomically(redis_url: str) -> None:
         thread.join(timeout=60)
 
     assert store.snapshot()["k"]["count"] == 120
+
+
+def test_agents_on_machines_with_skewed_clocks_share_the_redis_servers_time(
+    redis_url: str,
+) -> None:
+    ahead = RedisStore(redis_url, local_clock=lambda: time.time() + 3600)  # an hour fast
+    behind = RedisStore(redis_url, local_clock=lambda: time.time() - 600)  # ten minutes slow
+    fleet_ahead = Fleet(ahead, RecoverySettings())
+    fleet_behind = Fleet(behind, RecoverySettings())
+
+    fleet_ahead.server_wait("k", 20.0)  # one agent is told to wait 20 s ...
+
+    [view] = fleet_behind.views()  # ... and the other sees 20 s, not an hour and 20 s
+    assert 15.0 < view.wait <= 20.0
+    assert abs(ahead.clock() - behind.clock()) < 1.0
+
+
+def test_until_redis_answers_the_clock_is_this_machines() -> None:
+    pytest.importorskip("redis")
+    store = RedisStore("redis://127.0.0.1:1/0", timeout=0.2, local_clock=lambda: 1000.0)
+    assert store.clock() == 1000.0
 
 
 def test_unreachable_redis_falls_back_with_one_warning() -> None:
