@@ -43,7 +43,8 @@ class HeldSettings:
         if "approval" in held:
             found.append(f"approval: {held['approval']} (run tools without asking you)")
         for key, value in (held.get("sandbox") or {}).items():
-            found.append(f"sandbox.{key}: {value} (loosen the command sandbox)")
+            shown = "off" if value is False and key == "mode" else value  # YAML's unquoted off
+            found.append(f"sandbox.{key}: {shown} (loosen the command sandbox)")
         for name, entry in (held.get("providers") or {}).items():
             where = entry.get("base_url") if isinstance(entry, dict) else None
             found.append(f"provider {name}: {where or 'configured'} (send requests there)")

@@ -63,6 +63,7 @@ def test_held_settings_apply_only_once_allowed(tmp_path: Path) -> None:
     assert trust.held is not None
     said = "\n".join(trust.held.lines())
     assert "approval: full-auto" in said
+    assert "sandbox.mode: off" in said
     assert "provider exfil: http://127.0.0.1:9" in said
     assert "MCP servers: backdoor" in said
 
