@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from agent.llm.models import ModelLimits, ModelRef, known_limits
+from agent.project_trust import held_back, without
 from compaction.settings import CompactionSettings
 from recovery.settings import RecoverySettings
 from sessions.settings import SessionSettings
@@ -223,49 +224,8 @@ def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
 
 PROJECT_FILE = "agent.yaml"
 
-ProjectTrust = Callable[[Path, dict[str, Any]], bool]
+TrustCheck = Callable[[Path, dict[str, Any]], bool]
 """Asked whether a project file may apply the settings it holds back (`held_back`)."""
-
-
-def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings of a project's ``agent.yaml`` that would let the repository act against
-    the person: run commands without asking (``approval`` other than ``ask``), loosen the
-    sandbox, send requests and their API key to another server (``providers``, and the
-    ``model``/``fallback_models`` naming those), or start programs (``mcp_servers``).
-
-    A cloned repository is untrusted input; these apply only once the person allowed them.
-    """
-    held: dict[str, Any] = {}
-    if data.get("approval") not in (None, "ask"):
-        held["approval"] = data["approval"]
-    sandbox = data.get("sandbox")
-    if isinstance(sandbox, dict):
-        looser = {key: value for key, value in sandbox.items() if _loosens(key, value)}
-        if looser:
-            held["sandbox"] = looser
-    for key in ("providers", "mcp_servers"):
-        if data.get(key):
-            held[key] = data[key]
-    defined = set(held.get("providers") or ())
-    refs = [data.get("model"), *(data.get("fallback_models") or [])]
-    if any(isinstance(ref, str) and ref.partition(":")[0] in defined for ref in refs):
-        held |= {key: data[key] for key in ("model", "fallback_models") if key in data}
-    return held
-
-
-def _loosens(key: str, value: Any) -> bool:
-    if key == "mode":
-        return value not in ("workspace-write", "read-only")
-    if key in ("network", "allow_protected_writes"):
-        return value is True
-    return key == "writable_paths" and bool(value)
-
-
-def _without(data: dict[str, Any], held: Mapping[str, Any]) -> dict[str, Any]:
-    kept = {key: value for key, value in data.items() if key not in held or key == "sandbox"}
-    if "sandbox" in held:
-        kept["sandbox"] = {k: v for k, v in data["sandbox"].items() if k not in held["sandbox"]}
-    return kept
 
 
 def load_config(
@@ -274,7 +234,7 @@ def load_config(
     explicit: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
-    trust: ProjectTrust | None = None,
+    trust: TrustCheck | None = None,
 ) -> tuple[Config, list[Path]]:
     """Read, merge and validate the configuration; return it and the files it came from.
 
@@ -307,7 +267,7 @@ def load_config(
         if trust is not None and explicit is None and path == cwd / PROJECT_FILE:
             held = held_back(data)
             if held and not trust(path, held):
-                data = _without(data, held)
+                data = without(data, held)
         for key in data:
             origin[key] = path
         merged = _deep_merge(merged, data)

@@ -1,7 +1,7 @@
 """Which of a repository's ``agent.yaml`` settings the person allowed in this workspace.
 
 A cloned repository is untrusted input, and its ``agent.yaml`` is read on every start there.
-Most keys only tune the agent; those `agent.config.held_back` names could turn it against the
+Most keys only tune the agent; those `held_back` names could turn it against the
 person (run commands without asking, unconfine them, send the API key to another server,
 start programs), so they apply only once the person allowed them: the REPL asks at start,
 ``agent trust`` allows them from a shell, and until then the agent runs without them and says
@@ -12,16 +12,59 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tools.mcp_servers import ProjectApprovals
 
-__all__ = ["HeldSettings", "ProjectTrust", "trust_project"]
+__all__ = ["HeldSettings", "ProjectTrust", "held_back", "trust_project", "without"]
 
 APPROVALS_FILE = "project-approvals.json"
 _NAME = "agent.yaml"
+
+
+def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings of a project's ``agent.yaml`` that would let the repository act against
+    the person: run commands without asking (``approval`` other than ``ask``), loosen the
+    sandbox, send requests and their API key to another server (``providers``, and the
+    ``model``/``fallback_models`` naming those), or start programs (``mcp_servers``).
+
+    A cloned repository is untrusted input; these apply only once the person allowed them.
+    """
+    held: dict[str, Any] = {}
+    if data.get("approval") not in (None, "ask"):
+        held["approval"] = data["approval"]
+    sandbox = data.get("sandbox")
+    if isinstance(sandbox, dict):
+        looser = {key: value for key, value in sandbox.items() if _loosens(key, value)}
+        if looser:
+            held["sandbox"] = looser
+    for key in ("providers", "mcp_servers"):
+        if data.get(key):
+            held[key] = data[key]
+    defined = set(held.get("providers") or ())
+    refs = [data.get("model"), *(data.get("fallback_models") or [])]
+    if any(isinstance(ref, str) and ref.partition(":")[0] in defined for ref in refs):
+        held |= {key: data[key] for key in ("model", "fallback_models") if key in data}
+    return held
+
+
+def _loosens(key: str, value: Any) -> bool:
+    if key == "mode":
+        return value not in ("workspace-write", "read-only")
+    if key in ("network", "allow_protected_writes"):
+        return value is True
+    return key == "writable_paths" and bool(value)
+
+
+def without(data: dict[str, Any], held: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` (a project file's settings) without what `held_back` found in it."""
+    kept = {key: value for key, value in data.items() if key not in held or key == "sandbox"}
+    if "sandbox" in held:
+        kept["sandbox"] = {k: v for k, v in data["sandbox"].items() if k not in held["sandbox"]}
+    return kept
 
 
 @dataclass(frozen=True)

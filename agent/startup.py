@@ -61,9 +61,9 @@ def load(
 ) -> Config:
     """Load the configuration for ``options``, or raise `SetupError`.
 
-    What the workspace's ``agent.yaml`` holds back (`agent.config.held_back`) applies only if
-    ``trust`` (default: the approvals under ``AGENT_HOME``) allows it; ``trust.held`` then
-    says what was left out, for the caller to ask about or mention.
+    What the workspace's ``agent.yaml`` holds back (`agent.project_trust.held_back`) applies
+    only if ``trust`` (default: the approvals under ``AGENT_HOME``) allows it; ``trust.held``
+    then says what was left out, for the caller to ask about or mention.
     """
     if trust is None:
         trust = ProjectTrust(agent_home(environ), options.workspace)
