@@ -175,8 +175,7 @@ def _without_globs(target: str) -> str:
 
 
 def _is_precious(target: str, home: Path, workspace: Path | None, *, relative: bool = True) -> bool:
-    """Whether deleting ``target`` recursively would destroy a system, a home, the repo or
-    its history."""
+    """Whether deleting ``target`` recursively would destroy a system, a home or the repo."""
     cleaned = _without_globs(target)
     if relative and (cleaned in {"*", ".", ".."} or cleaned.startswith("../")):
         return True
@@ -185,8 +184,8 @@ def _is_precious(target: str, home: Path, workspace: Path | None, *, relative: b
     if workspace is not None and not cleaned.startswith("/"):
         cleaned = os.path.normpath(workspace / cleaned)
     precious = {str(home), str(home.parent)}
-    if workspace is not None:  # the repository's history is not in any undo snapshot
-        precious |= {str(workspace), str(workspace.parent), str(workspace / ".git")}
+    if workspace is not None:
+        precious |= {str(workspace), str(workspace.parent)}
     return os.path.normpath(cleaned) in precious
 
 
@@ -196,10 +195,8 @@ def _check_rm(args: list[str], home: Path, workspace: Path | None) -> PolicyDeci
     targets = [_expand(a, home, workspace) for a in args if not a.startswith("-")]
     if recursive and any(_is_precious(t, home, workspace) for t in targets):
         return _refuse(
-            "recursive rm of the filesystem root, a home directory, the whole workspace or "
-            "its .git (the repository's history, which /undo cannot restore)",
-            "delete the specific files or subdirectories you mean, by relative path; "
-            "leave .git to the person",
+            "recursive rm of the filesystem root, a home directory or the whole workspace",
+            "delete the specific files or subdirectories you mean, by relative path",
         )
     return ALLOW
 

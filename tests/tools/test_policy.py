@@ -44,10 +44,6 @@ CATASTROPHIC = [
     "rm -rf *",
     "rm -rf ..",
     "rm -rf /home/person/project",
-    "rm -rf .git",  # the repository's history: nothing can undo it
-    "rm -fr ./.git/",
-    "cd sub && rm -r ../.git",
-    "rm -rf /home/person/project/.git",
     ":(){ :|:& };:",
     ":() { : | : & }; :",
     "bomb(){ bomb|bomb& };bomb",
@@ -88,8 +84,6 @@ HARMLESS = [
     "rm -f /tmp/scratch.txt",
     "rm -rf /tmp/agent-test",
     "rm -rf /home/person/project/node_modules",
-    "rm -rf .git/rebase-merge",  # git's own leftovers, inside .git, may go
-    "rm -rf vendor/lib/.git",
     "rm file.txt",
     'echo "rm -rf /"',
     "git commit -m 'rm -rf / is bad'",
