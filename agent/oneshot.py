@@ -79,10 +79,10 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
     if json_output:
         events = [redact.value(event.model_dump(mode="json")) for event in agent.recorded]
         usage = agent.loop.usage.model_dump()
-        answer = result.answer if result else ""
+        answer = redact.text(result.answer) if result else ""
         print(json.dumps(_payload(agent.session_id, status.value, answer, error, events, usage)))
     elif not stream and result is not None and result.answer:
-        out.print(result.answer, markup=False, highlight=False, emoji=False)
+        out.print(redact.text(result.answer), markup=False, highlight=False, emoji=False)
     if not json_output and error:
         # Errors quote the server, whose "[...]" must not be read as rich markup.
         err.print(f"[red]{escape(error)}[/red]")

@@ -175,7 +175,7 @@ class ConsoleUI:
             self._open_line = not text.endswith("\n")
             return
         for block in self._markdown.feed(text):
-            self.out.print(Markdown(block))
+            self.out.print(Markdown(self.redact(block)))
         self._refresh()
 
     def _commit(self, final: bool = False) -> None:
@@ -183,7 +183,7 @@ class ConsoleUI:
         if self.live_mode:
             rest = self._markdown.flush()
             if rest:
-                self.out.print(Markdown(rest))
+                self.out.print(Markdown(self.redact(rest)))
             self._refresh()
         elif self._open_line:
             self.out.print()
@@ -266,7 +266,8 @@ class ConsoleUI:
         tail = self._markdown.tail.strip("\n")
         if not tail:
             return self.status
-        return Group(Markdown(tail), Text(""), self.status)
+        # Redacted whole at every refresh, so a key streamed in pieces is never shown.
+        return Group(Markdown(self.redact(tail)), Text(""), self.status)
 
 
 def _read(path: Path) -> str | None:

@@ -152,3 +152,27 @@ def test_a_server_error_quoting_the_key_is_shown_without_it(
     assert "upstream refused api key" in run.stdout + run.stderr
     assert key not in run.stdout
     assert key not in run.stderr
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_an_answer_repeating_the_key_is_printed_without_it(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, output: str
+) -> None:
+    key = "sk-ant-test-key-0123456789"  # what tests.fakes.cli puts in the environment
+    fake_llm.script(Reply.text(f"Your key is {key}, keep it safe."))
+
+    run = run_agent(
+        "-p",
+        "what is my key?",
+        "--model",
+        MODELS["anthropic"],
+        "--output-format",
+        output,
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+
+    assert run.code == 0, run.stderr
+    assert "keep it safe" in run.stdout
+    assert key not in run.stdout + run.stderr

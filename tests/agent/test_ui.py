@@ -18,6 +18,7 @@ from agent.ui_stream import MarkdownStream
 from compaction.events import CompactionApplied, Reason
 from compaction.stages import Stage
 from recovery import FallbackActivated, GaveUp, RequestHeld, RetryScheduled, TokensEscalated
+from sessions import Redactor
 from tests.fakes.clock import VirtualClock
 from tools import CheckpointRecorded
 
@@ -60,6 +61,22 @@ def test_streamed_markdown_is_rendered_not_shown_raw() -> None:
     assert "y = 2" in shown
     assert "```" not in shown
     assert "• a" in shown
+
+
+def test_a_key_streamed_in_pieces_is_never_shown_on_a_terminal() -> None:
+    key = "sk-ant-api03-" + "k" * 40
+    console, buffer = terminal()
+    ui = ConsoleUI(console, redact=Redactor({"ANTHROPIC_API_KEY": key}).text)
+    ui.begin_turn()
+    for chunk in ["Your key: ", key[:10], key[10:30], key[30:], " — done.\n\nNext block ", key]:
+        ui.on_delta(TextDelta(text=chunk))
+        ui._refresh()  # what the live area shows after each piece
+    ui.finish()
+
+    shown = plain(buffer.getvalue())
+    assert "done." in shown
+    assert "Next block" in shown
+    assert key[:20] not in shown
 
 
 def test_plain_mode_prints_the_answer_verbatim_without_escape_codes() -> None:
