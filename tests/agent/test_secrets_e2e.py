@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.cli import MODELS, Protocol, run_agent
+from tests.fakes.cli import MODELS, AgentRun, Protocol, run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -124,44 +124,12 @@ def test_hostile_tool_arguments_are_tool_errors(
     assert "NUL byte" in result or "nested more than 32 levels deep" in result
 
 
-@pytest.mark.parametrize("output", ["text", "json"])
-def test_a_server_error_quoting_the_key_is_shown_without_it(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, output: str
-) -> None:
-    key = "sk-ant-test-key-0123456789"  # what tests.fakes.cli puts in the environment
-    # Some proxies echo the credential they refused, in a retried error and in a final one.
-    quoting = f"upstream refused api key {key}"
-    fake_llm.script(
-        Fault.status(500, message=quoting),
-        Fault.status(401, "authentication_error", message=quoting),
-    )
-
-    run = run_agent(
-        "-p",
-        "hi",
-        "--model",
-        MODELS["anthropic"],
-        "--output-format",
-        output,
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-    )
-
-    assert run.code != 0
-    assert "upstream refused api key" in run.stdout + run.stderr
-    assert key not in run.stdout
-    assert key not in run.stderr
+KEY = "sk-ant-test-key-0123456789"  # what tests.fakes.cli puts in the environment
 
 
-@pytest.mark.parametrize("output", ["text", "json"])
-def test_an_answer_repeating_the_key_is_printed_without_it(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, output: str
-) -> None:
-    key = "sk-ant-test-key-0123456789"  # what tests.fakes.cli puts in the environment
-    fake_llm.script(Reply.text(f"Your key is {key}, keep it safe."))
-
-    run = run_agent(
+def _printed(fake_llm: FakeLlmServer, workspace: Path, home: Path, output: str) -> AgentRun:
+    """``agent -p`` with ``--output-format output``, answered by what ``fake_llm`` scripts."""
+    return run_agent(
         "-p",
         "what is my key?",
         "--model",
@@ -170,9 +138,37 @@ def test_an_answer_repeating_the_key_is_printed_without_it(
         output,
         server=fake_llm,
         workspace=workspace,
-        home=decoy_home,
+        home=home,
     )
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_a_server_error_quoting_the_key_is_shown_without_it(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, output: str
+) -> None:
+    # Some proxies echo the credential they refused, in a retried error and in a final one.
+    quoting = f"upstream refused api key {KEY}"
+    fake_llm.script(
+        Fault.status(500, message=quoting),
+        Fault.status(401, "authentication_error", message=quoting),
+    )
+
+    run = _printed(fake_llm, workspace, decoy_home, output)
+
+    assert run.code != 0
+    assert "upstream refused api key" in run.stdout + run.stderr
+    assert KEY not in run.stdout
+    assert KEY not in run.stderr
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_an_answer_repeating_the_key_is_printed_without_it(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, output: str
+) -> None:
+    fake_llm.script(Reply.text(f"Your key is {KEY}, keep it safe."))
+
+    run = _printed(fake_llm, workspace, decoy_home, output)
 
     assert run.code == 0, run.stderr
     assert "keep it safe" in run.stdout
-    assert key not in run.stdout + run.stderr
+    assert KEY not in run.stdout + run.stderr
