@@ -111,11 +111,14 @@ def _lexer(path: str, code: str) -> Any:  # a pygments Lexer (pygments has no ty
     kind = PurePath(path).suffix.lower() or PurePath(path).name
     lexer = _LEXERS.get(kind)
     if lexer is None:
+        if len(_LEXERS) >= _MAX_LEXERS:  # names come from the model: keep the cache bounded
+            _LEXERS.clear()
         lexer = _LEXERS[kind] = get_lexer_by_name(Syntax.guess_lexer(path, code))
     return lexer
 
 
 _LEXERS: dict[str, Any] = {}
+_MAX_LEXERS = 64
 
 
 def read_excerpt(result: ToolResultBlock, path: str) -> RenderableType | None:
