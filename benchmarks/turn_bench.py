@@ -44,6 +44,8 @@ from tools import ToolExecutor, ToolSettings
 
 MODEL = "claude-test"
 FILE_TEXT = "def f(x):\n    return x * 2\n" * 20
+PROMPT = "read the code files one by one"
+BREAKPOINT = {"type": "ephemeral"}
 
 
 def script(server: FakeLlmServer, steps: int) -> None:
@@ -74,7 +76,7 @@ async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) 
     await agent.run_turn("warm up")  # the SDK import and first connection are not per-step
     script(server, steps)
     started, cpu = time.perf_counter(), time.process_time()
-    result = await agent.run_turn("read the code files one by one")
+    result = await agent.run_turn(PROMPT)
     elapsed = time.perf_counter() - started, time.process_time() - cpu
     agent.close()
     assert result.error is None, result.error
@@ -87,8 +89,9 @@ async def bare_turn(server: FakeLlmServer, work: Path, steps: int) -> Timing:
     import anthropic
 
     client = anthropic.AsyncAnthropic(api_key="sk-ant-test", base_url=server.anthropic_url)
-    # The same request content as the agent's: its system prompt and its tools' schemas.
-    system = build_system_prompt(work)
+    # The same request content as the agent's: its system prompt, its tools' schemas, its
+    # prompt-cache breakpoints, the warm-up turn in the history and numbered file lines.
+    system = [{"type": "text", "text": build_system_prompt(work), "cache_control": BREAKPOINT}]
     executor = ToolExecutor(
         workspace=work, settings=ToolSettings(), approval="full-auto", approver=None
     )
@@ -96,20 +99,23 @@ async def bare_turn(server: FakeLlmServer, work: Path, steps: int) -> Timing:
         {"name": spec.name, "description": spec.description, "input_schema": spec.input_schema}
         for spec in executor.specs()
     ]
+    messages: list[Any] = []
     script(server, 1)
-    await _bare_loop(client, system, tools, work)
+    await _bare_loop(client, system, tools, work, messages, "warm up")
     script(server, steps)
     started, cpu = time.perf_counter(), time.process_time()
-    done = await _bare_loop(client, system, tools, work)
+    done = await _bare_loop(client, system, tools, work, messages, PROMPT)
     elapsed = time.perf_counter() - started, time.process_time() - cpu
     assert done == steps + 1
     return elapsed
 
 
-async def _bare_loop(client: Any, system: str, tools: list[Any], work: Path) -> int:
-    messages: list[Any] = [{"role": "user", "content": "read code.py"}]
+async def _bare_loop(
+    client: Any, system: Any, tools: list[Any], work: Path, messages: list[Any], prompt: str
+) -> int:
+    messages.append({"role": "user", "content": [{"type": "text", "text": prompt}]})
     for step in range(1, 10_000):
-        content = await _bare_request(client, system, messages, tools)
+        content = await _bare_request(client, system, _marked(messages), tools)
         messages.append({"role": "assistant", "content": content})
         calls = [block for block in content if block["type"] == "tool_use"]
         if not calls:
@@ -118,12 +124,27 @@ async def _bare_loop(client: Any, system: str, tools: list[Any], work: Path) -> 
             {
                 "type": "tool_result",
                 "tool_use_id": call["id"],
-                "content": (work / call["input"]["path"]).read_text(),
+                "content": _numbered((work / call["input"]["path"]).read_text()),
+                "is_error": False,
             }
             for call in calls
         ]
         messages.append({"role": "user", "content": results})
     raise AssertionError("the script never ended")
+
+
+def _marked(messages: list[Any]) -> list[Any]:
+    """Breakpoints on the last message and on the user message before it, as the agent sends."""
+    marked = list(messages)
+    users = [index for index, message in enumerate(marked) if message["role"] == "user"]
+    for index in {len(marked) - 1, *users[-2:-1]}:
+        *rest, last = marked[index]["content"]
+        marked[index] = marked[index] | {"content": [*rest, last | {"cache_control": BREAKPOINT}]}
+    return marked
+
+
+def _numbered(text: str) -> str:
+    return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(text.splitlines(), start=1))
 
 
 async def _bare_request(
@@ -132,7 +153,7 @@ async def _bare_request(
     """One streamed request, its raw events gathered into content blocks (as our adapter does;
     the SDK's ``messages.stream`` helper, which also builds a snapshot per event, is slower)."""
     stream = await client.messages.create(
-        model=MODEL, max_tokens=1024, system=system, messages=messages, tools=tools, stream=True
+        model=MODEL, max_tokens=8192, system=system, messages=messages, tools=tools, stream=True
     )
     blocks: list[dict[str, Any]] = []
     arguments: list[str] = []

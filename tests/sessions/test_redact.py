@@ -7,9 +7,12 @@ import json
 from pathlib import Path
 
 import structlog
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.llm import Message, ToolUseBlock
 from sessions import Redactor, SessionStore
+from sessions.redact import KEY_ANCHORS, KEY_PATTERNS
 from tests.sessions.conftest import SECRET
 
 OPENAI_KEY = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx1234"
@@ -83,3 +86,30 @@ def test_redactor_as_a_structlog_processor() -> None:
 def test_config_file_keys_can_be_added() -> None:
     redactor = Redactor.from_environ({}).with_secrets({"providers.ollama.api_key": "local-key-1"})
     assert redactor.text("key=local-key-1") == "key=[redacted:providers.ollama.api_key]"
+
+
+LOOKBEHIND = "(?<=Bearer )"
+
+
+def _key_shaped(pattern: str) -> st.SearchStrategy[str]:
+    if pattern.startswith(LOOKBEHIND):
+        body = pattern.removeprefix(LOOKBEHIND)
+        return st.from_regex(body, fullmatch=True).map(lambda key: "Bearer " + key)
+    return st.from_regex(pattern, fullmatch=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(KEY_PATTERNS).flatmap(_key_shaped), st.sampled_from(["", "x ", "\n"]))
+def test_every_key_shaped_string_contains_an_anchor(key: str, before: str) -> None:
+    # Text with no anchor skips the patterns: a key without one would go unredacted.
+    assert any(anchor in key for anchor in KEY_ANCHORS)
+    assert Redactor().contains_secret(before + key)
+    assert "[redacted]" in Redactor().text(before + key)
+
+
+def test_text_without_anchors_is_returned_as_is() -> None:
+    redactor = Redactor({"MY_TOKEN": "hunter2-is-long"})
+    text = "def f(x):\n    return x * 2\n" * 50
+    assert redactor.text(text) is text
+    assert not redactor.contains_secret(text)
+    assert redactor.text(f"token={'hunter2-is-long'}") == "token=[redacted:MY_TOKEN]"

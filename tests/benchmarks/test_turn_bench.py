@@ -1,0 +1,32 @@
+"""The per-step benchmark compares like with like: its bare SDK loop sends the agent's requests."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+from benchmarks.turn_bench import FILE_TEXT, agent_turn, bare_turn
+from tests.fakes.llm_server import FakeLlmServer
+
+
+def _bodies(server: FakeLlmServer) -> list[object]:
+    # Tool-call ids count the server's replies, so they differ between the two runs.
+    return [
+        json.loads(re.sub(r"toolu_fake_\d+_\d+", "ID", json.dumps(request.body)))
+        for request in server.requests
+    ]
+
+
+def test_bare_loop_sends_the_same_requests_as_the_agent(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    for n in range(3):
+        (workspace / f"code{n}.py").write_text(FILE_TEXT)
+    asyncio.run(agent_turn(fake_llm, decoy_home, workspace, 3))
+    ours = _bodies(fake_llm)
+    asyncio.run(bare_turn(fake_llm, workspace, 3))
+    bare = _bodies(fake_llm)
+    assert len(ours) == 4
+    assert bare == ours
