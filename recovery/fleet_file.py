@@ -197,9 +197,13 @@ def _read(fd: int) -> tuple[bytes, int]:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_STATE_BYTES:
             return b"", info.st_size
-        data = os.pread(fd, MAX_STATE_BYTES + 1, 0)
+        # Sized by the file (room for it to have grown), not by the limit: a 4 MiB buffer
+        # allocated on every read cost more than the rest of the update.
+        data = os.pread(fd, info.st_size + 4096, 0)
     except OSError:
         return b"", 0
+    if len(data) > MAX_STATE_BYTES:
+        return b"", len(data)
     return data, len(data)
 
 

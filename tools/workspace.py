@@ -41,16 +41,16 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
     if "\x00" in raw:
         raise PathOutsideWorkspace(f"path {raw!r} contains a NUL byte")
     expanded = os.path.expanduser(raw) if raw.startswith("~") else raw
-    candidate = Path(expanded)
-    if not candidate.is_absolute():
-        candidate = root / candidate
-    resolved = candidate.resolve()
-    if resolved != root and root not in resolved.parents:
+    # On strings: `Path.resolve` and `Path.parents` cost a tool call ~100 µs, checked twice.
+    # realpath makes the path absolute, normal (no "..", no "//") and free of links.
+    top = str(root)
+    resolved = os.path.realpath(os.path.join(top, expanded))
+    if resolved != top and not resolved.startswith(top.rstrip(os.sep) + os.sep):
         raise PathOutsideWorkspace(
             f"path {raw!r} is outside the workspace {root}; "
             "only files inside the workspace can be used (give a path relative to it)"
         )
-    return resolved
+    return Path(resolved)
 
 
 def relative_name(workspace: Path, path: Path) -> str:
