@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import structlog
 from rich.text import Text
@@ -18,6 +17,7 @@ from agent.lazy_provider import LazyProvider
 from agent.llm import Event, EventBus
 from agent.llm.models import ModelLimits, ModelRef
 from agent.loop import AgentLoop
+from agent.mcp_link import McpLink
 from agent.model_chain import EMBEDDED_NOTICE, build_chain, create_provider, embedded_default
 from agent.prompt import build_system_prompt
 from agent.small_models import fit_to_tiny_model
@@ -31,13 +31,8 @@ from recovery import FallbackActivated, ModelTarget, RecoveringProvider
 from recovery.fleet import Fleet
 from recovery.fleet_backends import open_store
 from sessions import LoadedSession, SessionError, SessionStore, SessionWriter
-from tools import Approver, CheckpointRecorded, Tool, ToolExecutor, prune_checkpoints
-from tools.mcp_servers import McpServerSettings
+from tools import Approver, CheckpointRecorded, ToolExecutor, prune_checkpoints
 from tools.sandbox import Sandbox
-
-if TYPE_CHECKING:
-    from tools.mcp_servers.runtime import McpServers
-    from tools.mcp_servers.tool import McpToolList
 
 log = structlog.get_logger("agent.app")
 
@@ -56,7 +51,7 @@ class Agent:
         previous: Agent | None = None,
     ) -> None:
         """``previous``: the agent this one replaces in the same REPL (``/clear``,
-        ``/resume``); its running MCP servers are shared, not started again."""
+        ``/resume``); its running MCP servers are shared, not started again (`McpLink`)."""
         self.notices: list[Text] = []
         """What the person should know about this start; the REPL shows them once."""
         embedded = embedded_default(config, environ)
@@ -106,7 +101,15 @@ class Agent:
         self.sandbox = Sandbox.create(config.sandbox, scratch=self._scratch_dir())
         if notice := self.sandbox.notice():
             self.notices.append(Text(notice, style="yellow"))
-        self._start_mcp(previous)
+        self.mcp = McpLink(
+            workspace=self.workspace,
+            home=self.home,
+            environ=environ,
+            sandbox=self.sandbox,
+            redact=self.redactor.text,
+            show=lambda text: ui.show(Text(text, style="yellow")),
+        )
+        self.mcp.start(config.mcp_servers, previous.mcp if previous is not None else None)
         self.tools = self._tool_executor(approver)
         self.turn_recovery = TurnRecoveryPolicy(
             compactor=Compactor(
@@ -159,7 +162,7 @@ class Agent:
                 home=Path(self.environ.get("HOME", "~")).expanduser(),
                 sandbox=self.sandbox,
                 redact=self.redactor.text,
-                more_tools=self._mcp_tools,
+                more_tools=self.mcp.tools,
             )
         except OSError as error:
             self.close()
@@ -167,71 +170,6 @@ class Agent:
                 f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
                 "Check that AGENT_HOME is a writable directory."
             ) from None
-
-    def _start_mcp(self, previous: Agent | None) -> None:
-        """Start the MCP servers in the background; without any, nothing MCP is imported.
-
-        With a ``previous`` agent that runs servers, use its servers instead: restarting
-        them would take seconds, and repeat their notices and approval questions. It keeps
-        owning them until it hands them over (`hand_over_mcp`), so if this agent fails to
-        start, closing it stops nothing the previous one still uses.
-        """
-        self.mcp: McpServers | None = None
-        self.mcp_pending: dict[str, McpServerSettings] = {}
-        self._mcp_tool_list: McpToolList | None = None
-        self._owns_mcp = previous is None or previous.mcp is None
-        if not self._owns_mcp and previous is not None:
-            self.mcp, self._mcp_tool_list = previous.mcp, previous._mcp_tool_list
-            self.mcp_pending = previous.mcp_pending  # one dict: an approval counts for both
-            return
-        if not self.config.mcp_servers and not (self.workspace / ".mcp.json").is_file():
-            return
-        from agent import mcp_setup
-
-        plan = mcp_setup.plan_servers(self.config.mcp_servers, self.workspace, self.home)
-        for notice in plan.notices:
-            self.ui.show(Text(notice, style="yellow"))
-        self.mcp_pending = plan.pending
-        for name, settings in plan.start.items():
-            self.add_mcp_server(name, settings)
-
-    def hand_over_mcp(self, successor: Agent) -> None:
-        """Let ``successor``, which shares this agent's MCP servers, own them: closing this
-        agent no longer stops them."""
-        if successor.mcp is self.mcp and self._owns_mcp:
-            self._owns_mcp, successor._owns_mcp = False, True
-
-    def add_mcp_server(self, name: str, settings: McpServerSettings) -> None:
-        """Start supervising one more MCP server (returns at once)."""
-        if self.mcp is None:
-            from agent import mcp_setup
-            from tools.mcp_servers.tool import McpToolList
-
-            self.mcp = mcp_setup.start_servers(
-                {},
-                workspace=self.workspace,
-                environ=self.environ,
-                sandbox=self.sandbox,
-                redact=self.redactor.text,
-            )
-            self._mcp_tool_list = McpToolList(self.mcp)
-        self.mcp_pending.pop(name, None)
-        self.mcp.add(name, settings)
-
-    def allow_mcp_server(self, name: str) -> None:
-        """The person allowed project server ``name``: remember that, and start it.
-
-        Raises:
-            OSError: the approval could not be saved (the server is not started).
-        """
-        from tools.mcp_servers import ProjectApprovals
-
-        settings = self.mcp_pending[name]
-        ProjectApprovals(self.home, self.workspace).allow(name, settings)
-        self.add_mcp_server(name, settings)
-
-    def _mcp_tools(self) -> list[Tool[Any]]:
-        return self._mcp_tool_list() if self._mcp_tool_list is not None else []
 
     def _prune_checkpoints(self) -> None:
         """Drop the undo copies of deleted sessions and of sessions untouched for too long."""
@@ -382,8 +320,7 @@ class Agent:
         elif note:
             self.loop.annotate_last_user_message(note)
         result = TurnResult(status=TurnStatus.FAILED)
-        if self.mcp is not None:
-            await self.mcp.first_start()  # so the first request offers their tools
+        await self.mcp.first_start()  # so the first request offers their tools
         try:
             result = await self.loop.run_turn(prompt)
             self.session.append_turn_end(result.status.value, result.error)
@@ -421,8 +358,7 @@ class Agent:
 
         A new session in which nothing was said is deleted rather than saved.
         """
-        if self.mcp is not None and self._owns_mcp:
-            self.mcp.close()
+        self.mcp.close()
         if self.session.closed:
             return
         if self.is_empty:

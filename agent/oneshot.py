@@ -60,10 +60,10 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
         return _usage_error(nothing, agent.session_id, err, json_output=json_output)
     for start_notice in agent.notices:
         err.print(start_notice)
-    if agent.mcp_pending:
+    if agent.mcp.pending:
         from agent.mcp_setup import pending_notice
 
-        err.print(f"[yellow]! {escape(pending_notice(agent.mcp_pending))}[/yellow]")
+        err.print(f"[yellow]! {escape(pending_notice(agent.mcp.pending))}[/yellow]")
     for notice in agent.resume_notices():
         err.print(f"[yellow]! {escape(notice)}[/yellow]")
     status, result = _run_guarded(agent, prompt)

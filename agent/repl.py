@@ -194,21 +194,21 @@ class Repl:
         from agent.mcp_setup import status_table
 
         agent = self.agent
-        return status_table(agent.mcp.statuses() if agent.mcp else [], agent.mcp_pending)
+        return status_table(agent.mcp.statuses(), agent.mcp.pending)
 
     async def _allow_project_servers(self) -> None:
         """Ask once about each server a project's .mcp.json adds; allowed ones start now."""
-        if not self.agent.mcp_pending:
+        if not self.agent.mcp.pending:
             return
         from agent.mcp_setup import approval_question
 
-        for name, settings in list(self.agent.mcp_pending.items()):
+        for name, settings in list(self.agent.mcp.pending.items()):
             answer = await self.ask(approval_question(name, settings))
             if answer.strip().lower() not in ("y", "yes"):
                 self.ui.show(Text(f"MCP server {name!r} not started.", style="dim"))
                 continue
             try:
-                self.agent.allow_mcp_server(name)
+                self.agent.mcp.allow(name)
             except OSError as error:
                 self.ui.show(Text(f"Cannot save the approval: {error}", style="red"))
 
@@ -235,7 +235,7 @@ class Repl:
         except SetupError as error:
             self.ui.show(Text(str(error), style="red"))
             return False
-        self.agent.hand_over_mcp(fresh)  # the MCP servers keep running for the new session
+        self.agent.mcp.hand_over(fresh.mcp)  # the servers keep running for the new session
         self.agent.close()
         self.agent = fresh
         self._answered = False
@@ -333,7 +333,7 @@ class Repl:
         line = (
             f" {self.agent.provider.current} · {tokens} tokens · session {self.agent.session_id} "
         )
-        if self.agent.mcp is not None:
+        if self.agent.mcp.servers is not None:
             from agent.mcp_setup import down_summary
 
             if down := down_summary(self.agent.mcp.statuses()):
