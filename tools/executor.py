@@ -1,7 +1,9 @@
 """The tool executor: validates, guards, runs, retries, checkpoints and trims tool calls.
 
 `ToolExecutor.execute` never raises except on cancellation: every failure becomes a
-`ToolResultBlock` with ``is_error=True`` that the model can read and act on.
+`ToolResultBlock` with ``is_error=True`` that the model can read and act on. The arguments
+are parsed by `tools.results.parse_arguments`, the call run (timeout, retries) by
+`tools.attempts.Attempts`.
 
 Secrets are redacted where a tool's text enters the executor (its output, its failure, a
 refusal), before anything cuts it: a key split by the output trim, or by an event's short
@@ -18,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from agent.llm.conversation import RAW_ARGUMENTS_KEY
 from agent.llm.events import Event, EventSink
-from agent.llm.messages import MAX_INPUT_DEPTH, ToolResultBlock, ToolUseBlock, input_depth
+from agent.llm.messages import ToolResultBlock, ToolUseBlock
 from agent.llm.provider import ToolSpec
+from tools.attempts import Attempts
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
 from tools.builtin import builtin_tools
 from tools.checkpoints import Checkpoint, CheckpointStore, UndoReport
@@ -35,8 +37,6 @@ from tools.events import (
     ToolRefused,
     ToolRepeatedCall,
     ToolRepeatedFailure,
-    ToolRetried,
-    ToolTimedOut,
     UndoApplied,
 )
 from tools.hooks import (
@@ -53,15 +53,13 @@ from tools.results import (
     Failure,
     classify_exception,
     error_text,
-    expected_fields,
-    not_json_text,
+    parse_arguments,
     rollback_text,
-    validation_text,
 )
 from tools.sandbox import Sandbox
 from tools.settings import ToolSettings
 from tools.snapshots import SnapshotLimits, WorkspaceScanner
-from tools.text import redact_value, trim_middle
+from tools.text import trim_middle
 
 log = structlog.get_logger("tools")
 
@@ -144,6 +142,7 @@ class ToolExecutor:
         one (`agent.small_models`); the counts of repeated calls start again.
         """
         self._settings = settings
+        self._attempts = Attempts(settings, self._emit, self._sleep, self._redact)
         chosen = self._all_tools
         if settings.enabled is not None:
             chosen = [tool for tool in chosen if tool.name in settings.enabled]
@@ -245,23 +244,9 @@ class ToolExecutor:
                 f"call one of the available tools: {names}",
             )
             return self._failed(call, failure)
-        if input_depth(call.input) > MAX_INPUT_DEPTH:
-            text = (
-                f"Error: the arguments for {tool.name} are nested more than {MAX_INPUT_DEPTH} "
-                f"levels deep. Send one flat JSON object with these fields: "
-                f"{expected_fields(tool.input_model)}."
-            )
-            return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
-        # The error texts quote the arguments cut short, so they quote redacted arguments.
-        shown = redact_value(call.input, self._redact)
-        if RAW_ARGUMENTS_KEY in call.input:
-            text = not_json_text(tool.name, shown[RAW_ARGUMENTS_KEY], tool.input_model)
-            return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
-        try:
-            args = tool.input_model.model_validate(call.input)
-        except ValidationError as exc:
-            text = validation_text(tool.name, _quotable(exc, tool, shown), tool.input_model)
-            return self._failed(call, Failure(text, ErrorCategory.PERMANENT), text=text)
+        args = parse_arguments(tool, call.input, self._redact)
+        if isinstance(args, str):
+            return self._failed(call, Failure(args, ErrorCategory.PERMANENT), text=args)
         ctx = ToolContext(
             self._workspace,
             self._settings,
@@ -300,65 +285,10 @@ class ToolExecutor:
     async def _run(
         self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext, number: int
     ) -> ToolResultBlock:
-        attempt = 1
-        while True:
-            outcome = await self._attempt(call, tool, args, ctx)
-            if isinstance(outcome, ToolOutput):
-                return self._succeeded(call, outcome)
-            retryable = outcome.category is ErrorCategory.TRANSIENT and tool.idempotent
-            if not retryable or attempt > self._settings.max_retries:
-                return self._failed(call, outcome, attempts=attempt, call_number=number)
-            delay = self._settings.retry_backoff * 2 ** (attempt - 1)
-            self._emit(
-                ToolRetried(
-                    tool=tool.name,
-                    tool_use_id=call.id,
-                    attempt=attempt,
-                    delay=delay,
-                    message=outcome.message,
-                )
-            )
-            await self._sleep(delay)
-            attempt += 1
-
-    async def _attempt(
-        self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext
-    ) -> ToolOutput | Failure:
-        outcome = await self._outcome(call, tool, args, ctx)
+        outcome, attempts = await self._attempts.run(call, tool, args, ctx)
         if isinstance(outcome, ToolOutput):
-            return ToolOutput(self._redact(outcome.content), outcome.is_error, outcome.partial)
-        return self._redacted(outcome)
-
-    async def _outcome(
-        self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext
-    ) -> ToolOutput | Failure:
-        timeout = tool.timeout(args, self._settings)
-        try:
-            async with asyncio.timeout(timeout):  # no task of its own, unlike wait_for
-                return await tool.run(args, ctx)
-        except ToolError as exc:
-            return Failure(exc.message, exc.category, exc.hint)
-        except TimeoutError:
-            self._emit(ToolTimedOut(tool=tool.name, tool_use_id=call.id, timeout=timeout))
-            # Not retried: the same call would most likely wait just as long again, and the
-            # abandoned worker thread may still be busy with the first attempt.
-            if tool.idempotent:
-                return Failure(
-                    f"{tool.name} timed out after {timeout:g}s",
-                    ErrorCategory.PERMANENT,
-                    "ask for less at once (offset/limit, a narrower path or pattern)",
-                )
-            return Failure(
-                f"{tool.name} timed out after {timeout:g}s; its effect is unknown",
-                ErrorCategory.PERMANENT,
-                "check the result with read_file or list_files before trying again",
-            )
-        except Exception as exc:
-            log.warning("tool_raised", tool=tool.name, tool_use_id=call.id, exc_info=True)
-            return classify_exception(exc)
-
-    def _redacted(self, failure: Failure) -> Failure:
-        return Failure(self._redact(failure.message), failure.category, self._redact(failure.hint))
+            return self._succeeded(call, outcome)
+        return self._failed(call, outcome, attempts=attempts, call_number=number)
 
     def _record(self, path: Path, tool_use_id: str, call_number: int) -> None:
         try:
@@ -407,7 +337,7 @@ class ToolExecutor:
         text: str | None = None,
         call_number: int | None = None,
     ) -> ToolResultBlock:
-        failure = self._redacted(failure)
+        failure = self._attempts.redacted(failure)
         content = self._redact(text) if text else error_text(failure, attempts=attempts)
         rollback = (
             self._store.roll_back_call(call_number) if call_number is not None else UndoReport(None)
@@ -464,12 +394,3 @@ class ToolExecutor:
     def _emit(self, event: Event) -> None:
         if self._events is not None:
             self._events(event)
-
-
-def _quotable(exc: ValidationError, tool: Tool[Any], shown: Any) -> ValidationError:
-    """The same validation errors, found in the redacted arguments ``shown``."""
-    try:
-        tool.input_model.model_validate(shown)
-    except ValidationError as redacted:
-        return redacted
-    return exc

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import errno
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from tools.base import ErrorCategory
+from agent.llm.conversation import RAW_ARGUMENTS_KEY
+from agent.llm.messages import MAX_INPUT_DEPTH, input_depth
+from tools.base import ErrorCategory, Tool
 from tools.checkpoints import UndoReport
+from tools.text import redact_value
 from tools.workspace import PathOutsideWorkspace
 
 _TRANSIENT_ERRNOS = frozenset(
@@ -68,6 +72,38 @@ def rollback_text(report: UndoReport) -> str:
             "changed; inspect it with read_file before continuing."
         )
     return "\n".join(lines)
+
+
+def parse_arguments(
+    tool: Tool[Any], arguments: dict[str, Any], redact: Callable[[str], str]
+) -> BaseModel | str:
+    """The call's arguments as ``tool``'s input model, or the error text for the model:
+    nested too deeply, not JSON at all, or not what the tool takes.
+
+    The texts quote the arguments cut short, so they quote them redacted.
+    """
+    if input_depth(arguments) > MAX_INPUT_DEPTH:
+        return (
+            f"Error: the arguments for {tool.name} are nested more than {MAX_INPUT_DEPTH} "
+            f"levels deep. Send one flat JSON object with these fields: "
+            f"{expected_fields(tool.input_model)}."
+        )
+    shown = redact_value(arguments, redact)
+    if RAW_ARGUMENTS_KEY in arguments:
+        return not_json_text(tool.name, shown[RAW_ARGUMENTS_KEY], tool.input_model)
+    try:
+        return tool.input_model.model_validate(arguments)
+    except ValidationError as exc:
+        return validation_text(tool.name, _quotable(exc, tool, shown), tool.input_model)
+
+
+def _quotable(exc: ValidationError, tool: Tool[Any], shown: Any) -> ValidationError:
+    """The same validation errors, found in the redacted arguments ``shown``."""
+    try:
+        tool.input_model.model_validate(shown)
+    except ValidationError as redacted:
+        return redacted
+    return exc
 
 
 def validation_text(tool: str, exc: ValidationError, model: type[BaseModel]) -> str:
