@@ -24,7 +24,7 @@ from agent.llm.provider import ToolUseDelta
 from agent.ui_events import banner, is_quiet
 from agent.ui_render import diff_view, excerpt, read_excerpt, tool_line, unified_diff
 from agent.ui_status import StatusLine, StatusSource
-from agent.ui_stream import MarkdownStream
+from agent.ui_stream import MarkdownStream, RedactingStream
 from compaction.events import CompactionStarted
 from recovery import RequestHeld, RetryScheduled
 from tools import CheckpointRecorded
@@ -71,6 +71,7 @@ class ConsoleUI:
         self.live_mode = live if live is not None else (err is None or err is out) and terminal
         self.status = StatusLine(clock=clock)
         self._markdown = MarkdownStream()
+        self._plain = RedactingStream()
         self._live: Live | None = None
         self._open_line = False
         self._before: dict[str, tuple[str, str | None]] = {}
@@ -172,8 +173,7 @@ class ConsoleUI:
 
     def _text(self, text: str) -> None:
         if not self.live_mode:
-            self.out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
-            self._open_line = not text.endswith("\n")
+            self._print_plain(self._plain.feed(text, self.redact))
             return
         for block in self._markdown.feed(text):
             self.out.print(Markdown(self.redact(block)))
@@ -186,12 +186,24 @@ class ConsoleUI:
             if rest:
                 self.out.print(Markdown(self.redact(rest)))
             self._refresh()
-        elif self._open_line:
+        else:
+            self._end_plain()
+
+    def _print_plain(self, text: str) -> None:
+        if text:
+            self.out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+            self._open_line = not text.endswith("\n")
+
+    def _end_plain(self) -> None:
+        """Print what the plain stream held back, and end its line."""
+        self._print_plain(self._plain.flush(self.redact))
+        if self._open_line:
             self.out.print()
             self._open_line = False
 
     def _discard_partial(self, reason: str) -> None:
         self._markdown.reset()
+        self._plain.reset()
         self._refresh()
         if self._open_line:
             self.out.print()
@@ -203,9 +215,8 @@ class ConsoleUI:
     # -- activity -------------------------------------------------------------------------
 
     def _print_activity(self, renderable: RenderableType, *, fitted: bool = False) -> None:
-        if not self.live_mode and self._open_line:
-            self.out.print()
-            self._open_line = False
+        if not self.live_mode:
+            self._end_plain()
         self.err.print(renderable, highlight=False, soft_wrap=fitted)
 
     def _detail(self, call: ToolUseBlock, result: ToolResultBlock) -> RenderableType | None:

@@ -1,13 +1,65 @@
-"""Split streamed markdown into finished blocks (printed for good) and a tail (still growing).
+"""Streamed answer text: split into finished markdown blocks, or let through redacted.
 
 Re-rendering a whole answer on every delta gets slow and cannot scroll past the screen; so
 only the tail lives in the live area, and each block is committed once a blank line outside
-a code fence closes it.
+a code fence closes it (`MarkdownStream`). Printed as plain text, a piece is printed for
+good, so the end that could still become a secret is held back (`RedactingStream`).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 _FENCES = ("```", "~~~")
+_PARTIAL_WORD = re.compile(r"\S+\Z")
+
+HOLD_LIMIT = 4_096
+"""A run of this many characters without whitespace is let through, redacted as it stands."""
+CONTEXT = 64
+"""Characters of what went before that a pattern may look behind at (``Bearer `` + a token)."""
+
+
+class RedactingStream:
+    """Redacts text that arrives in pieces, as it arrives, for a stream nothing can take back.
+
+    A key can arrive split over pieces (``sk-ant-`` now, the rest next). No key contains
+    whitespace, so the last word is held back until whitespace (or the end) shows it is
+    whole; what is let through is redacted together with the end of what went before, so
+    a token whose ``Bearer `` was printed already is still recognised.
+    """
+
+    def __init__(self) -> None:
+        self._held = ""
+        self._before = ""
+
+    def feed(self, text: str, redact: Callable[[str], str]) -> str:
+        """What of the text so far can be printed now, redacted (possibly nothing)."""
+        self._held += text
+        partial = _PARTIAL_WORD.search(self._held)
+        cut = partial.start() if partial else len(self._held)
+        if cut == 0 and len(self._held) > HOLD_LIMIT:
+            cut = len(self._held)
+        out, self._held = self._held[:cut], self._held[cut:]
+        return self._let_through(out, redact)
+
+    def flush(self, redact: Callable[[str], str]) -> str:
+        """Everything held back, redacted: the answer (or this part of it) is over."""
+        out, self._held = self._held, ""
+        return self._let_through(out, redact)
+
+    def reset(self) -> None:
+        """Forget the text (a restarted stream)."""
+        self._held = self._before = ""
+
+    def _let_through(self, text: str, redact: Callable[[str], str]) -> str:
+        if not text:
+            return ""
+        before, self._before = self._before, (self._before + text)[-CONTEXT:]
+        shown_before, shown = redact(before), redact(before + text)
+        if shown.startswith(shown_before):
+            return shown[len(shown_before) :]
+        return redact(text)  # a match began in what was printed already: redact this alone
 
 
 class MarkdownStream:

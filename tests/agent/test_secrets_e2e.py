@@ -6,11 +6,13 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from tests.fakes.cli import MODELS, AgentRun, Protocol, run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.terminal import Spawn, clean
 
 KEY = "Zq8w4Lk2Vn7Rt5Yp1Hm9Xc3Bd6Fg0JsQeUa"
 """A deploy token: no known key shape, so it is found only as a known environment value."""
@@ -172,3 +174,19 @@ def test_an_answer_repeating_the_key_is_printed_without_it(
     assert run.code == 0, run.stderr
     assert "keep it safe" in run.stdout
     assert KEY not in run.stdout + run.stderr
+
+
+def test_an_answer_streamed_to_a_terminal_never_shows_the_key(
+    fake_llm: FakeLlmServer, spawn: Spawn
+) -> None:
+    # The server sends the text in two deltas, cut inside the key: a terminal gets the answer
+    # as it streams, and nothing printed can be taken back.
+    fake_llm.script(Reply.text(f"Your key is {KEY}, keep it safe."))
+
+    terminal = spawn("-p", "what is my key?")
+    terminal.child.expect(pexpect.EOF, timeout=60)
+    shown = clean(str(terminal.child.before))
+
+    assert "keep it safe" in shown
+    assert "[redacted" in shown
+    assert KEY[:12] not in shown
