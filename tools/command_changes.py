@@ -14,6 +14,7 @@ from typing import Any
 import structlog
 
 from agent.llm.messages import ToolResultBlock, ToolUseBlock
+from tools.blocking import in_worker
 from tools.checkpoints import CheckpointStore
 from tools.snapshots import CommandChanges, Snapshot, WorkspaceScanner
 
@@ -46,13 +47,13 @@ class CommandRecorder:
         """Run ``command`` (call ``number`` of ``turn``), and note in its result what
         ``/undo`` could not keep."""
         ignore = self._scanner.ignore_rules()
-        before = await asyncio.to_thread(self._scanner.snapshot, ignore)
+        before = await in_worker(self._scanner.snapshot, ignore)
         try:
             result = await command()
         except asyncio.CancelledError:
             self._record(before, ignore, call, turn, number)  # the group is dead by now
             raise
-        note = await asyncio.to_thread(self._record, before, ignore, call, turn, number)
+        note = await in_worker(self._record, before, ignore, call, turn, number)
         if note:
             result = result.model_copy(update={"content": f"{result.content}\n{note}"})
         return result

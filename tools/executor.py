@@ -27,6 +27,7 @@ from agent.llm.messages import ToolResultBlock, ToolUseBlock
 from agent.llm.provider import ToolSpec
 from tools.attempts import Attempts
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
+from tools.blocking import in_worker
 from tools.builtin import builtin_tools
 from tools.checkpoints import Checkpoint, CheckpointStore, UndoReport
 from tools.command_changes import CommandRecorder
@@ -266,7 +267,7 @@ class ToolExecutor:
             )
         result = await self._run(call, tool, args, ctx, call_number)
         if self._store.unsealed(call_number):  # a read recorded nothing: no thread hop
-            await asyncio.to_thread(self._store.seal_call, call_number)
+            await in_worker(self._store.seal_call, call_number)
         return result
 
     async def _check_hooks(self, invocation: ToolInvocation) -> Refusal | None:

@@ -110,7 +110,7 @@ class SafetyPolicy:
         if command is not None:
             home = self._home or Path.home()
             # Off the event loop, so Ctrl-C is handled even while a huge command is checked.
-            decision = await asyncio.to_thread(
+            decision = await in_worker(
                 check_command, command, home=home, workspace=resolved_root(ctx.workspace)
             )
             if not decision.allowed:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.blocking import in_worker
 from tools.events import ProtectedPathsRestored
 from tools.landlock import EXIT_SANDBOX_FAILED
 from tools.protected import ProtectedSnapshot
@@ -122,11 +123,11 @@ class RunCommand(Tool[RunCommandInput]):
         return args.command
 
     async def run(self, args: RunCommandInput, ctx: ToolContext) -> ToolOutput:
-        snapshot = await asyncio.to_thread(ProtectedSnapshot.take, ctx.workspace)
+        snapshot = await in_worker(ProtectedSnapshot.take, ctx.workspace)
         try:
             output = await self._run(args, ctx)
         finally:
-            restored = await asyncio.shield(asyncio.to_thread(snapshot.restore))
+            restored = await asyncio.shield(in_worker(snapshot.restore))
             if restored:
                 ctx.emit(ProtectedPathsRestored(paths=restored))
         if restored:

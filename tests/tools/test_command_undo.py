@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import stat
+import threading
 from pathlib import Path
 
 from tests.tools.conftest import Harness, MakeHarness, call
@@ -183,3 +184,18 @@ async def test_a_command_cancelled_mid_way_is_still_undoable(
 
     assert harness.executor.undo_last_turn().restored == [workspace / "made.txt"]
     assert not (workspace / "made.txt").exists()
+
+
+async def test_a_command_blocks_no_thread_that_exit_would_wait_for(
+    harness: Harness, workspace: Path
+) -> None:
+    # Scans, the command check and checkpoint sealing run in daemon threads: one stuck on a
+    # hung mount can be abandoned, where the loop's default executor is joined at exit.
+    (workspace / "a.txt").write_text("a\n")
+    before = set(threading.enumerate())
+
+    result = await harness.run("run_command", command="echo b > a.txt")
+
+    assert not result.is_error, result.content
+    started = set(threading.enumerate()) - before
+    assert all(thread.daemon for thread in started), [t.name for t in started]
