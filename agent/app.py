@@ -108,6 +108,7 @@ class Agent:
             sandbox=self.sandbox,
             redact=self.redactor.text,
             show=lambda text: ui.show(Text(text, style="yellow")),
+            emit=self.events,
         )
         self.mcp.start(config.mcp_servers, previous.mcp if previous is not None else None)
         self.tools = self._tool_executor(approver)

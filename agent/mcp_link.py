@@ -8,11 +8,14 @@ questions.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.llm.events import Event
 from tools import Tool
+from tools.events import McpServerChanged
 from tools.mcp_servers import McpServerSettings, ProjectApprovals
 from tools.sandbox import Sandbox
 
@@ -32,6 +35,9 @@ class McpLink:
         sandbox: What confines stdio servers.
         redact: Hides secrets in what servers say.
         show: Prints a notice for the person.
+        emit: Receives `McpServerChanged` when a server goes down or comes back up, on the
+            agent's thread: the servers' reports are passed on when the tools are next
+            listed (each request, each tool call).
     """
 
     def __init__(
@@ -43,6 +49,7 @@ class McpLink:
         sandbox: Sandbox,
         redact: Callable[[str], str],
         show: Callable[[str], None],
+        emit: Callable[[Event], None] = lambda event: None,
     ) -> None:
         self.workspace = workspace
         self.home = home
@@ -50,6 +57,11 @@ class McpLink:
         self._sandbox = sandbox
         self._redact = redact
         self._show = show
+        self._emit = emit
+        self._changes: deque[ServerStatus] = deque()
+        """Status changes the servers' thread reported, not yet looked at."""
+        self._up: dict[str, bool] = {}
+        """Whether each server was last seen up (its first start is not news)."""
         self.servers: McpServers | None = None
         """The running servers (None until one is added)."""
         self.pending: dict[str, McpServerSettings] = {}
@@ -68,6 +80,7 @@ class McpLink:
         if previous is not None and previous.servers is not None:
             self.servers, self._tool_list = previous.servers, previous._tool_list
             self.pending = previous.pending  # one dict: an approval counts for both
+            self._changes, self._up = previous._changes, previous._up
             self._owner = False
             return
         if not configured and not (self.workspace / ".mcp.json").is_file():
@@ -99,6 +112,7 @@ class McpLink:
                 environ=self._environ,
                 sandbox=self._sandbox,
                 redact=self._redact,
+                on_change=self._changes.append,  # thread-safe; read on the loop's thread
             )
             self._tool_list = McpToolList(self.servers)
         self.pending.pop(name, None)
@@ -116,7 +130,35 @@ class McpLink:
 
     def tools(self) -> list[Tool[Any]]:
         """The tools the running servers offer now."""
-        return self._tool_list() if self._tool_list is not None else []
+        if self._tool_list is None:
+            return []
+        self._report_changes()
+        return self._tool_list()
+
+    def _report_changes(self) -> None:
+        from tools.mcp_servers.supervisor import ServerState
+
+        while self._changes:
+            status = self._changes.popleft()
+            if status.state is ServerState.READY:
+                up = True
+            elif status.state in (ServerState.RESTARTING, ServerState.PAUSED, ServerState.FAILED):
+                up = False
+            else:  # starting or stopped: not a change anyone needs to hear about yet
+                continue
+            was = self._up.get(status.name)
+            self._up[status.name] = up
+            if was == up or (was is None and up):
+                continue
+            self._emit(
+                McpServerChanged(
+                    server=status.name,
+                    up=up,
+                    state=status.state.value,
+                    reason=status.reason,
+                    tools=len(status.tools),
+                )
+            )
 
     def statuses(self) -> list[ServerStatus]:
         """Each server's state, for ``/mcp`` and the status line."""

@@ -59,6 +59,7 @@ def start_servers(
     environ: Mapping[str, str],
     sandbox: Sandbox,
     redact: Callable[[str], str],
+    on_change: Callable[[ServerStatus], None] = lambda status: None,
 ) -> McpServers:
     """Start supervising ``servers`` in the background; stdio servers run in ``sandbox``.
 
@@ -76,6 +77,7 @@ def start_servers(
         wrap=wrap,
         breaker=lambda s: CircuitBreaker(s.max_failures, s.pause, time.monotonic),
         redact=redact,
+        on_change=on_change,
     )
     for name, settings in servers.items():
         running.add(name, settings)

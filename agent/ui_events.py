@@ -40,6 +40,7 @@ _STYLES: dict[str, tuple[str, str]] = {
     "tool_repeated_call": ("!", "yellow"),
     "rolled_back": ("↶", "yellow"),
     "undo_applied": ("↶", "green"),
+    "mcp_server_changed": ("•", "yellow"),
 }
 
 

@@ -138,3 +138,21 @@ class ProtectedPathsRestored(Event):
 
     def describe(self) -> str:
         return f"put back protected files a command changed: {', '.join(self.paths)}"
+
+
+class McpServerChanged(Event):
+    """An MCP server went down (its tools answer that it is unavailable) or came back up."""
+
+    type: Literal["mcp_server_changed"] = "mcp_server_changed"
+    server: str
+    up: bool
+    state: str
+    """The server's state: ``ready``, ``restarting``, ``paused`` or ``failed``."""
+    reason: str = ""
+    tools: int = 0
+
+    def describe(self) -> str:
+        if self.up:
+            return f"MCP server {self.server} is up again ({self.tools} tools)"
+        reason = f": {self.reason}" if self.reason else ""
+        return f"MCP server {self.server} is down ({self.state}){reason}"

@@ -31,6 +31,17 @@ def _tool_names(body: dict[str, object]) -> set[str]:
     return {str(tool.get("name")) for tool in tools}
 
 
+def _server_changes(home: Path, session_id: str) -> list[dict[str, object]]:
+    """The MCP server up/down events the session recorded, in order."""
+    lines = (home / ".agent" / "sessions" / f"{session_id}.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    return [
+        record["event"]
+        for record in records
+        if record.get("type") == "event" and record["event"]["type"] == "mcp_server_changed"
+    ]
+
+
 def test_p_calls_an_mcp_tool_survives_a_crash_and_a_hang_and_resumes(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
 ) -> None:
@@ -57,6 +68,10 @@ def test_p_calls_an_mcp_tool_survives_a_crash_and_a_hang_and_resumes(
     assert "not retried" in json.dumps(requests[2].body)
     assert "stopped answering" in json.dumps(requests[3].body)
     assert (tmp_path / "count_calls").read_text() == "called\n"
+    changes = _server_changes(decoy_home, payload["session_id"])
+    assert changes[0]["up"] is False, changes  # the crash, noticed by the next request
+    assert changes[0]["server"] == "fake"
+    assert any(change["up"] for change in changes[1:]), changes  # restarted for the hang call
 
     fake_llm.script(Reply.tool_call("mcp__fake__add", {"a": 2, "b": 40}), Reply.text("42"))
     resumed = run_agent(

@@ -41,6 +41,8 @@ class McpServers:
             entry's ``sandbox``); the launcher ends the server with the agent. None: run as is.
         breaker: Makes each server's circuit breaker from its settings.
         redact: Hides secrets in the server's stderr before it is logged.
+        on_change: Called with a server's new status whenever it changes, on the servers'
+            thread (or the caller's, for a server that cannot be started at all).
     """
 
     def __init__(
@@ -51,8 +53,10 @@ class McpServers:
         wrap: Callable[[list[str], bool], list[str]] | None,
         breaker: Callable[[McpServerSettings], Breaker],
         redact: Callable[[str], str] = lambda text: text,
+        on_change: Callable[[ServerStatus], None] = lambda status: None,
     ) -> None:
         self._workspace = workspace
+        self._on_change = on_change
         self._environ = environ
         self._wrap = wrap
         self._breaker = breaker
@@ -75,6 +79,7 @@ class McpServers:
             reason = f"{error}; set it, or change mcp_servers.{name}"
             self._failed[name] = ServerStatus(name, ServerState.FAILED, reason=reason)
             log.warning("mcp_server_not_started", server=name, reason=reason)
+            self._on_change(self._failed[name])
             return
         self._added[name] = resolved.start_timeout
         self._submit(self._start(name, resolved))
@@ -108,6 +113,7 @@ class McpServers:
             launch=lambda: self._launch(settings, stderr),
             breaker=self._breaker(settings),
             last_stderr=stderr.last,
+            on_change=self._on_change,
         )
         self._supervisors[name] = supervisor
         self._tasks.append(asyncio.create_task(supervisor.run(), name=f"mcp-{name}"))

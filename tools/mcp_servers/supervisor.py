@@ -125,8 +125,10 @@ class ServerSupervisor:
         breaker: Breaker,
         last_stderr: Callable[[], str] = lambda: "",
         jitter: Callable[[], float] = random.random,
+        on_change: Callable[[ServerStatus], None] = lambda status: None,
     ) -> None:
         self.name = name
+        self._on_change = on_change
         self.settings = settings
         self._launch = launch
         self._breaker = breaker
@@ -215,6 +217,7 @@ class ServerSupervisor:
             self._breaker.failures,
         )
         self._watch.notify()
+        self._on_change(self.status)
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Reply:
         """Call ``tool`` on the server.
