@@ -113,7 +113,8 @@ def _lexer(path: str, code: str) -> Any:  # a pygments Lexer (pygments has no ty
     if lexer is None:
         if len(_LEXERS) >= _MAX_LEXERS:  # names come from the model: keep the cache bounded
             _LEXERS.clear()
-        lexer = _LEXERS[kind] = get_lexer_by_name(Syntax.guess_lexer(path, code))
+        guess = Syntax.guess_lexer(path, code)  # "default" when nothing matches: plain text
+        lexer = _LEXERS[kind] = get_lexer_by_name("text" if guess == "default" else guess)
     return lexer
 
 

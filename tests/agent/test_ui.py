@@ -147,6 +147,19 @@ def test_a_read_file_result_shows_a_highlighted_excerpt() -> None:
     assert "14 more lines" in shown
 
 
+@pytest.mark.parametrize("path", ["README", "LICENSE", "notes.unknownext", "a.py"])
+def test_a_file_of_any_type_gets_an_excerpt(path: str) -> None:
+    # Pygments has no lexer for most names without a known extension: plain text then.
+    console, buffer = terminal()
+    ui = ConsoleUI(console)
+    ui.on_tool_result(
+        ToolUseBlock(id="t1", name="read_file", input={"path": path}),
+        ToolResultBlock(tool_use_id="t1", content="     1\tfirst\n     2\tsecond"),
+    )
+
+    assert "second" in plain(buffer.getvalue())
+
+
 def test_recovery_banners_are_one_line_each() -> None:
     console, buffer = terminal(width=200)
     ui = ConsoleUI(console)
