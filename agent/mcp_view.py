@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agent.config import Config, agent_home
+from agent.console import SafeConsole
 from agent.exit_codes import ExitCode
 from agent.mcp_setup import McpPlan, plan_servers, start_servers, status_table
 from agent.project_trust import ProjectTrust
@@ -27,7 +28,7 @@ SETTLED = {ServerState.READY, ServerState.FAILED, ServerState.PAUSED, ServerStat
 
 def list_servers(workspace: Path, console: Console | None = None) -> int:
     """Start the configured servers, print each one's state, stop them; the exit code."""
-    console = console or Console(highlight=False)
+    console = console or SafeConsole(highlight=False)
     loaded = _load(workspace, console)
     if loaded is None:
         return ExitCode.USAGE
@@ -57,7 +58,7 @@ def list_servers(workspace: Path, console: Console | None = None) -> int:
 
 def approve_servers(workspace: Path, names: list[str], console: Console | None = None) -> int:
     """Allow the project servers ``names`` (all pending ones if empty) in this workspace."""
-    console = console or Console(highlight=False)
+    console = console or SafeConsole(highlight=False)
     loaded = _load(workspace, console)
     if loaded is None:
         return ExitCode.USAGE

@@ -17,6 +17,7 @@ from rich.markup import escape
 
 from agent.app import Agent
 from agent.config import agent_home
+from agent.console import SafeConsole
 from agent.exit_codes import ExitCode
 from agent.logging import flush_logs
 from agent.project_trust import ProjectTrust
@@ -34,8 +35,8 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
     that turn (one turn, one answer); ``prompt`` None continues that turn as it was.
     """
     no_color = bool(os.environ.get("NO_COLOR"))
-    out = Console(file=sys.stdout, no_color=no_color, highlight=False, soft_wrap=True)
-    err = Console(file=sys.stderr, no_color=no_color, highlight=False, soft_wrap=True)
+    out = SafeConsole(file=sys.stdout, no_color=no_color, highlight=False, soft_wrap=True)
+    err = SafeConsole(file=sys.stderr, no_color=no_color, highlight=False, soft_wrap=True)
     environ = dict(os.environ)
     # Text already written to a pipe cannot be taken back when a stream restarts, so a
     # pipe gets the finished answer once, at the end; a terminal sees it stream.

@@ -136,14 +136,14 @@ class ProjectTrust:
 
 def trust_project(workspace: Path) -> int:
     """``agent trust``: allow what ``workspace/agent.yaml`` holds back; the exit code."""
-    from rich.console import Console
     from rich.text import Text
 
     from agent.config import agent_home
+    from agent.console import SafeConsole
     from agent.exit_codes import ExitCode
     from agent.startup import Options, SetupError, load
 
-    console = Console(highlight=False)
+    console = SafeConsole(highlight=False)
     trust = ProjectTrust(agent_home(), workspace)
     try:
         load(Options(workspace=workspace), trust=trust)

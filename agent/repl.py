@@ -23,6 +23,7 @@ from agent import __version__
 from agent.app import Agent
 from agent.commands import SlashCommands, UsageSoFar
 from agent.config import Config, agent_home
+from agent.console import SafeConsole
 from agent.exit_codes import ExitCode
 from agent.llm import Event
 from agent.llm.models import ModelRef
@@ -344,7 +345,7 @@ class Repl:
 def run_interactive(options: Options) -> int:
     """``agent``: the REPL. Returns the exit code."""
     environ = dict(os.environ)
-    console = Console(highlight=False)
+    console = SafeConsole(highlight=False)
     trust = ProjectTrust(agent_home(environ), options.workspace)
     try:
         config = load(options, environ, trust=trust)

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent.config import agent_home
+from agent.console import SafeConsole, visible
 from agent.exit_codes import ExitCode
 from agent.home import make_private
 from sessions import SessionError, SessionStore, SessionSummary
@@ -42,7 +43,7 @@ def render_sessions(
     if not console.is_terminal:
         # Piped: one tab-separated line per session, for scripts.
         for row in [COLUMNS, *rows]:
-            console.file.write("\t".join(row) + "\n")
+            console.file.write("\t".join(visible(cell).replace("\t", " ") for cell in row) + "\n")
         return
     table = Table(box=None, pad_edge=False, header_style="bold")
     for column in COLUMNS:
@@ -57,13 +58,13 @@ def render_sessions(
 def list_sessions(cwd: Path, *, all_dirs: bool, limit: int) -> int:
     """``agent sessions``; returns the exit code."""
     no_color = bool(os.environ.get("NO_COLOR"))
-    console = Console(no_color=no_color, highlight=False)
+    console = SafeConsole(no_color=no_color, highlight=False)
     try:
         home = agent_home()
         make_private(home)
         listed = SessionStore(home).list()
     except SessionError as error:
-        errors = Console(stderr=True, no_color=no_color, highlight=False, soft_wrap=True)
+        errors = SafeConsole(stderr=True, no_color=no_color, highlight=False, soft_wrap=True)
         errors.print(f"agent: {error}", style="red", markup=False)
         return ExitCode.USAGE
     here = _resolved(str(cwd))

@@ -19,6 +19,7 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
+from agent.console import visible
 from agent.llm import Event, StreamDelta, StreamReset, TextDelta, ToolResultBlock, ToolUseBlock
 from agent.llm.provider import ToolUseDelta
 from agent.ui_events import banner, is_quiet
@@ -217,6 +218,12 @@ class ConsoleUI:
     def _print_activity(self, renderable: RenderableType, *, fitted: bool = False) -> None:
         if not self.live_mode:
             self._end_plain()
+        if fitted and isinstance(renderable, Text) and not self.err.is_terminal:
+            # What rich would write to a pipe (no styles), without its render pipeline: a
+            # hundred times the cost of the write.
+            self.err.file.write(visible(renderable.plain) + "\n")
+            self.err.file.flush()
+            return
         self.err.print(renderable, highlight=False, soft_wrap=fitted)
 
     def _detail(self, call: ToolUseBlock, result: ToolResultBlock) -> RenderableType | None:

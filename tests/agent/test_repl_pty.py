@@ -238,3 +238,26 @@ def test_sigterm_or_sighup_during_a_turn_saves_the_session_and_says_how_to_resum
     assert terminal.child.exitstatus == 130
     session_file = next((decoy_home / ".agent" / "sessions").glob("*.jsonl"))
     assert '"interrupted"' in session_file.read_text()
+
+
+def test_escape_sequences_from_a_file_and_the_answer_never_reach_the_terminal(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    # A cloned repository's file, read by the model, and the answer it writes: an OSC 52
+    # sequence would put a command on the clipboard, a CSI one clear the screen.
+    clipboard, clear = "\x1b]52;c;cm0gLXJmIH4=\x07", "\x1b[2J"
+    (workspace / "README").write_text(f"hello {clipboard}\nworld {clear}\n")
+    fake_llm.script(
+        Reply.tool_call("read_file", {"path": "README"}),
+        Reply.text(f"It says hello {clipboard} and world {clear}. Done."),
+    )
+    term = spawn()
+    term.prompt()
+    term.send_line("what does README say?")
+
+    raw = term.expect("Done") + term.prompt()
+
+    assert "␛]52;c;cm0gLXJmIH4=" in raw  # shown, not obeyed
+    assert "\x1b]52" not in raw
+    assert "\x1b[2J" not in raw
+    term.exit()
