@@ -2,7 +2,9 @@
 
 Run: ``python benchmarks/turn_bench.py`` (about a minute; ``--steps N --runs N``). Both sides
 run in this process against the same local fake server (tests/fakes/llm_server.py, Anthropic
-protocol, streamed), answering ``--steps`` ``read_file`` calls and then a final text:
+protocol, streamed) in a process of its own, as a model server always is: in this one, its
+threads would take the interpreter's lock from ours. It answers each turn with ``--steps``
+``read_file`` calls and then a final text (``--in-process`` runs it here, for comparison):
 
 - *agent*: `agent.app.Agent` as ``agent -p`` wires it (recovery, tool executor with its safety
   policy, session file with fsync, events, logs), one turn of ``--steps`` steps.
@@ -12,8 +14,8 @@ protocol, streamed), answering ``--steps`` ``read_file`` calls and then a final 
 
 The two alternate, best of ``--runs`` each. The ratio is agent/bare per step; what it measures
 is everything the agent adds to a step (the fake server answers at once, so no model time
-hides it). Wall-clock time is what a person waits; the process's CPU time (the fake server's
-threads included, the same work on both sides) is the steadier figure on a shared machine.
+hides it). Wall-clock time is what a person waits; this process's CPU time (the server's is
+not in it) is the steadier figure on a shared machine.
 """
 
 from __future__ import annotations
@@ -22,9 +24,13 @@ import argparse
 import asyncio
 import io
 import json
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +43,9 @@ from agent.app import Agent
 from agent.prompt import build_system_prompt
 from agent.startup import Options, load, start_logging
 from agent.ui import ConsoleUI
-from tests.fakes.cli import agent_env
+from tests.fakes.cli import Endpoints, agent_env
 from tests.fakes.llm_script import Reply
-from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.llm_server import FakeLlmServer, RecordedRequest, Responder
 from tools import ToolExecutor, ToolSettings
 
 MODEL = "claude-test"
@@ -48,18 +54,69 @@ PROMPT = "read the code files one by one"
 BREAKPOINT = {"type": "ephemeral"}
 
 
-def script(server: FakeLlmServer, steps: int) -> None:
-    server.reset()
-    # A different file each step: the same call with the same result would be stopped as a loop.
-    calls = [Reply.tool_call("read_file", {"path": f"code{n}.py"}) for n in range(steps)]
-    server.script(*calls, Reply.text("Read it."))
+WARM_UP = "warm up"
+
+
+def responder(steps: int) -> Responder:
+    """Answers a turn's prompt with ``steps`` ``read_file`` calls (one for the warm-up turn),
+    a different file each (the same call with the same result would be stopped as a loop),
+    then a text; worked out from the request alone, so it serves any number of turns."""
+
+    def reply(request: RecordedRequest) -> Reply:
+        messages = request.body["messages"]
+        prompt = max(i for i, m in enumerate(messages) if m["role"] == "user" and _text(m))
+        done = sum(1 for m in messages[prompt + 1 :] if m["role"] == "user")
+        wanted = 1 if _text(messages[prompt]) == WARM_UP else steps
+        if done < wanted:
+            return Reply.tool_call("read_file", {"path": f"code{done}.py"})
+        return Reply.text("Read it.")
+
+    return reply
+
+
+def _text(message: dict[str, Any]) -> str:
+    return "".join(b.get("text", "") for b in message["content"] if b.get("type") == "text")
+
+
+@dataclass(frozen=True)
+class Remote:
+    """A fake server running in another process."""
+
+    anthropic_url: str
+    openai_url: str
+
+
+@contextmanager
+def server_process(steps: int) -> Iterator[Remote]:
+    """The fake server in a child process, until the block ends."""
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--serve", "--steps", str(steps)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        anthropic_url, openai_url = child.stdout.readline().split()
+        yield Remote(anthropic_url, openai_url)
+    finally:
+        child.kill()
+        child.wait()
+
+
+def serve(steps: int) -> None:
+    """``--serve``: run the fake server, print its URLs, stop when stdin closes."""
+    with FakeLlmServer() as server:
+        server.respond_with(responder(steps))
+        print(server.anthropic_url, server.openai_url, flush=True)
+        sys.stdin.read()
 
 
 Timing = tuple[float, float]
 """(wall-clock seconds, CPU seconds of this process) of one measured turn."""
 
 
-async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) -> Timing:
+async def agent_turn(server: Endpoints, home: Path, work: Path, steps: int) -> Timing:
     """Wall and CPU seconds of one turn of ``steps`` tool steps (plus the final answer)
     through `Agent`."""
     environ = agent_env(server, home)
@@ -72,9 +129,7 @@ async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) 
     agent = Agent(
         config, options, ui=ConsoleUI(out, out, stream=False), approver=None, environ=environ
     )
-    script(server, 1)
-    await agent.run_turn("warm up")  # the SDK import and first connection are not per-step
-    script(server, steps)
+    await agent.run_turn(WARM_UP)  # the SDK import and first connection are not per-step
     started, cpu = time.perf_counter(), time.process_time()
     result = await agent.run_turn(PROMPT)
     elapsed = time.perf_counter() - started, time.process_time() - cpu
@@ -84,7 +139,7 @@ async def agent_turn(server: FakeLlmServer, home: Path, work: Path, steps: int) 
     return elapsed
 
 
-async def bare_turn(server: FakeLlmServer, work: Path, steps: int) -> Timing:
+async def bare_turn(server: Endpoints, work: Path, steps: int) -> Timing:
     """Seconds for the same turn in a plain loop over the Anthropic SDK."""
     import anthropic
 
@@ -100,9 +155,7 @@ async def bare_turn(server: FakeLlmServer, work: Path, steps: int) -> Timing:
         for spec in executor.specs()
     ]
     messages: list[Any] = []
-    script(server, 1)
-    await _bare_loop(client, system, tools, work, messages, "warm up")
-    script(server, steps)
+    await _bare_loop(client, system, tools, work, messages, WARM_UP)
     started, cpu = time.perf_counter(), time.process_time()
     done = await _bare_loop(client, system, tools, work, messages, PROMPT)
     elapsed = time.perf_counter() - started, time.process_time() - cpu
@@ -176,8 +229,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--in-process", action="store_true", help="run the fake server here")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, FakeLlmServer() as server:
+    if args.serve:
+        serve(args.steps)
+        return
+    with tempfile.TemporaryDirectory() as tmp, _server(args.steps, args.in_process) as server:
         home, work = Path(tmp) / "home", Path(tmp) / "work"
         home.mkdir()
         work.mkdir()
@@ -189,7 +247,9 @@ def main() -> None:
             ours.append(asyncio.run(agent_turn(server, home, work, args.steps)))
             bare.append(asyncio.run(bare_turn(server, work, args.steps)))
     per_step = args.steps + 1
+    where = "in this process" if args.in_process else "in its own process"
     print(f"Per step ({args.steps} read_file calls + the answer; best of {args.runs})")
+    print(f"(the fake server runs {where})")
     print(f"{'':<10}{'wall':>10}{'CPU':>10}")
     for name, timings in (("agent", ours), ("bare SDK", bare)):
         wall, cpu = (min(t[i] for t in timings) / per_step * 1000 for i in (0, 1))
@@ -198,6 +258,17 @@ def main() -> None:
     own = (min(t[0] for t in ours) - min(t[0] for t in bare)) / per_step * 1000
     print(f"{'ratio':<10}{wall_ratio:>9.2f}x{cpu_ratio:>9.2f}x")
     print(f"the agent's own work: {own:.2f} ms/step (wall)")
+
+
+@contextmanager
+def _server(steps: int, in_process: bool) -> Iterator[Endpoints]:
+    if not in_process:
+        with server_process(steps) as remote:
+            yield remote
+        return
+    with FakeLlmServer() as server:
+        server.respond_with(responder(steps))
+        yield server
 
 
 if __name__ == "__main__":

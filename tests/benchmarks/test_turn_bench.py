@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from benchmarks.turn_bench import FILE_TEXT, agent_turn, bare_turn
+from benchmarks.turn_bench import FILE_TEXT, agent_turn, bare_turn, responder, server_process
 from tests.fakes.llm_server import FakeLlmServer
 
 
@@ -24,9 +24,21 @@ def test_bare_loop_sends_the_same_requests_as_the_agent(
 ) -> None:
     for n in range(3):
         (workspace / f"code{n}.py").write_text(FILE_TEXT)
+    fake_llm.respond_with(responder(3))
     asyncio.run(agent_turn(fake_llm, decoy_home, workspace, 3))
     ours = _bodies(fake_llm)
+    fake_llm.reset()
+    fake_llm.respond_with(responder(3))
     asyncio.run(bare_turn(fake_llm, workspace, 3))
     bare = _bodies(fake_llm)
-    assert len(ours) == 4
+    assert len(ours) == 2 + 4  # the warm-up turn (a call, the answer), then 3 calls and the answer
     assert bare == ours
+
+
+def test_the_server_process_answers_both_sides(workspace: Path, decoy_home: Path) -> None:
+    for n in range(2):
+        (workspace / f"code{n}.py").write_text(FILE_TEXT)
+    with server_process(2) as server:
+        ours = asyncio.run(agent_turn(server, decoy_home, workspace, 2))
+        bare = asyncio.run(bare_turn(server, workspace, 2))
+    assert min(*ours, *bare) > 0

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+from typing import Protocol as Interface
 
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -42,9 +43,17 @@ class AgentRun:
         return data
 
 
-def agent_env(
-    server: FakeLlmServer, home: Path, extra: dict[str, str] | None = None
-) -> dict[str, str]:
+class Endpoints(Interface):
+    """Where a fake LLM server listens (a `FakeLlmServer`, here or in another process)."""
+
+    @property
+    def anthropic_url(self) -> str: ...
+
+    @property
+    def openai_url(self) -> str: ...
+
+
+def agent_env(server: Endpoints, home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """An environment for a subprocess: decoy HOME, AGENT_HOME, fake keys and base URLs."""
     env = {
         key: value
