@@ -8,11 +8,9 @@ good, so the end that could still become a secret is held back (`RedactingStream
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 _FENCES = ("```", "~~~")
-_PARTIAL_WORD = re.compile(r"\S+\Z")
 
 HOLD_LIMIT = 4_096
 """A run of this many characters without whitespace is let through, redacted as it stands."""
@@ -35,11 +33,13 @@ class RedactingStream:
 
     def feed(self, text: str, redact: Callable[[str], str]) -> str:
         """What of the text so far can be printed now, redacted (possibly nothing)."""
-        self._held += text
-        partial = _PARTIAL_WORD.search(self._held)
-        cut = partial.start() if partial else len(self._held)
-        if cut == 0 and len(self._held) > HOLD_LIMIT:
-            cut = len(self._held)
+        held = self._held = self._held + text
+        if not held or held[-1].isspace():
+            cut = len(held)
+        else:  # where the last word starts (a regex would be quadratic in a long word)
+            cut = len(held) - len(held.rsplit(None, 1)[-1])
+        if cut == 0 and len(held) > HOLD_LIMIT:
+            cut = len(held)
         out, self._held = self._held[:cut], self._held[cut:]
         return self._let_through(out, redact)
 

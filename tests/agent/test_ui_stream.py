@@ -48,6 +48,7 @@ def test_text_is_let_through_word_by_word_and_the_rest_at_the_end() -> None:
 
 def test_a_long_run_without_whitespace_is_not_held_for_ever() -> None:
     stream = RedactingStream()
+    assert stream.feed("", REDACT) == ""
     assert stream.feed("x" * (HOLD_LIMIT + 1), REDACT) == "x" * (HOLD_LIMIT + 1)
 
 
