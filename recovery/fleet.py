@@ -10,12 +10,15 @@ The records live in a `recovery.fleet_store.FleetStore`; `recovery.fleet_state` 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import secrets
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
+
+import structlog
 
 from agent.llm.ratelimit import RateLimits
 from recovery import fleet_state as state
@@ -24,6 +27,8 @@ from recovery.fleet_store import FleetStore, Record
 from recovery.settings import RecoverySettings
 
 __all__ = ["Fleet", "FleetView", "Hold", "credential_fingerprint"]
+
+log = structlog.get_logger("recovery.fleet")
 
 
 def credential_fingerprint(api_key: str | None, base_url: str | None) -> str:
@@ -100,6 +105,27 @@ class Fleet:
             key,
             lambda r: state.reserve(r, now, tokens, self.holder, self._limits, self._alive),
         )
+
+    def keep_alive(self, key: str, every: float = state.RENEW_EVERY) -> Callable[[], None]:
+        """Renew this agent's in-flight entry every ``every`` seconds while its request goes
+        on (a long stream outlives `fleet_state.LEASE`); call what this returns to stop.
+
+        Renewals are what let the lease be short: a holder that crashed, on a machine where
+        no other agent can check its process, frees its slot within a lease.
+        """
+        loop = asyncio.get_running_loop()
+        timers: list[asyncio.TimerHandle] = []
+
+        def renew() -> None:
+            now = self._clock()
+            try:
+                self.store.update(key, lambda r: state.renew(r, now, self.holder))
+            except Exception:  # a timer callback has nobody to raise to; the slot may lapse
+                log.warning("fleet_renew_failed", key=key, exc_info=True)
+            timers[0] = loop.call_later(every, renew)
+
+        timers.append(loop.call_later(every, renew))
+        return lambda: timers[0].cancel()
 
     def release(self, key: str, reported: RateLimits | None, *, answered: bool = False) -> None:
         """The reserved request is over; publish the headroom it reported.

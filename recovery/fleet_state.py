@@ -27,8 +27,11 @@ from agent.llm.ratelimit import Headroom, RateLimits
 from recovery.fleet_store import Record
 
 WINDOW = 60.0
-LEASE = 900.0
-"""Seconds after which an in-flight entry whose holder never released it is ignored."""
+LEASE = 90.0
+"""Seconds after which an in-flight entry its holder neither renewed nor released is ignored:
+the holder crashed, maybe on another machine, where no process check can tell."""
+RENEW_EVERY = 30.0
+"""Seconds between renewals of an in-flight entry while its request goes on (a long stream)."""
 CONCURRENCY_POLL = 0.25
 """Seconds between looks for a free slot under ``max_concurrent``."""
 BUDGET_REFILL_SECONDS = 300.0
@@ -106,6 +109,13 @@ def release(record: Record, now: float, holder: str, reported: RateLimits | None
     for name, headroom in (("requests", reported.requests), ("tokens", reported.tokens)):
         if headroom is not None:
             record[name] = _absorb(record.get(name), headroom, now)
+
+
+def renew(record: Record, now: float, holder: str) -> None:
+    """``holder``'s request is still going on: its slot must not lapse."""
+    inflight = record.get("inflight")
+    if isinstance(inflight, dict) and holder in inflight:
+        inflight[holder] = now
 
 
 def wait_until(record: Record, until: float) -> None:

@@ -201,6 +201,7 @@ class RetryLoop:
         call.requests += 1
         self.requests += 1
         reported, answered = None, False
+        stop_renewing = self.fleet.keep_alive(target.fleet_key) if self.fleet is not None else None
         try:
             response = await target.provider.chat(request, on_delta)
             reported = response.rate_limits
@@ -209,6 +210,8 @@ class RetryLoop:
             reported = error.rate_limits
             raise
         finally:
+            if stop_renewing is not None:
+                stop_renewing()
             if self.fleet is not None:
                 self.fleet.release(target.fleet_key, reported, answered=answered)
         if response.stop_reason is StopReason.INCOMPLETE:

@@ -15,6 +15,7 @@ from recovery import ModelTarget, RecoveringProvider, RecoverySettings, RequestH
 from recovery.fleet import Fleet
 from recovery.fleet_file import FileStore
 from recovery.fleet_store import ProcessStore
+from recovery.settings import SharedSettings
 from tests.fakes.clock import VirtualClock
 from tests.fakes.scripted import ScriptedProvider, text
 from tests.recovery.support import REQUEST, fail, target
@@ -184,3 +185,20 @@ def test_with_no_other_model_an_agent_still_tries_a_model_the_fleet_saw_failing(
     )
 
     assert asyncio.run(alone.chat(REQUEST)).message.text == "back again"
+
+
+async def test_a_long_request_keeps_its_slot_renewed_until_it_ends(tmp_path: Path) -> None:
+    settings = RecoverySettings(shared=SharedSettings(max_concurrent=1))
+    fleet = Fleet(FileStore(tmp_path), settings)
+    key = fleet.key("anthropic", "acct", "m")
+    assert fleet.acquire(key, 10).seconds == 0
+    started = fleet.store.snapshot()[key]["inflight"][fleet.holder]
+
+    stop = fleet.keep_alive(key, every=0.01)
+    await asyncio.sleep(0.1)
+    stop()
+    renewed = fleet.store.snapshot()[key]["inflight"][fleet.holder]
+    await asyncio.sleep(0.05)
+
+    assert renewed > started
+    assert fleet.store.snapshot()[key]["inflight"][fleet.holder] == renewed  # stopped

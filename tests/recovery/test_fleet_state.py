@@ -154,3 +154,17 @@ def test_a_damaged_record_from_disk_is_read_as_what_it_can_say(garbage: state.Re
     state.release(record, NOW, "a", reported(remaining=1))
     assert state.breaker_open_for(record, NOW) >= 0
     assert state.budget_level(record, NOW, 10) >= 0
+
+
+def test_a_renewed_slot_outlives_the_lease_and_an_abandoned_one_does_not() -> None:
+    record: state.Record = {}
+    one = Limits(max_concurrent=1)
+    state.reserve(record, NOW, 1, "streaming", one)
+
+    later = NOW + state.LEASE - 1
+    state.renew(record, later, "streaming")
+    state.renew(record, later, "never-reserved")  # a renewal never takes a slot
+
+    assert state.reserve(record, NOW + state.LEASE + 1, 1, "b", one).seconds > 0
+    assert state.inflight_count(record, NOW + state.LEASE + 1) == 1
+    assert state.reserve(record, later + state.LEASE, 1, "b", one) == Hold(0.0)
