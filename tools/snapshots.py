@@ -108,7 +108,9 @@ class WorkspaceScanner:
     @property
     def digests(self) -> set[str]:
         """Contents the next scan expects to find saved (kept by garbage collection)."""
-        return {state.digest for _, state in self._known.values()}
+        # Copied in one step (atomic under the GIL): a scan abandoned on a hung mount may
+        # still be adding to the dict in its thread, and iterating it then would raise.
+        return {state.digest for _, state in list(self._known.values())}
 
     def ignore_rules(self) -> GitIgnore:
         """One rule set for the scans before and after a command, so a command that edits
