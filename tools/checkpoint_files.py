@@ -87,6 +87,7 @@ class BlobStore:
         self._memory: dict[str, bytes] = {}
         self._sizes: dict[str, int] = {}
         self._unsynced: set[str] = set()
+        self._stored = 0
         if directory is not None:
             make_private_dir(directory)
             for entry in os.scandir(directory):
@@ -95,10 +96,12 @@ class BlobStore:
                         os.unlink(entry.path)
                 elif _is_digest(entry.name) and entry.is_file(follow_symlinks=False):
                     self._sizes[entry.name] = entry.stat(follow_symlinks=False).st_size
+            self._stored = sum(self._sizes.values())
 
     @property
     def stored_bytes(self) -> int:
-        return sum(self._sizes.values())
+        """Bytes of saved content (kept as a total: a scan asks for every new file)."""
+        return self._stored
 
     def __contains__(self, digest: str) -> bool:
         return digest in self._sizes
@@ -126,6 +129,7 @@ class BlobStore:
             os.replace(temp, self.directory / digest)
             self._unsynced.add(digest)
         self._sizes[digest] = size
+        self._stored += size
 
     def sync(self, digests: set[str]) -> None:
         """Make the saved contents ``digests`` durable, before a checkpoint names them.
@@ -164,8 +168,8 @@ class BlobStore:
 
     def keep_only(self, wanted: set[str]) -> None:
         """Delete every saved content not in ``wanted``."""
-        for digest in [d for d in self._sizes if d not in wanted]:
-            del self._sizes[digest]
+        for digest in [d for d in list(self._sizes) if d not in wanted]:
+            self._stored -= self._sizes.pop(digest)
             self._memory.pop(digest, None)
             if self.directory is not None:
                 with contextlib.suppress(OSError):

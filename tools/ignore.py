@@ -82,37 +82,48 @@ class GitIgnore:
 
     def __init__(self, root: Path) -> None:
         self._root = root.resolve()
-        self._rules: dict[Path, list[_Rule]] = {}
+        self._prefix = str(self._root).rstrip("/") + "/"
+        self._rules: dict[str, list[_Rule]] = {}
+        """Each directory's rules, by its path relative to the root ("" for the root)."""
 
-    def _rules_in(self, directory: Path) -> list[_Rule]:
-        if directory not in self._rules:
-            rules: list[_Rule] = []
-            try:
-                text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = ""
-            for line in text.splitlines():
-                rule = _parse_rule(line)
-                if rule is not None:
-                    rules.append(rule)
+    def _read(self, gitignore: Path) -> str:
+        """A ``.gitignore`` file's text ("" when there is none)."""
+        try:
+            return gitignore.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+
+    def _rules_in(self, directory: str) -> list[_Rule]:
+        rules = self._rules.get(directory)
+        if rules is None:
+            text = self._read(self._root / directory / ".gitignore")
+            rules = [rule for line in text.splitlines() if (rule := _parse_rule(line))]
             self._rules[directory] = rules
-        return self._rules[directory]
+        return rules
 
     def is_ignored(self, path: Path, is_dir: bool) -> bool:
         """Whether ``path`` (inside the root) is ignored; the last matching rule wins."""
-        if path.name in ALWAYS_SKIPPED:
+        text = str(path)
+        if text.startswith(self._prefix):
+            return self.is_ignored_relative(text[len(self._prefix) :], is_dir)
+        return self.is_ignored_relative(path.relative_to(self._root).as_posix(), is_dir)
+
+    def is_ignored_relative(self, rel: str, is_dir: bool) -> bool:
+        """`is_ignored` for ``rel``, a ``/``-separated path from the root. On strings: a scan
+        asks for every entry, and with `Path` objects the question cost more than the file."""
+        if rel in ("", "."):  # the root itself
+            return False
+        parts = rel.split("/")
+        if parts[-1] in ALWAYS_SKIPPED:
             return True
-        rel = path.relative_to(self._root)
         ignored = False
-        directory = self._root
-        for depth in range(len(rel.parts)):
-            sub = Path(*rel.parts[depth:]).as_posix()
-            for rule in self._rules_in(directory):
+        for depth in range(len(parts)):
+            sub = "/".join(parts[depth:])
+            for rule in self._rules_in("/".join(parts[:depth])):
                 if rule.dir_only and not is_dir:
                     continue
                 if rule.regex.match(sub):
                     ignored = not rule.negated
-            directory = directory / rel.parts[depth]
         return ignored
 
     def walk(self, start: Path) -> Iterator[Path]:

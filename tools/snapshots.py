@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.checkpoint_files import BlobStore
-from tools.ignore import GitIgnore, _parse_rule, _Rule
+from tools.ignore import GitIgnore
 from tools.safe_fs import FileState, Unreachable, observe, open_parent, split_relative
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -73,12 +73,8 @@ class SafeGitIgnore(GitIgnore):
     """`GitIgnore` that reads ``.gitignore`` files without following symlinks or opening
     FIFOs, and only up to a size limit (a scan must never hang on a crafted workspace)."""
 
-    def _rules_in(self, directory: Path) -> list[_Rule]:
-        if directory not in self._rules:
-            text = _read_small(directory / ".gitignore")
-            rules = [rule for line in text.splitlines() if (rule := _parse_rule(line))]
-            self._rules[directory] = rules
-        return self._rules[directory]
+    def _read(self, gitignore: Path) -> str:
+        return _read_small(gitignore)
 
 
 def _read_small(path: Path) -> str:
@@ -147,7 +143,7 @@ class WorkspaceScanner:
             rel = prefix + entry.name
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
-                if ignore.is_ignored(self.root / rel, is_dir=is_dir):
+                if ignore.is_ignored_relative(rel, is_dir=is_dir):
                     continue
                 if is_dir:
                     self._enter(dir_fd, entry.name, rel, ignore, snap, depth)

@@ -54,3 +54,25 @@ def test_double_star_and_dir_only(tmp_path: Path) -> None:
     _tree(tmp_path, ["a/node_modules/x.js", "node_modules/y.js", "cache", "d/cache/z"])
     (tmp_path / ".gitignore").write_text("**/node_modules\ncache/\n")
     assert _walk(tmp_path) == [".gitignore", "cache"]
+
+
+def test_the_scanners_relative_question_agrees_with_the_path_one(tmp_path: Path) -> None:
+    _tree(tmp_path, ["sub/.gitignore", "sub/x.log", "x.log", "sub/deep/keep.txt"])
+    (tmp_path / ".gitignore").write_text("*.log\n!sub/x.log\n")
+    (tmp_path / "sub" / ".gitignore").write_text("deep/\n")
+    rules = GitIgnore(tmp_path)
+    is_dir_of = {
+        "x.log": False,
+        "sub/x.log": False,
+        "sub/deep": True,
+        "sub/deep/keep.txt": False,
+        "sub": True,
+        ".git": True,
+        ".": False,
+    }
+    for rel, is_dir in is_dir_of.items():
+        assert rules.is_ignored_relative(rel, is_dir) == rules.is_ignored(tmp_path / rel, is_dir)
+    assert rules.is_ignored_relative("x.log", is_dir=False)
+    assert not rules.is_ignored_relative("sub/x.log", is_dir=False)
+    assert rules.is_ignored_relative("sub/deep", is_dir=True)
+    assert not rules.is_ignored_relative(".", is_dir=True)
