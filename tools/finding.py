@@ -114,13 +114,16 @@ class Search(Tool[SearchInput]):
                 continue
             try:
                 # walk() skips links out of the workspace; read what a link inside points at.
-                data = read_whole(path.resolve(), shown)
+                data = read_whole(path.resolve() if path.is_symlink() else path, shown)
             except ToolError:
                 unreadable.append(shown)
                 continue
             if is_binary(data):
                 continue
-            for number, line in enumerate(decode(data).splitlines(), start=1):
+            lines = decode(data).splitlines()
+            if not any(map(regex.search, lines)):  # most files: no line matches (looked at in C)
+                continue
+            for number, line in enumerate(lines, start=1):
                 if regex.search(line):
                     total += 1
                     if len(matches) < limit:

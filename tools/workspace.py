@@ -55,9 +55,8 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
 
 def relative_name(workspace: Path, path: Path) -> str:
     """``path`` relative to the workspace root, for output the model reads."""
-    root = resolved_root(workspace)
-    try:
-        rel = path.relative_to(root)
-    except ValueError:
-        return str(path)
-    return "." if rel == Path() else rel.as_posix()
+    top, text = str(resolved_root(workspace)), str(path)
+    if text == top:
+        return "."
+    prefix = top.rstrip(os.sep) + os.sep  # on strings: a search names every file it reads
+    return text[len(prefix) :] if text.startswith(prefix) else text

@@ -129,6 +129,16 @@ async def test_search_skips_symlink_out_of_workspace(
     assert "hunter2" not in result.content
 
 
+async def test_search_reads_a_link_to_a_file_inside_the_workspace(
+    harness: Harness, workspace: Path
+) -> None:
+    (workspace / "real.txt").write_text("needle\n")
+    os.symlink(workspace / "real.txt", workspace / "alias.txt")
+    result = await harness.run("search", pattern="needle")
+    assert "alias.txt:1: needle" in result.content
+    assert "real.txt:1: needle" in result.content
+
+
 async def test_search_with_unreadable_file_is_partial(harness: Harness, workspace: Path) -> None:
     (workspace / "ok.txt").write_text("needle\n")
     os.symlink(workspace / "gone.txt", workspace / "broken.txt")  # listed, but unreadable

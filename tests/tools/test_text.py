@@ -1,6 +1,9 @@
 from __future__ import annotations
 
-from tools.text import decode, describe_binary, is_binary, trim_middle
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tools.text import SNIFF_BYTES, decode, describe_binary, is_binary, trim_middle
 
 
 def test_short_text_is_untouched() -> None:
@@ -33,3 +36,26 @@ def test_binary_description_names_kind_and_size() -> None:
 
 def test_invalid_utf8_is_replaced_not_fatal() -> None:
     assert decode(b"caf\xe9 ok") == "caf\ufffd ok"
+
+
+TEXT_CONTROLS = (9, 10, 12, 13, 27)  # tab, newline, form feed, carriage return, escape
+
+
+def by_definition(data: bytes) -> bool:
+    sample = data[:SNIFF_BYTES]
+    if b"\x00" in sample:
+        return True
+    control = sum(1 for byte in sample if byte < 32 and byte not in TEXT_CONTROLS)
+    return bool(sample) and control / len(sample) > 0.3
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=300) | st.lists(st.integers(1, 40), max_size=300).map(bytes))
+def test_is_binary_is_the_definition(data: bytes) -> None:
+    assert is_binary(data) == by_definition(data)
+
+
+def test_only_the_first_bytes_decide() -> None:
+    assert not is_binary(b"a" * SNIFF_BYTES + b"\x00")
+    assert is_binary(b"\x01\x02\x03abc")
+    assert not is_binary(b"line\r\n\ttab\x1b[0m\x0c")
