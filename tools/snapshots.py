@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +36,10 @@ class SnapshotLimits:
     max_file_bytes: int = 2 * 1024 * 1024
     max_total_bytes: int = 256 * 1024 * 1024
     max_files: int = 20_000
+
+
+class ScanAbandoned(Exception):
+    """The scan's caller stopped waiting for it (see `WorkspaceScanner.snapshot`)."""
 
 
 Signature = tuple[int, int, int, int, int]
@@ -113,9 +118,15 @@ class WorkspaceScanner:
         ``.gitignore`` does not make files look deleted or created."""
         return SafeGitIgnore(self.root)
 
-    def snapshot(self, ignore: GitIgnore) -> Snapshot:
-        """Save the workspace's files; never raises for one unreadable file or directory."""
+    def snapshot(self, ignore: GitIgnore, stop: threading.Event | None = None) -> Snapshot:
+        """Save the workspace's files; never raises for one unreadable file or directory.
+
+        Raises:
+            ScanAbandoned: ``stop`` was set: the caller gave up waiting (a hung mount), and
+                the scan saves nothing more and remembers nothing it found.
+        """
         snap = Snapshot()
+        stop = stop or threading.Event()
         try:
             fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError as exc:
@@ -123,13 +134,19 @@ class WorkspaceScanner:
             snap.notes.append(f"the workspace could not be read ({exc.strerror})")
             return snap
         try:
-            self._walk(fd, "", ignore, snap, 0)
+            self._walk(fd, "", ignore, snap, 0, stop)
         finally:
             os.close(fd)
         return snap
 
     def _walk(
-        self, dir_fd: int, prefix: str, ignore: GitIgnore, snap: Snapshot, depth: int
+        self,
+        dir_fd: int,
+        prefix: str,
+        ignore: GitIgnore,
+        snap: Snapshot,
+        depth: int,
+        stop: threading.Event,
     ) -> None:
         try:
             with os.scandir(dir_fd) as listing:
@@ -138,6 +155,8 @@ class WorkspaceScanner:
             snap.complete = False
             return
         for entry in entries:
+            if stop.is_set():
+                raise ScanAbandoned
             if not snap.complete and len(snap.files) + len(snap.unsaved) >= self.limits.max_files:
                 return
             rel = prefix + entry.name
@@ -146,14 +165,21 @@ class WorkspaceScanner:
                 if ignore.is_ignored_relative(rel, is_dir=is_dir):
                     continue
                 if is_dir:
-                    self._enter(dir_fd, entry.name, rel, ignore, snap, depth)
+                    self._enter(dir_fd, entry.name, rel, ignore, snap, depth, stop)
                 elif entry.is_file(follow_symlinks=False) or entry.is_symlink():
-                    self._file(dir_fd, entry, rel, snap)
+                    self._file(dir_fd, entry, rel, snap, stop)
             except OSError:
                 snap.complete = False
 
     def _enter(
-        self, dir_fd: int, name: str, rel: str, ignore: GitIgnore, snap: Snapshot, depth: int
+        self,
+        dir_fd: int,
+        name: str,
+        rel: str,
+        ignore: GitIgnore,
+        snap: Snapshot,
+        depth: int,
+        stop: threading.Event,
     ) -> None:
         if depth >= _MAX_DEPTH:
             snap.complete = False
@@ -161,11 +187,13 @@ class WorkspaceScanner:
             return
         child = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
         try:
-            self._walk(child, rel + "/", ignore, snap, depth + 1)
+            self._walk(child, rel + "/", ignore, snap, depth + 1, stop)
         finally:
             os.close(child)
 
-    def _file(self, dir_fd: int, entry: os.DirEntry[str], rel: str, snap: Snapshot) -> None:
+    def _file(
+        self, dir_fd: int, entry: os.DirEntry[str], rel: str, snap: Snapshot, stop: threading.Event
+    ) -> None:
         if len(snap.files) + len(snap.unsaved) >= self.limits.max_files:
             if snap.complete:
                 snap.notes.append(f"only the first {self.limits.max_files} files were saved")
@@ -187,8 +215,10 @@ class WorkspaceScanner:
         except BaseException:
             writer.abort()
             raise
-        if not isinstance(state, FileState):
+        if not isinstance(state, FileState) or stop.is_set():  # stopped while it read
             writer.abort()
+            if stop.is_set():
+                raise ScanAbandoned
             return
         writer.commit(state.digest)
         self._known[rel] = (signature, state)

@@ -9,9 +9,16 @@ import stat
 import threading
 from pathlib import Path
 
+import pytest
+
+from agent.llm import ToolResultBlock, ToolUseBlock
 from tests.tools.conftest import Harness, MakeHarness, call
 from tools import ToolSettings
-from tools.checkpoint_files import prune_checkpoints
+from tools.checkpoint_files import BlobStore, prune_checkpoints
+from tools.checkpoints import CheckpointStore
+from tools.command_changes import CommandRecorder
+from tools.ignore import GitIgnore
+from tools.snapshots import Snapshot, SnapshotLimits, WorkspaceScanner
 
 
 async def test_undo_restores_deleted_moved_appended_and_created_files(
@@ -199,3 +206,43 @@ async def test_a_command_blocks_no_thread_that_exit_would_wait_for(
     assert not result.is_error, result.content
     started = set(threading.enumerate()) - before
     assert all(thread.daemon for thread in started), [t.name for t in started]
+
+
+class StuckScanner(WorkspaceScanner):
+    """Scans as usual, except that scan number ``stuck_on`` hangs (a dead network mount)
+    until ``release`` is set."""
+
+    def __init__(self, root: Path, stuck_on: int) -> None:
+        super().__init__(root, BlobStore(None), SnapshotLimits())
+        self.stuck_on = stuck_on
+        self.scans = 0
+        self.release = threading.Event()
+
+    def snapshot(self, ignore: GitIgnore, stop: threading.Event | None = None) -> Snapshot:
+        self.scans += 1
+        if self.scans == self.stuck_on:
+            self.release.wait(30)
+        return super().snapshot(ignore, stop)
+
+
+@pytest.mark.parametrize("stuck_on", [1, 2], ids=["before", "after"])
+async def test_a_hung_scan_lets_the_command_finish_without_undo(
+    workspace: Path, stuck_on: int
+) -> None:
+    (workspace / "a.txt").write_text("a\n")
+    scanner = StuckScanner(workspace, stuck_on)
+    store = CheckpointStore(workspace)
+    recorder = CommandRecorder(scanner, store, scan_timeout=0.3)
+    call = ToolUseBlock(id="t1", name="run_command", input={"command": "echo b > a.txt"})
+
+    async def command() -> ToolResultBlock:
+        (workspace / "a.txt").write_text("b\n")
+        return ToolResultBlock(tool_use_id="t1", content="[exit code 0]")
+
+    result = await asyncio.wait_for(recorder.run(call, turn=1, number=1, command=command), 10)
+
+    assert (workspace / "a.txt").read_text() == "b\n"  # the command ran
+    assert "/undo cannot restore what this command changed" in result.content
+    scanner.release.set()  # the mount comes back: the abandoned scan must record nothing
+    await asyncio.sleep(0.3)
+    assert store.entries == []
