@@ -22,23 +22,25 @@ from agent.llm.adapter_support import call_translating_errors, idle_guarded, wit
 from agent.llm.anthropic_mapping import (
     CACHE_BREAKPOINT,
     EventAccumulator,
-    anthropic_blocks,
+    anthropic_message,
     response_from_message,
     to_anthropic_messages,
     to_anthropic_tools,
     with_cache_breakpoints,
 )
 from agent.llm.classify import classify, retry_after
-from agent.llm.errors import ErrorKind, LlmError
+from agent.llm.errors import ErrorKind, LlmError, MalformedAnswer
 from agent.llm.models import known_limits
-from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler, Purpose
+from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler, Purpose, ToolSpec
 from agent.llm.ratelimit import rate_limits_from_headers
 from agent.llm.wire_cache import WireCache
+from agent.llm.wire_json import JsonBody
 
 __all__ = ["AnthropicProvider", "classify_anthropic"]
 
 DEFAULT_MAX_TOKENS = 8_192
 DEFAULT_REQUEST_TIMEOUT = 600.0
+MESSAGES_PATH = "/v1/messages"
 
 log = structlog.get_logger("agent.llm.anthropic")
 
@@ -76,7 +78,10 @@ class AnthropicProvider:
         self._request_timeout = request_timeout
         self._connect = connect_timeout
         self._stream = stream
-        self._wire = WireCache(anthropic_blocks)
+        self._wire = WireCache(anthropic_message)
+        self._json = JsonBody()
+        self._wire_tools: tuple[object, list[dict[str, Any]]] = (None, [])
+        self._wire_system: tuple[str | None, list[dict[str, Any]]] = (None, [])
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url,
@@ -105,57 +110,82 @@ class AnthropicProvider:
             log=log,
         )
 
-    def _params(self, request: ChatRequest) -> dict[str, Any]:
+    def _body(self, request: ChatRequest, *, stream: bool) -> bytes:
+        """The request as the JSON bytes sent (see `JsonBody`)."""
         ceiling = known_limits(request.model).max_output_tokens
         messages = to_anthropic_messages(request.messages, self._wire)
         # A one-off background request (a summary) would pay for a cache write nobody reads.
         cache = self._prompt_cache and request.purpose is Purpose.FOREGROUND
-        params: dict[str, Any] = {
+        fields: dict[str, Any] = {
             "model": request.model,
-            "messages": with_cache_breakpoints(messages) if cache else messages,
             "max_tokens": request.max_tokens or min(DEFAULT_MAX_TOKENS, ceiling),
+            "stream": stream,
         }
         if request.tools:
-            params["tools"] = to_anthropic_tools(request.tools)
+            # Tools come first in the cached prefix: a breakpoint on the system prompt covers
+            # both; without one, the last tool carries it.
+            fields["tools"] = self._tools(request.tools, mark=cache and not request.system)
         if request.system:
-            params["system"] = request.system
-            if cache:  # tools come first in the cached prefix: this covers both
-                text = {"type": "text", "text": request.system, "cache_control": CACHE_BREAKPOINT}
-                params["system"] = [text]
-        elif cache and request.tools:
-            params["tools"][-1]["cache_control"] = CACHE_BREAKPOINT
+            fields["system"] = self._system(request.system) if cache else request.system
         if request.temperature is not None:
-            # Not a named parameter of every SDK version's create(); the API still takes it.
-            params["extra_body"] = {"temperature": request.temperature}
-        return params
+            fields["temperature"] = request.temperature
+        return self._json(fields, with_cache_breakpoints(messages) if cache else messages)
 
-    def _timeout(self, read: float) -> httpx2.Timeout:
-        return httpx2.Timeout(read, connect=self._connect)
+    def _tools(self, tools: list[ToolSpec], *, mark: bool) -> list[dict[str, Any]]:
+        """The tools' wire form, the same list while the tool set is (so it is encoded once)."""
+        key = (tools, mark)
+        if self._wire_tools[0] != key:
+            wire = to_anthropic_tools(tools)
+            if mark:
+                wire[-1] = wire[-1] | {"cache_control": CACHE_BREAKPOINT}
+            self._wire_tools = (key, wire)
+        return self._wire_tools[1]
+
+    def _system(self, system: str) -> list[dict[str, Any]]:
+        """The system prompt marked as the end of the cached prefix, kept like the tools."""
+        if self._wire_system[0] != system:
+            text = {"type": "text", "text": system, "cache_control": CACHE_BREAKPOINT}
+            self._wire_system = (system, [text])
+        return self._wire_system[1]
+
+    def _options(self, read: float) -> anthropic.RequestOptions:
+        return {"timeout": httpx2.Timeout(read, connect=self._connect)}
 
     async def _chat_once(self, request: ChatRequest) -> ChatResponse:
         read = request.timeout or self._request_timeout
-        raw = await self._client.messages.with_raw_response.create(
-            **self._params(request), timeout=self._timeout(read)
+        raw = await self._client.post(
+            MESSAGES_PATH,
+            content=self._body(request, stream=False),
+            cast_to=httpx2.Response,
+            options=self._options(read),
         )
-        request_id = raw.headers.get("request-id")
-        message = await raw.parse()
-        if not isinstance(message, anthropic.BaseModel):
-            raise _malformed(repr(message)[:200])
-        body = message.model_dump(mode="json")
-        response = response_from_message(body, provider=self.provider_name, request_id=request_id)
+        try:
+            body = raw.json()
+        except ValueError as exc:
+            raise _malformed(raw.text[:200]) from exc
+        response = response_from_message(
+            body, provider=self.provider_name, request_id=raw.headers.get("request-id")
+        )
         return with_rate_limits(response, raw.headers)
 
     async def _chat_stream(
         self, request: ChatRequest, on_delta: DeltaHandler | None
     ) -> ChatResponse:
-        stream = await self._client.messages.create(
-            **self._params(request), stream=True, timeout=self._timeout(self._idle)
+        # Events come as the server's dicts (``object``): building a pydantic model per event
+        # only to dump it back to a dict was a tenth of a step's cost.
+        stream = await self._client.post(
+            MESSAGES_PATH,
+            content=self._body(request, stream=True),
+            cast_to=object,
+            stream=True,
+            stream_cls=anthropic.AsyncStream[object],
+            options=self._options(self._idle),
         )
         request_id = stream.response.headers.get("request-id")
         accumulator = EventAccumulator(on_delta)
         try:
             async for event in idle_guarded(stream, self._idle):
-                accumulator.add(event.model_dump(mode="json"))
+                accumulator.add(event)
         finally:
             await stream.close()
         response = accumulator.response(provider=self.provider_name, request_id=request_id)
@@ -180,6 +210,8 @@ def classify_anthropic(exc: Exception, *, provider: str = "anthropic", model: st
         kind, message = ErrorKind.CONNECTION, f"connection failed: {_describe(exc)}"
     elif isinstance(exc, (anthropic.APIResponseValidationError, _MalformedResponse)):
         kind, message = ErrorKind.SERVER, str(exc)
+    elif isinstance(exc, MalformedAnswer):
+        kind, message = ErrorKind.SERVER, str(_malformed(str(exc)))
     elif isinstance(exc, (json.JSONDecodeError, AssertionError, httpx2.DecodingError)):
         kind, message = ErrorKind.SERVER, f"the server sent a malformed answer: {_describe(exc)}"
     else:

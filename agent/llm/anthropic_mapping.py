@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.llm.conversation import is_blank, parse_arguments
+from agent.llm.errors import reading
 from agent.llm.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agent.llm.provider import (
     ChatResponse,
@@ -29,6 +30,7 @@ __all__ = [
     "CACHE_BREAKPOINT",
     "EventAccumulator",
     "anthropic_blocks",
+    "anthropic_message",
     "from_anthropic_messages",
     "response_from_message",
     "stop_reason",
@@ -76,26 +78,27 @@ def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
 
 
 def to_anthropic_messages(
-    messages: Sequence[Message], wire: WireCache[list[dict[str, Any]]] | None = None
+    messages: Sequence[Message], wire: WireCache[dict[str, Any]] | None = None
 ) -> list[dict[str, Any]]:
     """The conversation as Messages API ``messages`` (messages with nothing to send left out).
 
     Leaving out an empty message may put two user messages in a row; they go out joined, as
     one message (tool results first), as the API's rules ask. ``wire``: a cache of
-    `anthropic_blocks` kept by the adapter across requests.
+    `anthropic_message` kept by the adapter across requests; a message that is not joined
+    goes out as the very dict it keeps (`JsonBody` encodes it once).
     """
-    contents = wire(messages) if wire is not None else [anthropic_blocks(m) for m in messages]
+    wired = wire(messages) if wire is not None else [anthropic_message(m) for m in messages]
     out: list[dict[str, Any]] = []
-    for message, content in zip(messages, contents, strict=True):
-        if not content:
+    for message in wired:
+        if not message["content"]:
             continue
-        if out and out[-1]["role"] == message.role:
-            joined = [*out[-1]["content"], *content]
+        if out and out[-1]["role"] == message["role"]:
+            joined = [*out[-1]["content"], *message["content"]]
             results = [block for block in joined if block["type"] == "tool_result"]
             others = [block for block in joined if block["type"] != "tool_result"]
-            out[-1] = {"role": message.role, "content": [*results, *others]}
+            out[-1] = {"role": message["role"], "content": [*results, *others]}
         else:
-            out.append({"role": message.role, "content": content})
+            out.append(message)
     return out
 
 
@@ -120,6 +123,11 @@ def with_cache_breakpoints(messages: list[dict[str, Any]]) -> list[dict[str, Any
         *rest, last = message["content"]
         marked[index] = message | {"content": [*rest, last | {"cache_control": CACHE_BREAKPOINT}]}
     return marked
+
+
+def anthropic_message(message: Message) -> dict[str, Any]:
+    """``message`` as a Messages API message (its content may be empty: nothing to send)."""
+    return {"role": message.role, "content": anthropic_blocks(message)}
 
 
 def anthropic_blocks(message: Message) -> list[dict[str, Any]]:
@@ -181,7 +189,13 @@ def _result_text(content: Any) -> str:
 def response_from_message(
     body: dict[str, Any], *, provider: str = "", request_id: str | None = None
 ) -> ChatResponse:
-    """Our response for a non-streamed Messages API response dict."""
+    """Our response for a Messages API response dict; `MalformedAnswer` if it has another
+    shape."""
+    with reading(body):
+        return _response(body, provider=provider, request_id=request_id)
+
+
+def _response(body: dict[str, Any], *, provider: str, request_id: str | None) -> ChatResponse:
     return ChatResponse(
         message=Message(role="assistant", content=from_anthropic_content(body.get("content", []))),
         stop_reason=stop_reason(body.get("stop_reason")),
@@ -193,7 +207,8 @@ def response_from_message(
 
 
 class EventAccumulator:
-    """Feeds Messages API stream events (as dicts) to a delta handler; builds the response."""
+    """Feeds Messages API stream events (the server's dicts) to a delta handler; builds the
+    response. An event of the wrong shape raises `MalformedAnswer`."""
 
     def __init__(self, on_delta: DeltaHandler | None = None) -> None:
         self._on_delta = on_delta
@@ -204,44 +219,51 @@ class EventAccumulator:
         self.model = ""
         self.finished = False
 
-    def add(self, event: dict[str, Any]) -> None:
+    def add(self, event: Any) -> None:
         """Take one stream event into account."""
+        with reading(event):
+            delta = self._read(event)
+        if delta is not None and self._on_delta is not None:
+            self._on_delta(delta)
+
+    def _read(self, event: dict[str, Any]) -> TextDelta | ToolUseDelta | None:
         kind = event.get("type")
         if kind == "message_start":
             message = event.get("message") or {}
             self.model = message.get("model") or self.model
             self._usage.update(message.get("usage") or {})
         elif kind == "content_block_start":
-            self._start_block(event["index"], event.get("content_block") or {})
+            return self._start_block(_index(event), event.get("content_block") or {})
         elif kind == "content_block_delta":
-            self._delta(event["index"], event.get("delta") or {})
+            return self._delta(_index(event), event.get("delta") or {})
         elif kind == "message_delta":
             self._stop = (event.get("delta") or {}).get("stop_reason") or self._stop
             usage = {k: v for k, v in (event.get("usage") or {}).items() if v is not None}
             self._usage.update(usage)
         elif kind == "message_stop":
             self.finished = True
+        return None
 
-    def _start_block(self, index: int, block: dict[str, Any]) -> None:
+    def _start_block(self, index: int, block: dict[str, Any]) -> TextDelta | ToolUseDelta | None:
         self._blocks[index] = dict(block)
         if block.get("type") == "tool_use":
             self._json[index] = []
-            self._emit(ToolUseDelta(index=index, id=block.get("id"), name=block.get("name")))
-        elif block.get("type") == "text" and block.get("text"):
-            self._emit(TextDelta(text=block["text"]))
+            return ToolUseDelta(index=index, id=block.get("id"), name=block.get("name"))
+        if block.get("type") == "text" and block.get("text"):
+            return TextDelta(text=block["text"])
+        return None
 
-    def _delta(self, index: int, delta: dict[str, Any]) -> None:
+    def _delta(self, index: int, delta: dict[str, Any]) -> TextDelta | ToolUseDelta | None:
         block = self._blocks.setdefault(index, {"type": "text", "text": ""})
         if delta.get("type") == "text_delta":
-            block["text"] = block.get("text", "") + delta.get("text", "")
-            self._emit(TextDelta(text=delta.get("text", "")))
-        elif delta.get("type") == "input_json_delta":
-            self._json.setdefault(index, []).append(delta.get("partial_json", ""))
-            self._emit(ToolUseDelta(index=index, partial_json=delta.get("partial_json", "")))
-
-    def _emit(self, delta: TextDelta | ToolUseDelta) -> None:
-        if self._on_delta is not None:
-            self._on_delta(delta)
+            text = delta.get("text", "")
+            block["text"] = block.get("text", "") + text
+            return TextDelta(text=text)
+        if delta.get("type") == "input_json_delta":
+            partial = delta.get("partial_json", "")
+            self._json.setdefault(index, []).append(partial)
+            return ToolUseDelta(index=index, partial_json=partial)
+        return None
 
     def response(self, *, provider: str = "", request_id: str | None = None) -> ChatResponse:
         """The response so far; without a stop reason it is `StopReason.INCOMPLETE`."""
@@ -251,11 +273,14 @@ class EventAccumulator:
                 block = block | {"input": parse_arguments("".join(self._json[index]))}
             if block.get("type") != "text" or block.get("text"):
                 content.append(block)
-        return ChatResponse(
-            message=Message(role="assistant", content=from_anthropic_content(content)),
-            stop_reason=stop_reason(self._stop),
-            usage=usage_from_anthropic(self._usage),
-            model=self.model,
-            provider=provider,
-            request_id=request_id,
+        body = {"content": content, "stop_reason": self._stop, "usage": self._usage}
+        return response_from_message(
+            body | {"model": self.model}, provider=provider, request_id=request_id
         )
+
+
+def _index(event: dict[str, Any]) -> int:
+    index = event["index"]
+    if not isinstance(index, int):
+        raise TypeError("index is not a number")
+    return index

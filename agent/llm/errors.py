@@ -7,6 +7,8 @@ Cancellation (`asyncio.CancelledError`, `KeyboardInterrupt`) is never wrapped.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 
 from agent.llm.ratelimit import RateLimits
@@ -97,3 +99,29 @@ class LlmError(Exception):
             f"LlmError(kind={self.kind.value!r}, status={self.status!r}, "
             f"provider={self.provider!r}, model={self.model!r}, message={self.message!r})"
         )
+
+
+class MalformedAnswer(ValueError):
+    """A server's answer (a stream event, a response body) without its API's shape.
+
+    The adapters read the server's JSON as it came, not through the SDKs' models; the
+    adapter turns this into a `ErrorKind.SERVER` error.
+    """
+
+
+_SHAPE_ERRORS = (LookupError, TypeError, ValueError, AttributeError)
+"""What reading a dict of the wrong shape raises (pydantic's ValidationError is a ValueError)."""
+
+
+@contextmanager
+def reading(answer: object) -> Iterator[None]:
+    """Read ``answer`` (a server's JSON) in the block: a wrong shape raises `MalformedAnswer`.
+
+    Keep only the reading in the block: a delta handler's own bug is not the server's fault.
+    """
+    try:
+        yield
+    except MalformedAnswer:
+        raise
+    except _SHAPE_ERRORS as exc:
+        raise MalformedAnswer(f"{repr(answer)[:200]} ({type(exc).__name__})") from exc

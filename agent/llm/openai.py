@@ -19,16 +19,19 @@ import structlog
 
 from agent.llm.adapter_support import call_translating_errors, idle_guarded, with_rate_limits
 from agent.llm.classify import classify, retry_after
-from agent.llm.errors import ErrorKind, LlmError
+from agent.llm.errors import ErrorKind, LlmError, MalformedAnswer
 from agent.llm.openai_mapping import openai_wire, to_openai_messages, to_openai_tools
 from agent.llm.openai_stream import ChunkAccumulator, response_from_completion
-from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler
+from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler, ToolSpec
 from agent.llm.ratelimit import rate_limits_from_headers
 from agent.llm.wire_cache import WireCache
+from agent.llm.wire_json import JsonBody
 
 __all__ = ["OpenAIProvider", "classify_openai"]
 
 DEFAULT_REQUEST_TIMEOUT = 600.0
+CHAT_PATH = "/chat/completions"
+INCLUDE_USAGE = {"include_usage": True}
 
 log = structlog.get_logger("agent.llm.openai")
 
@@ -66,6 +69,8 @@ class OpenAIProvider:
         self._stream = stream
         self._include_usage = True
         self._wire = WireCache(openai_wire)
+        self._json = JsonBody()
+        self._wire_tools: tuple[list[ToolSpec] | None, list[dict[str, Any]]] = (None, [])
         self._client = openai.AsyncOpenAI(
             api_key=api_key,
             base_url=base_url,
@@ -98,28 +103,44 @@ class OpenAIProvider:
             log=log,
         )
 
-    def _params(self, request: ChatRequest) -> dict[str, Any]:
-        params: dict[str, Any] = {
-            "model": request.model,
-            "messages": to_openai_messages(request.system, request.messages, self._wire),
-        }
+    def _body(self, request: ChatRequest, *, stream: bool) -> bytes:
+        """The request as the JSON bytes sent (see `JsonBody`)."""
+        fields: dict[str, Any] = {"model": request.model}
         if request.tools:
-            params["tools"] = to_openai_tools(request.tools)
+            fields["tools"] = self._tools(request.tools)
         if request.max_tokens is not None:
-            params[self._max_tokens_field] = request.max_tokens
+            fields[self._max_tokens_field] = request.max_tokens
         if request.temperature is not None:
-            params["temperature"] = request.temperature
-        return params
+            fields["temperature"] = request.temperature
+        if stream:
+            fields["stream"] = True
+            if self._include_usage:
+                fields["stream_options"] = INCLUDE_USAGE
+        messages = to_openai_messages(request.system, request.messages, self._wire)
+        return self._json(fields, messages)
+
+    def _tools(self, tools: list[ToolSpec]) -> list[dict[str, Any]]:
+        """The tools' wire form, the same list while the tool set is (so it is encoded once)."""
+        if self._wire_tools[0] != tools:
+            self._wire_tools = (tools, to_openai_tools(tools))
+        return self._wire_tools[1]
+
+    def _options(self, read: float) -> openai.RequestOptions:
+        timeout = httpx2.Timeout(read, connect=self._connect)
+        return {"timeout": timeout, "security": {"bearer_auth": True}}
 
     async def _chat_once(self, request: ChatRequest) -> ChatResponse:
         read = request.timeout or self._request_timeout
-        raw = await self._client.chat.completions.with_raw_response.create(
-            **self._params(request), timeout=httpx2.Timeout(read, connect=self._connect)
+        raw = await self._client.post(
+            CHAT_PATH,
+            content=self._body(request, stream=False),
+            cast_to=httpx2.Response,
+            options=self._options(read),
         )
-        completion = raw.parse()
-        if not isinstance(completion, openai.BaseModel):
-            raise _MalformedResponse(repr(completion)[:200])
-        body = completion.model_dump(mode="json")
+        try:
+            body = raw.json()
+        except ValueError as exc:
+            raise _MalformedResponse(raw.text[:200]) from exc
         request_id = raw.headers.get("x-request-id")
         response = response_from_completion(
             body, provider=self.provider_name, request_id=request_id
@@ -127,29 +148,37 @@ class OpenAIProvider:
         return with_rate_limits(response, raw.headers)
 
     async def _open_stream(self, request: ChatRequest) -> Any:
-        timeout = httpx2.Timeout(self._idle, connect=self._connect)
-        params = self._params(request) | {"stream": True, "timeout": timeout}
+        async def post() -> Any:
+            return await self._client.post(
+                CHAT_PATH,
+                content=self._body(request, stream=True),
+                cast_to=object,
+                stream=True,
+                stream_cls=openai.AsyncStream[object],
+                options=self._options(self._idle),
+            )
+
         if not self._include_usage:
-            return await self._client.chat.completions.create(**params)
+            return await post()
         try:
-            with_usage = params | {"stream_options": {"include_usage": True}}
-            return await self._client.chat.completions.create(**with_usage)
+            return await post()
         except openai.BadRequestError as exc:
             if "stream_options" not in str(exc):
                 raise
             log.info("stream_options_rejected", provider=self.provider_name)
             self._include_usage = False
-            return await self._client.chat.completions.create(**params)
+            return await post()
 
     async def _chat_stream(
         self, request: ChatRequest, on_delta: DeltaHandler | None
     ) -> ChatResponse:
+        # Chunks come as the server's dicts (``object``), not as pydantic models dumped back.
         stream = await self._open_stream(request)
         request_id = stream.response.headers.get("x-request-id")
         accumulator = ChunkAccumulator(on_delta)
         try:
             async for chunk in idle_guarded(stream, self._idle):
-                accumulator.add(chunk.model_dump(mode="json", exclude_unset=True))
+                accumulator.add(chunk)
         finally:
             await stream.close()
         response = accumulator.response(provider=self.provider_name, request_id=request_id)
@@ -169,6 +198,8 @@ def classify_openai(exc: Exception, *, provider: str = "openai", model: str = ""
         kind, message = ErrorKind.CONNECTION, f"connection failed: {_describe(exc)}"
     elif isinstance(exc, openai.APIResponseValidationError | _MalformedResponse):
         kind, message = ErrorKind.SERVER, str(exc)
+    elif isinstance(exc, MalformedAnswer):
+        kind, message = ErrorKind.SERVER, str(_MalformedResponse(str(exc)))
     elif isinstance(exc, openai.APIError):
         return _from_api_error(exc, provider=provider, model=model)
     elif isinstance(exc, json.JSONDecodeError | AssertionError | httpx2.DecodingError):

@@ -1,7 +1,7 @@
 """Assembling OpenAI-style chat completions (streamed chunks or whole bodies) into our response.
 
-Works on JSON-shaped dicts so every OpenAI-style source can use it: the OpenAI SDK (via
-``model_dump``), OpenAI-compatible servers, llama.cpp (xllamacpp). Tolerant of what such servers do:
+Works on JSON-shaped dicts so every OpenAI-style source can use it: the server's JSON as it
+came (the OpenAI adapter), llama.cpp (xllamacpp). Tolerant of what such servers do:
 no usage, chunks with empty ``choices``, tool-call arguments in one chunk or many, missing
 tool-call ids, and ``finish_reason: "stop"`` after tool calls.
 """
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.llm.conversation import parse_arguments
+from agent.llm.errors import reading
 from agent.llm.messages import Block, Message, TextBlock, ToolUseBlock, Usage
 from agent.llm.openai_mapping import from_openai_message, stop_reason
 from agent.llm.openai_mapping import usage_from_openai as _usage
@@ -41,8 +42,16 @@ class ChunkAccumulator:
         self.usage = Usage()
         self.model = ""
 
-    def add(self, chunk: dict[str, Any]) -> None:
-        """Take one chunk into account."""
+    def add(self, chunk: Any) -> None:
+        """Take one chunk into account; one of the wrong shape raises `MalformedAnswer`."""
+        deltas: list[TextDelta | ToolUseDelta] = []
+        with reading(chunk):
+            self._read(chunk, deltas)
+        if self._on_delta is not None:
+            for delta in deltas:
+                self._on_delta(delta)
+
+    def _read(self, chunk: dict[str, Any], deltas: list[TextDelta | ToolUseDelta]) -> None:
         if chunk.get("usage"):
             self.usage = _usage(chunk["usage"])
         self.model = chunk.get("model") or self.model
@@ -51,14 +60,16 @@ class ChunkAccumulator:
                 continue
             delta = choice.get("delta") or {}
             if text := delta.get("content"):
+                if not isinstance(text, str):
+                    raise TypeError("content is not text")
                 self._text.append(text)
-                self._emit(TextDelta(text=text))
+                deltas.append(TextDelta(text=text))
             for call in delta.get("tool_calls") or []:
-                self._add_call(call)
+                self._add_call(call, deltas)
             if choice.get("finish_reason"):
                 self.finish_reason = choice["finish_reason"]
 
-    def _add_call(self, call: dict[str, Any]) -> None:
+    def _add_call(self, call: dict[str, Any], deltas: list[TextDelta | ToolUseDelta]) -> None:
         index = call.get("index")
         index = index if isinstance(index, int) else len(self._calls)
         pending = self._calls.setdefault(index, _PendingCall())
@@ -67,16 +78,14 @@ class ChunkAccumulator:
         pending.id = call.get("id") or pending.id
         pending.name = pending.name or function.get("name") or ""
         arguments = function.get("arguments") or ""
+        if not all(isinstance(text, str) for text in (pending.id, pending.name, arguments)):
+            raise TypeError("a tool call's id, name or arguments is not text")
         pending.arguments.append(arguments)
         if started:
             pending.id = pending.id or f"call_{next(_fallback_ids)}"
-            self._emit(ToolUseDelta(index=index, id=pending.id, name=pending.name))
+            deltas.append(ToolUseDelta(index=index, id=pending.id, name=pending.name))
         if arguments:
-            self._emit(ToolUseDelta(index=index, partial_json=arguments))
-
-    def _emit(self, delta: TextDelta | ToolUseDelta) -> None:
-        if self._on_delta is not None:
-            self._on_delta(delta)
+            deltas.append(ToolUseDelta(index=index, partial_json=arguments))
 
     def message(self) -> Message:
         """The assistant message streamed so far."""
@@ -102,7 +111,13 @@ class ChunkAccumulator:
 def response_from_completion(
     body: dict[str, Any], *, provider: str = "", request_id: str | None = None
 ) -> ChatResponse:
-    """Our response for a non-streamed ``chat.completion`` dict (empty choices: incomplete)."""
+    """Our response for a non-streamed ``chat.completion`` dict (empty choices: incomplete);
+    `MalformedAnswer` if it has another shape."""
+    with reading(body):
+        return _completion(body, provider=provider, request_id=request_id)
+
+
+def _completion(body: dict[str, Any], *, provider: str, request_id: str | None) -> ChatResponse:
     choices = body.get("choices") or []
     first = choices[0] if choices else {}
     wire = first.get("message") or {"role": "assistant"}

@@ -3,8 +3,9 @@
 Every step sends the whole conversation again, and a conversation only grows at its end:
 mapping every message to the vendor's dicts on every request made a step's cost grow with the
 history. Messages are immutable, so the form mapped for one request is still right for the
-next; only the new messages are mapped. The SDK copies what it sends, so sharing the dicts
-between requests is safe.
+next; only the new messages are mapped. Nothing changes a wire dict once it is built
+(`with_cache_breakpoints` marks copies), so the dicts are shared between requests, and
+`JsonBody` keeps their JSON text by identity.
 """
 
 from __future__ import annotations

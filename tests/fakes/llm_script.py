@@ -62,7 +62,15 @@ class Reply:
 
 
 FaultKind = Literal[
-    "status", "drop", "hang", "cut_stream", "stall", "end_early", "stream_error", "not_json"
+    "status",
+    "drop",
+    "hang",
+    "cut_stream",
+    "stall",
+    "end_early",
+    "stream_error",
+    "not_json",
+    "bad_event",
 ]
 
 
@@ -149,6 +157,19 @@ class Fault:
             message=message or f"fake in-stream {error_type}",
             after_events=after_events,
         )
+
+    @classmethod
+    def bad_event(
+        cls, data: str, event: str = "content_block_start", after_events: int = 1
+    ) -> Fault:
+        """Stream ``after_events`` events, then one whose data is ``data`` as given (named
+        ``event`` on the Anthropic protocol), then the rest of the reply."""
+        return cls(kind="bad_event", raw_body=data, error_type=event, after_events=after_events)
+
+    @classmethod
+    def bad_body(cls, data: str) -> Fault:
+        """A 200 JSON response whose body is ``data`` as given (asked for without streaming)."""
+        return cls(kind="not_json", raw_body=data)
 
     @classmethod
     def not_json(cls, content_type: str = "application/json") -> Fault:

@@ -198,7 +198,8 @@ class _Handler(BaseHTTPRequestHandler):
             release.wait(fault.seconds)
             self._reset()
         elif fault.kind == "not_json":
-            self._send(200, b"this is not json", fault.content_type)
+            data = b"this is not json" if fault.raw_body is None else fault.raw_body.encode()
+            self._send(200, data, fault.content_type)
         else:
             reply = fault.partial_reply
             self._reply(request, fault, reply, fault.after_events, release)
@@ -235,6 +236,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if kind == "stream_error" and isinstance(step, Fault):
             self._chunk(llm_wire.stream_error_event(request.protocol, step))
+        if kind == "bad_event" and isinstance(step, Fault) and step.raw_body is not None:
+            name = step.error_type if request.protocol == "anthropic" else None
+            self._chunk(llm_wire.sse(step.raw_body, event=name))
+            for event in events[after:]:
+                self._chunk(event)
         if kind == "stall" and release is not None and isinstance(step, Fault):
             release.wait(step.seconds)
             for event in events[after:]:

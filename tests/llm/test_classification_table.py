@@ -197,3 +197,61 @@ async def test_non_json_text_body_is_a_server_error(
         )
 
     assert caught.value.kind == ErrorKind.SERVER
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "42",  # not an object
+        '{"type": "content_block_start"}',  # no index
+        '{"type": "content_block_start", "index": 0, "content_block": "text"}',
+        '{"type": "content_block_start", "index": 0, '
+        '"content_block": {"type": "tool_use", "id": 7, "name": null}}',
+    ],
+)
+async def test_anthropic_malformed_stream_event_is_a_server_error(
+    data: str, fake_llm: FakeLlmServer, make_provider: MakeProvider
+) -> None:
+    fake_llm.script(Fault.bad_event(data))
+
+    with pytest.raises(LlmError) as caught:
+        await make_provider("anthropic").chat(ChatRequest(model="m", messages=[Message.user("x")]))
+
+    assert caught.value.kind == ErrorKind.SERVER
+    assert "not a valid Messages response" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "42",
+        '{"choices": "x"}',
+        '{"choices": [{"index": 0, "delta": {"content": 5}}]}',
+        '{"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": 7}]}}]}',
+    ],
+)
+async def test_openai_malformed_chunk_is_a_server_error(
+    data: str, fake_llm: FakeLlmServer, make_provider: MakeProvider
+) -> None:
+    fake_llm.script(Fault.bad_event(data))
+
+    with pytest.raises(LlmError) as caught:
+        await make_provider("openai").chat(ChatRequest(model="m", messages=[Message.user("x")]))
+
+    assert caught.value.kind == ErrorKind.SERVER
+    assert "not a valid chat completion" in caught.value.message
+
+
+@pytest.mark.parametrize("protocol", ["anthropic", "openai"])
+async def test_a_body_of_the_wrong_shape_is_a_server_error(
+    protocol: Protocol, fake_llm: FakeLlmServer, make_provider: MakeProvider
+) -> None:
+    fake_llm.script(Fault.bad_body('{"content": [{"type": "text", "text": 5}], "choices": 1}'))
+
+    with pytest.raises(LlmError) as caught:
+        await make_provider(protocol, stream=False).chat(
+            ChatRequest(model="m", messages=[Message.user("x")])
+        )
+
+    assert caught.value.kind == ErrorKind.SERVER
+    assert "not a valid" in caught.value.message

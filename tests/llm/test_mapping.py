@@ -111,6 +111,9 @@ def test_openai_assistant_without_text_has_null_content() -> None:
         ("  ", {}),
         ('{"a": ', {RAW_ARGUMENTS_KEY: '{"a": '}),
         ("[1, 2]", {RAW_ARGUMENTS_KEY: "[1, 2]"}),
+        # Python reads these, but they are not JSON: kept, the history could not be sent.
+        ('{"n": NaN}', {RAW_ARGUMENTS_KEY: '{"n": NaN}'}),
+        ('{"n": -Infinity}', {RAW_ARGUMENTS_KEY: '{"n": -Infinity}'}),
     ],
 )
 def test_parse_arguments(raw: str, parsed: dict[str, Any]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.llm import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from agent.llm.anthropic_mapping import anthropic_blocks, to_anthropic_messages
+from agent.llm.anthropic_mapping import anthropic_message, to_anthropic_messages
 from agent.llm.openai_mapping import openai_wire, to_openai_messages
 from agent.llm.wire_cache import WireCache
 
@@ -21,9 +21,9 @@ def conversation(steps: int) -> list[Message]:
 def test_each_message_is_mapped_once_while_the_conversation_grows() -> None:
     mapped: list[Message] = []
 
-    def convert(message: Message) -> list[dict[str, object]]:
+    def convert(message: Message) -> dict[str, object]:
         mapped.append(message)
-        return anthropic_blocks(message)
+        return anthropic_message(message)
 
     wire = WireCache(convert)
     messages = conversation(5)
@@ -52,7 +52,7 @@ def test_a_replaced_message_is_mapped_again_and_dropped_ones_are_forgotten() -> 
 def test_joined_user_messages_keep_results_first_without_changing_the_cache() -> None:
     messages = conversation(1)
     messages.append(Message.user("and now this"))  # a prompt right after tool results
-    wire = WireCache(anthropic_blocks)
+    wire = WireCache(anthropic_message)
 
     first = to_anthropic_messages(messages, wire)
     second = to_anthropic_messages(messages, wire)
