@@ -28,6 +28,7 @@ from sessions.redact import Redactor
 from sessions.scan import collector_paused, scan_bytes, scan_file
 from sessions.storage import fsync_directory, open_file, read_file, storage_error
 from sessions.summary import SessionSummary, summarize
+from sessions.syncer import SYNC_INTERVAL
 from sessions.writer import SessionWriter
 
 SUFFIX = ".jsonl"
@@ -42,6 +43,8 @@ class SessionStore:
         clock: Seconds since the epoch; injected for tests.
         redactor: Hides secrets before records reach the disk (default: from ``os.environ``).
         fsync: fsync every record before an append returns (turn off only for throwaway data).
+        sync_interval: Least seconds between two background fsyncs of one session's groups
+            (`PacedSync`).
         hash_limit: Files larger than this many bytes are compared by size and mtime only.
     """
 
@@ -53,8 +56,10 @@ class SessionStore:
         redactor: Redactor | None = None,
         fsync: bool = True,
         hash_limit: int = DEFAULT_HASH_LIMIT,
+        sync_interval: float = SYNC_INTERVAL,
     ) -> None:
         self.directory = root / "sessions"
+        self._sync_interval = sync_interval
         self._clock = clock
         self._redactor = redactor if redactor is not None else Redactor.from_environ()
         self._fsync = fsync
@@ -188,6 +193,7 @@ class SessionStore:
             clock=self._clock,
             redactor=self._redactor,
             fsync=self._fsync,
+            sync_interval=self._sync_interval,
             hash_limit=self._hash_limit,
         )
 

@@ -2,9 +2,10 @@
 
 Inside `SessionWriter.group_commit` (one agent step) records are still written whole as they
 come, so each survives ``kill -9`` of the agent the moment its append returns; the fsync that
-makes them survive a power cut is issued once, for all of them, when the group ends, on a
-background thread: it overlaps the next model request instead of delaying it (0.3–11 ms a
-step on the shared disk we measured on).
+makes them survive a power cut is issued for all of them when the group ends, on a
+background thread (`PacedSync`): it overlaps the next model request instead of delaying it
+(0.3–11 ms a step on the shared disk we measured on), and groups that come faster than
+`SYNC_INTERVAL` share one.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, cast, get_args
 
@@ -39,6 +39,7 @@ from sessions.records import (
 )
 from sessions.redact import Redactor
 from sessions.storage import storage_error, write_all
+from sessions.syncer import SYNC_INTERVAL, PacedSync
 
 TURN_STATUSES: tuple[str, ...] = get_args(TurnStatus)
 
@@ -48,9 +49,10 @@ class SessionWriter:
 
     Every ``append_*`` returns only after the record is written whole and fsynced, so a record
     that was acknowledged survives a crash or power cut; inside `group_commit` the fsync
-    starts, in the background, at the end of the group. A failed append leaves the file as
-    it was and raises `SessionError`. Secrets are redacted before anything reaches the disk.
-    Holds the session's lock until `close`; usable as a context manager.
+    starts in the background at the end of the group, or an interval after the last one. A
+    failed append leaves the file as it was and raises `SessionError`. Secrets are redacted
+    before anything reaches the disk. Holds the session's lock until `close`; usable as a
+    context manager.
     """
 
     def __init__(
@@ -65,6 +67,7 @@ class SessionWriter:
         redactor: Redactor,
         fsync: bool = True,
         hash_limit: int = DEFAULT_HASH_LIMIT,
+        sync_interval: float = SYNC_INTERVAL,
     ) -> None:
         self.id = session_id
         self.path = path
@@ -81,13 +84,19 @@ class SessionWriter:
         self._groups = 0
         """How many `group_commit` blocks are open; while any is, fsyncs wait for the last."""
         self._unsynced = False
-        self._syncer: ThreadPoolExecutor | None = None
-        self._syncing: Future[None] | None = None
-        """The background fsync of the last group, until it is waited for."""
-        self.syncs = 0
-        """fsyncs issued so far (what group commit saves; benchmarks report it)."""
+        self._sync_interval = sync_interval
+        self._paced: PacedSync | None = None
+        """fsyncs the groups' records in the background, made on the first group's end."""
+        self._other_syncs = 0
+        """fsyncs not counted by ``_paced``: inline ones, and those of a closed `PacedSync`."""
         self._touched: dict[str, Path] = {}
         """Tool-call id → file a tracked tool is reading or writing, until its result arrives."""
+
+    @property
+    def syncs(self) -> int:
+        """fsyncs started so far (what group commit saves; benchmarks report it)."""
+        paced = self._paced.issued if self._paced is not None else 0
+        return self._other_syncs + paced
 
     @property
     def closed(self) -> bool:
@@ -169,9 +178,11 @@ class SessionWriter:
 
         Each append is still written to the file before it returns, so the agent being
         killed loses nothing acknowledged; only a power cut before that fsync finishes can.
-        The fsync runs in the background; the next group (and `close`) waits for it first,
-        so at most one group is ever in flight. The agent wraps each step (model answer,
-        usage, tool results, file states, events) in one. Blocks nest; the outermost syncs.
+        The fsync runs in the background and never delays the next group: when the last one
+        started less than ``sync_interval`` ago, it starts at that interval, for every group
+        written meanwhile, so a power cut takes at most that much. `close` syncs what is
+        left. The agent wraps each step (model answer, usage, tool results, file states,
+        events) in one. Blocks nest; the outermost syncs.
 
         Raises:
             SessionError: the previous group's fsync failed (unless the block is already
@@ -200,13 +211,9 @@ class SessionWriter:
         with self._mutex:
             if self._fd is not None:
                 with contextlib.suppress(SessionError):  # closing must release the lock
-                    self._wait_for_sync()
                     self._sync_pending()
                 fd, self._fd = self._fd, None
                 os.close(fd)
-            if self._syncer is not None:
-                self._syncer.shutdown()
-                self._syncer = None
             self._lock.release()
 
     def discard(self) -> None:
@@ -264,39 +271,35 @@ class SessionWriter:
 
     def _sync_pending(self) -> None:
         # Called with the mutex held.
-        if not self._unsynced or self._fd is None:
-            return
         try:
-            self._sync()
+            if self._paced is not None:
+                paced, self._paced = self._paced, None
+                try:
+                    paced.close()
+                finally:
+                    self._other_syncs += paced.issued
+            if self._unsynced and self._fd is not None:
+                self._sync()
         except OSError as exc:
             raise storage_error("save to session file", self.path, exc) from exc
         self._unsynced = False
 
     def _sync_in_background(self) -> None:
         # Called with the mutex held. fsync releases the GIL, so the loop goes on meanwhile.
-        self._wait_for_sync()
         if not self._unsynced or self._fd is None:
             return
-        if self._syncer is None:
-            self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="session-fsync")
-        self._syncing = self._syncer.submit(os.fsync, self._fd)
+        if self._paced is None:
+            self._paced = PacedSync(self._fd, self._sync_interval)
         self._unsynced = False
-        self.syncs += 1
-
-    def _wait_for_sync(self) -> None:
-        # Called with the mutex held; the file stays open until the fsync in flight is done.
-        syncing, self._syncing = self._syncing, None
-        if syncing is None:
-            return
         try:
-            syncing.result()
-        except OSError as exc:
+            self._paced.request()
+        except OSError as exc:  # the previous group's fsync
             raise storage_error("save to session file", self.path, exc) from exc
 
     def _sync(self) -> None:
         assert self._fd is not None
         os.fsync(self._fd)
-        self.syncs += 1
+        self._other_syncs += 1
 
     def _undo_partial_write(self) -> None:
         # A half-written line would glue itself to the next record; cut it off.

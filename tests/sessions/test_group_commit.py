@@ -73,18 +73,18 @@ def test_closing_inside_a_group_syncs_and_releases_the_lock(
     assert [m.text for m in loaded.messages] == ["one"]
 
 
-def test_steps_in_a_row_and_a_close_right_after_lose_nothing(
+def test_steps_in_a_row_share_fsyncs_and_a_close_right_after_loses_nothing(
     store: SessionStore, tmp_path: Path
 ) -> None:
     writer = store.create(cwd=tmp_path, model_chain=["anthropic:x"])
     before = writer.syncs
-    for step in range(20):  # each group waits for the previous one's background fsync
+    for step in range(20):  # far faster than one a sync interval: they share fsyncs
         with writer.group_commit():
             writer.append_message(Message.user(f"step {step}"))
             writer.append_message(Message.assistant(f"done {step}"))
-    writer.close()  # waits for the last one before closing the file
+    writer.close()  # syncs what the paced fsyncs have not covered yet
 
-    assert writer.syncs == before + 20
+    assert before < writer.syncs < before + 20
     loaded, reopened = store.open(writer.id)
     reopened.close()
     assert len(loaded.messages) == 40
