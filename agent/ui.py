@@ -101,8 +101,12 @@ class ConsoleUI:
 
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
         """One compact line per tool call with its outcome, then a diff or an excerpt."""
-        call = call.model_copy(update={"input": redact_value(call.input, self.redact)})
-        result = result.model_copy(update={"content": self.redact(result.content)})
+        shown_input = redact_value(call.input, self.redact)
+        if shown_input != call.input:
+            call = call.model_copy(update={"input": shown_input})
+        shown = self.redact(result.content)
+        if shown != result.content:
+            result = result.model_copy(update={"content": shown})
         self._commit()
         # Cut to the width already: printed without rich's wrapping pass, a third cheaper.
         self._print_activity(tool_line(call, result, self.err.width), fitted=True)

@@ -58,7 +58,7 @@ def _count(number: int, one: str, many: str) -> str:
 
 
 def _read_file(lines: list[str]) -> str | None:
-    numbered = sum(1 for line in lines if _NUMBERED.match(line))
+    numbered = len(lines) - list(map(_NUMBERED.match, lines)).count(None)
     if not numbered:
         return None
     for line in lines:

@@ -102,7 +102,7 @@ class Redactor:
         return self._may_hold_secret(text) and self._pattern.search(text) is not None
 
     def _may_hold_secret(self, text: str) -> bool:
-        return any(anchor in text for anchor in self._anchors)
+        return any(map(text.__contains__, self._anchors))  # in C: no frame per anchor
 
     def value(self, value: Any) -> Any:
         """A copy of a JSON-like value (dicts, lists, strings) with secrets replaced."""
