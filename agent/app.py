@@ -93,8 +93,9 @@ class Agent:
             self.home / "recovery",
             lambda text: ui.show(Text(text, style="yellow")),
         )
+        self.fleet = Fleet(store, config.recovery)
         self.provider = RecoveringProvider(
-            chain, settings=config.recovery, events=self.events, fleet=Fleet(store, config.recovery)
+            chain, settings=config.recovery, events=self.events, fleet=self.fleet
         )
         if self.loaded is not None:
             self._restore_model(self.loaded.model_state.current)
@@ -360,6 +361,10 @@ class Agent:
         A new session in which nothing was said is deleted rather than saved.
         """
         self.mcp.close()
+        try:
+            self.fleet.flush()  # the last request's release, held back for a next one
+        except Exception:  # the shared state's lease frees the slot in the end
+            log.warning("fleet_flush_failed", exc_info=True)
         if self.session.closed:
             return
         if self.is_empty:

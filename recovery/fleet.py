@@ -30,6 +30,9 @@ __all__ = ["Fleet", "FleetView", "Hold", "credential_fingerprint"]
 
 log = structlog.get_logger("recovery.fleet")
 
+RELEASE_MERGE = 0.05
+"""Seconds a release waits to be written with the same agent's next request on its key."""
+
 
 def credential_fingerprint(api_key: str | None, base_url: str | None) -> str:
     """A short, irreversible name for an API key at an endpoint (the key is never stored)."""
@@ -88,6 +91,8 @@ class Fleet:
         )
         self._host = socket.gethostname()
         self.holder = f"{self._host}:{os.getpid()}:{secrets.token_hex(4)}"
+        self._pending: dict[str, tuple[Callable[[Record], None], asyncio.TimerHandle]] = {}
+        """Releases held back for the next request on their key (`release`)."""
 
     @staticmethod
     def key(provider: str, account: str, model: str) -> str:
@@ -99,12 +104,19 @@ class Fleet:
         return self.store.name != "process"
 
     def acquire(self, key: str, tokens: int) -> Hold:
-        """Reserve a request of about ``tokens`` input tokens, or say how long to wait first."""
+        """Reserve a request of about ``tokens`` input tokens, or say how long to wait first.
+
+        A release of this key still held back (`release`) is written in the same update.
+        """
         now = self._clock()
-        return self.store.update(
-            key,
-            lambda r: state.reserve(r, now, tokens, self.holder, self._limits, self._alive),
-        )
+        released = self._take_pending(key)
+
+        def change(record: Record) -> Hold:
+            if released is not None:
+                released(record)
+            return state.reserve(record, now, tokens, self.holder, self._limits, self._alive)
+
+        return self.store.update(key, change)
 
     def keep_alive(self, key: str, every: float = state.RENEW_EVERY) -> Callable[[], None]:
         """Renew this agent's in-flight entry every ``every`` seconds while its request goes
@@ -132,6 +144,12 @@ class Fleet:
 
         ``answered``: the model answered in full, which closes the shared breaker and refills
         the shared budget a little (one write for both, as this runs on every request).
+
+        On an event loop the write waits `RELEASE_MERGE` seconds for this agent's next
+        request on the key, and goes with its reservation in one update: an agent step's
+        tool calls take about that long, and each update of the shared state is a locked
+        read and write. Anything else that reads or changes the key writes it first, and so
+        does `flush` (the agent calls it on close).
         """
         now, settings = self._clock(), self._settings
 
@@ -141,16 +159,46 @@ class Fleet:
                 state.breaker_success(record)
                 state.budget_change(record, now, settings.budget_capacity, settings.success_refill)
 
-        self.store.update(key, change)
+        self.flush(key)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop to write it later from
+            self.store.update(key, change)
+            return
+        timer = loop.call_later(RELEASE_MERGE, self._flush_later, key)
+        self._pending[key] = (change, timer)
+
+    def flush(self, key: str | None = None) -> None:
+        """Write a release still held back (of ``key``, or of every key) now."""
+        for held in [key] if key is not None else list(self._pending):
+            change = self._take_pending(held)
+            if change is not None:
+                self.store.update(held, change)
+
+    def _take_pending(self, key: str) -> Callable[[Record], None] | None:
+        pending = self._pending.pop(key, None)
+        if pending is None:
+            return None
+        change, timer = pending
+        timer.cancel()
+        return change
+
+    def _flush_later(self, key: str) -> None:
+        try:
+            self.flush(key)
+        except Exception:  # a timer callback has nobody to raise to; the lease still ends it
+            log.warning("fleet_release_failed", key=key, exc_info=True)
 
     def server_wait(self, key: str, seconds: float) -> None:
         """Publish a server's retry-after, so every agent honours it."""
         until = self._clock() + seconds
+        self.flush(key)
         self.store.update(key, lambda r: state.wait_until(r, until))
 
     def failure(self, key: str) -> None:
         """A request failed through the model's fault (counts towards the shared breaker)."""
         now, settings = self._clock(), self._settings
+        self.flush(key)
         self.store.update(
             key,
             lambda r: state.breaker_failure(
@@ -160,6 +208,7 @@ class Fleet:
 
     def open_for(self, key: str) -> float:
         """Seconds the fleet still skips this model because it kept failing (0: closed)."""
+        self.flush(key)
         record = self.store.snapshot().get(key, {})
         return state.breaker_open_for(record, self._clock())
 
@@ -171,6 +220,7 @@ class Fleet:
         if not self._shared or cost <= 0:
             return True
         now, capacity = self._clock(), self._settings.budget_capacity
+        self.flush(key)
         return self.store.update(key, lambda r: state.budget_change(r, now, capacity, -cost))
 
     def views(self) -> list[FleetView]:
@@ -178,6 +228,7 @@ class Fleet:
         now = self._clock()
         capacity = self._settings.budget_capacity
         views = []
+        self.flush()
         for key, record in sorted(self.store.snapshot().items()):
             provider, _, rest = key.partition("|")
             account, _, model = rest.partition("|")

@@ -93,7 +93,8 @@ def test_headroom_reported_to_one_agent_paces_the_other(
 ) -> None:
     drained = RateLimits(requests=Headroom(limit=10, remaining=0, reset_in=5.0))
     first_api = ScriptedProvider([text("one").model_copy(update={"rate_limits": drained})])
-    first = agent(shared_fleet(tmp_path, clock), clock, target("anthropic:m", first_api))
+    first_fleet = shared_fleet(tmp_path, clock)
+    first = agent(first_fleet, clock, target("anthropic:m", first_api))
     seen: list[Event] = []
     second = agent(
         shared_fleet(tmp_path, clock),
@@ -103,6 +104,7 @@ def test_headroom_reported_to_one_agent_paces_the_other(
     )
 
     asyncio.run(first.chat(REQUEST))
+    first_fleet.flush()  # as the agent does when it closes (or its loop, 50 ms on)
     asyncio.run(second.chat(REQUEST))
 
     assert clock.sleeps == [pytest.approx(0.5)]  # one request's worth of refill at 2/s
