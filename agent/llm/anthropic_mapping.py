@@ -117,7 +117,12 @@ def with_cache_breakpoints(messages: list[dict[str, Any]]) -> list[dict[str, Any
     (`WireCache`), and a stale marker would count against the API's limit of four.
     """
     marked = list(messages)
-    users = [index for index, message in enumerate(marked) if message["role"] == "user"]
+    users: list[int] = []  # the last two user messages, found from the end
+    for index in range(len(marked) - 1, -1, -1):
+        if marked[index]["role"] == "user":
+            users.insert(0, index)
+            if len(users) == 2:
+                break
     for index in {len(marked) - 1, *users[-2:-1]} if marked else ():
         message = marked[index]
         *rest, last = message["content"]
