@@ -7,15 +7,16 @@ resend it) and then encodes it. At 20 tool steps that is about 0.3 ms a request;
 (the SDK's ``post(..., content=...)``), and this keeps each message's JSON text from one
 request to the next, so a request costs what its new messages cost.
 
-A message's text is keyed by its identity, or by that of its content: `WireCache` keeps an
-OpenAI message dict, and an Anthropic message's content list, from one request to the next.
-A joined or marked message (`with_cache_breakpoints`) is a new list and is encoded anew.
-Wire values are never changed once built, the rule `WireCache` already relies on.
+`WireCache` keeps each message's wire dict from one request to the next, so the messages a
+request shares with the one before are the same objects; a joined or marked message
+(`with_cache_breakpoints`) is a new dict and is encoded anew. Wire values are never changed
+once built, the rule `WireCache` already relies on.
 """
 
 from __future__ import annotations
 
 import json
+from operator import itemgetter
 from typing import Any
 
 __all__ = ["JsonBody", "encode"]
@@ -30,52 +31,40 @@ def encode(value: Any) -> str:
 
 
 class JsonBody:
-    """Builds request bodies, remembering the encoded messages (and the lists and dicts among
-    the other fields, such as the tools) of the latest one.
+    """Builds request bodies, remembering the messages of the latest one and their text.
 
-    What the latest request no longer sent is dropped, so a compacted history does not keep
-    its old messages' text alive.
+    A conversation grows at its end, so a request starts with the messages the latest one
+    sent: those, found by identity (or equality, for a small dict rebuilt per request such
+    as OpenAI's system message), reuse their text, and only the rest is encoded. Lists and
+    dicts among the other fields (tools, a marked system prompt) are kept the same way.
     """
 
     def __init__(self) -> None:
-        self._latest: dict[int, tuple[object, str]] = {}
+        self._sent: list[tuple[object, str]] = []
+        self._fields: dict[str, tuple[object, str]] = {}
 
     def __call__(self, fields: dict[str, Any], messages: list[dict[str, Any]]) -> bytes:
         """``fields`` with ``"messages": messages``, as UTF-8 JSON."""
-        kept: dict[int, tuple[object, str]] = {}
-        parts: list[str] = []
-        for message in messages:
-            text = self._known(message, kept)
-            if text is None and "content" not in message:
-                text = encode(message)
-            elif text is None:
-                content = message.get("content")
-                encoded = self._known(content, kept)
-                if encoded is None:
-                    encoded = encode(content)
-                    kept[id(content)] = (content, encoded)
-                rest = {key: value for key, value in message.items() if key != "content"}
-                text = encode(rest)[:-1] + ("," if rest else "") + '"content":' + encoded + "}"
-                kept[id(message)] = (message, text)
-            parts.append(text)
-        head = [f"{encode(key)}:{self._value(value, kept)}," for key, value in fields.items()]
-        self._latest = kept
-        return ("{" + "".join(head) + '"messages":[' + ",".join(parts) + "]}").encode()
+        same = 0
+        for message, (before, _) in zip(messages, self._sent, strict=False):
+            if message is not before and message != before:
+                break
+            same += 1
+        sent = self._sent[:same]
+        sent += [(message, encode(message)) for message in messages[same:]]
+        self._sent = sent
+        head = "".join(
+            [f"{encode(key)}:{self._field(key, value)}," for key, value in fields.items()]
+        )
+        texts = ",".join(map(itemgetter(1), sent))
+        return ("{" + head + '"messages":[' + texts + "]}").encode()
 
-    def _value(self, value: object, kept: dict[int, tuple[object, str]]) -> str:
-        """A field's text; a list or dict (tools, a system prompt) is kept like a message."""
+    def _field(self, key: str, value: object) -> str:
         if not isinstance(value, (list, dict)):
             return encode(value)
-        text = self._known(value, kept)
-        if text is None:
-            text = encode(value)
-            kept[id(value)] = (value, text)
+        kept = self._fields.get(key)
+        if kept is not None and kept[0] is value:
+            return kept[1]
+        text = encode(value)
+        self._fields[key] = (value, text)
         return text
-
-    def _known(self, value: object, kept: dict[int, tuple[object, str]]) -> str | None:
-        """The text ``value`` was encoded as for the latest request (or this one), if it was."""
-        entry = self._latest.get(id(value)) or kept.get(id(value))
-        if entry is None or entry[0] is not value:
-            return None
-        kept[id(value)] = entry
-        return entry[1]
