@@ -12,7 +12,9 @@ threads would take the interpreter's lock from ours. It answers each turn with `
   the raw events, reads the file and sends the result back: no session, no logs, no checks,
   but the same system prompt and tool schemas, so both send the same requests.
 
-The two alternate, best of ``--runs`` each. The ratio is agent/bare per step; what it measures
+The two alternate, best of ``--runs`` each; ``paired`` is the median of the ratios of each
+agent run to the bare run after it, steadier on a machine whose speed drifts. The ratio is
+agent/bare per step; what it measures
 is everything the agent adds to a step (the fake server answers at once, so no model time
 hides it). Wall-clock time is what a person waits; this process's CPU time (the server's is
 not in it) is the steadier figure on a shared machine.
@@ -32,6 +34,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
@@ -257,6 +260,10 @@ def main() -> None:
     wall_ratio, cpu_ratio = (min(t[i] for t in ours) / min(t[i] for t in bare) for i in (0, 1))
     own = (min(t[0] for t in ours) - min(t[0] for t in bare)) / per_step * 1000
     print(f"{'ratio':<10}{wall_ratio:>9.2f}x{cpu_ratio:>9.2f}x")
+    # Each agent run against the bare run right after it: the machine's speed drifts over a
+    # minute far more than between two neighbouring runs.
+    paired = [median(a[i] / b[i] for a, b in zip(ours, bare, strict=True)) for i in (0, 1)]
+    print(f"{'paired':<10}{paired[0]:>9.2f}x{paired[1]:>9.2f}x  (median of run-by-run ratios)")
     print(f"the agent's own work: {own:.2f} ms/step (wall)")
 
 
