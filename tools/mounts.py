@@ -47,32 +47,32 @@ REFRESH_AFTER = 5.0
 
 _OCTAL = re.compile(r"\\([0-7]{3})")
 _lock = threading.Lock()
-_cache: tuple[float, list[tuple[str, str]] | None] = (-REFRESH_AFTER, None)
-_answers: dict[str, bool] = {}
+_tables: dict[str, tuple[float, list[tuple[str, str]] | None, dict[str, bool]]] = {}
+"""Per mount table: when it was read, its mounts, and the answers given from that reading."""
 
 
-def local_tree(root: str, *, now: float | None = None) -> bool:
+def local_tree(root: str, *, now: float | None = None, table: str = MOUNTINFO) -> bool:
     """Whether ``root`` (absolute, links resolved) and every mount below it are local.
 
-    False wherever the mount table cannot be read (not Linux, say): then nothing is assumed.
+    False wherever the mount ``table`` cannot be read (not Linux, say): then nothing is
+    assumed.
     """
-    global _cache, _answers
     moment = time.monotonic() if now is None else now
     with _lock:
-        if moment - _cache[0] >= REFRESH_AFTER:
-            _cache, _answers = (moment, read_mounts()), {}
-        mounts = _cache[1]
-        answer = _answers.get(root)
+        read_at, mounts, answers = _tables.get(table, (0.0, None, {}))
+        if table not in _tables or not 0 <= moment - read_at < REFRESH_AFTER:
+            read_at, mounts, answers = moment, read_mounts(table), {}
+            _tables[table] = (read_at, mounts, answers)
+        answer = answers.get(root)
         if answer is None:
-            answer = mounts is not None and tree_is_local(root, mounts)
-            _answers[root] = answer
+            answer = answers[root] = mounts is not None and tree_is_local(root, mounts)
     return answer
 
 
-def read_mounts(path: str | None = None) -> list[tuple[str, str]] | None:
+def read_mounts(path: str = MOUNTINFO) -> list[tuple[str, str]] | None:
     """(mount point, file system type) of each mount, in the table's order; None if unreadable."""
     try:
-        with open(path or MOUNTINFO, encoding="utf-8", errors="replace") as handle:
+        with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
         return None

@@ -56,23 +56,23 @@ def test_an_unreadable_table_makes_nothing_local(tmp_path: Path) -> None:
     assert read_mounts(str(tmp_path / "missing")) is None
 
 
-def test_reads_skip_the_worker_only_for_small_files_in_a_local_tree(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_answer_follows_the_table_once_it_is_read_again(tmp_path: Path) -> None:
+    table = tmp_path / "mountinfo"
+    table.write_text(f"1 0 8:1 / / rw - ext4 /dev/sda rw\n2 1 0:2 / {tmp_path} rw - tmpfs t rw\n")
+    assert local_tree(str(tmp_path), now=1e9, table=str(table))
+
+    table.write_text(f"1 0 8:1 / / rw - ext4 /dev/sda rw\n2 1 0:2 / {tmp_path} rw - nfs s:/ rw\n")
+    assert local_tree(str(tmp_path), now=1e9 + 1, table=str(table))  # trusted a few seconds
+    later = 1e9 + tools.mounts.REFRESH_AFTER
+    assert not local_tree(str(tmp_path), now=later, table=str(table))
+
+
+def test_reads_skip_the_worker_only_for_small_files_in_a_local_tree(tmp_path: Path) -> None:
     small, large = tmp_path / "small.py", tmp_path / "large.log"
     small.write_text("x = 1\n")
     large.write_bytes(b"line\n" * (INLINE_READ_BYTES // 5 + 1))
-    table = tmp_path / "mountinfo"
-    monkeypatch.setattr(tools.mounts, "MOUNTINFO", str(table))
-    monkeypatch.setattr(tools.mounts, "_cache", (-tools.mounts.REFRESH_AFTER, None))
-    monkeypatch.setattr(tools.mounts, "_answers", {})
+    local = local_tree(str(tmp_path.resolve()))  # this machine's own table
 
-    table.write_text(f"1 0 8:1 / / rw - ext4 /dev/sda rw\n2 1 0:2 / {tmp_path} rw - tmpfs t rw\n")
-    assert local_tree(str(tmp_path), now=1e9)
-    assert tools.files._reads_in_place(tmp_path, small)
-    assert tools.files._reads_in_place(tmp_path, tmp_path / "missing")  # the error comes at once
+    assert tools.files._reads_in_place(tmp_path, small) is local
+    assert tools.files._reads_in_place(tmp_path, tmp_path / "missing") is local
     assert not tools.files._reads_in_place(tmp_path, large)
-
-    table.write_text(f"1 0 8:1 / / rw - ext4 /dev/sda rw\n2 1 0:2 / {tmp_path} rw - nfs s:/ rw\n")
-    assert local_tree(str(tmp_path), now=1e9)  # the table is trusted for a few seconds
-    assert not local_tree(str(tmp_path), now=1e9 + tools.mounts.REFRESH_AFTER)
