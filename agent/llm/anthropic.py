@@ -29,7 +29,7 @@ from agent.llm.anthropic_mapping import (
     with_cache_breakpoints,
 )
 from agent.llm.classify import classify, retry_after
-from agent.llm.errors import ErrorKind, LlmError, MalformedAnswer
+from agent.llm.errors import ErrorKind, LlmError, MalformedAnswer, reading
 from agent.llm.models import known_limits
 from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler, Purpose, ToolSpec
 from agent.llm.ratelimit import rate_limits_from_headers
@@ -159,10 +159,8 @@ class AnthropicProvider:
             cast_to=httpx2.Response,
             options=self._options(read),
         )
-        try:
+        with reading(raw.text[:200]):
             body = raw.json()
-        except ValueError as exc:
-            raise _malformed(raw.text[:200]) from exc
         response = response_from_message(
             body, provider=self.provider_name, request_id=raw.headers.get("request-id")
         )

@@ -19,7 +19,7 @@ import structlog
 
 from agent.llm.adapter_support import call_translating_errors, idle_guarded, with_rate_limits
 from agent.llm.classify import classify, retry_after
-from agent.llm.errors import ErrorKind, LlmError, MalformedAnswer
+from agent.llm.errors import ErrorKind, LlmError, MalformedAnswer, reading
 from agent.llm.openai_mapping import openai_wire, to_openai_messages, to_openai_tools
 from agent.llm.openai_stream import ChunkAccumulator, response_from_completion
 from agent.llm.provider import ChatRequest, ChatResponse, DeltaHandler, ToolSpec
@@ -137,10 +137,8 @@ class OpenAIProvider:
             cast_to=httpx2.Response,
             options=self._options(read),
         )
-        try:
+        with reading(raw.text[:200]):
             body = raw.json()
-        except ValueError as exc:
-            raise _MalformedResponse(raw.text[:200]) from exc
         request_id = raw.headers.get("x-request-id")
         response = response_from_completion(
             body, provider=self.provider_name, request_id=request_id
