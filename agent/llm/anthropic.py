@@ -190,14 +190,6 @@ class AnthropicProvider:
         return with_rate_limits(response, stream.response.headers)
 
 
-class _MalformedResponse(Exception):
-    pass
-
-
-def _malformed(detail: str) -> _MalformedResponse:
-    return _MalformedResponse(f"the server's answer was not a valid Messages response: {detail}")
-
-
 def classify_anthropic(exc: Exception, *, provider: str = "anthropic", model: str = "") -> LlmError:
     """Translate anything the Anthropic SDK (or its transport) raised into a `LlmError`."""
     if isinstance(exc, anthropic.APIStatusError):
@@ -206,10 +198,13 @@ def classify_anthropic(exc: Exception, *, provider: str = "anthropic", model: st
         kind, message = ErrorKind.TIMEOUT, "the request timed out"
     elif isinstance(exc, (anthropic.APIConnectionError, httpx2.TransportError)):
         kind, message = ErrorKind.CONNECTION, f"connection failed: {_describe(exc)}"
-    elif isinstance(exc, (anthropic.APIResponseValidationError, _MalformedResponse)):
+    elif isinstance(exc, anthropic.APIResponseValidationError):
         kind, message = ErrorKind.SERVER, str(exc)
     elif isinstance(exc, MalformedAnswer):
-        kind, message = ErrorKind.SERVER, str(_malformed(str(exc)))
+        kind, message = (
+            ErrorKind.SERVER,
+            f"the server's answer was not a valid Messages response: {exc}",
+        )
     elif isinstance(exc, (json.JSONDecodeError, AssertionError, httpx2.DecodingError)):
         kind, message = ErrorKind.SERVER, f"the server sent a malformed answer: {_describe(exc)}"
     else:

@@ -183,21 +183,19 @@ class OpenAIProvider:
         return with_rate_limits(response, stream.response.headers)
 
 
-class _MalformedResponse(Exception):
-    def __init__(self, detail: str) -> None:
-        super().__init__(f"the server's answer was not a valid chat completion: {detail}")
-
-
 def classify_openai(exc: Exception, *, provider: str = "openai", model: str = "") -> LlmError:
     """Translate anything the OpenAI SDK (or its transport) raised into a `LlmError`."""
     if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
         kind, message = ErrorKind.TIMEOUT, "the request timed out"
     elif isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
         kind, message = ErrorKind.CONNECTION, f"connection failed: {_describe(exc)}"
-    elif isinstance(exc, openai.APIResponseValidationError | _MalformedResponse):
+    elif isinstance(exc, openai.APIResponseValidationError):
         kind, message = ErrorKind.SERVER, str(exc)
     elif isinstance(exc, MalformedAnswer):
-        kind, message = ErrorKind.SERVER, str(_MalformedResponse(str(exc)))
+        kind, message = (
+            ErrorKind.SERVER,
+            f"the server's answer was not a valid chat completion: {exc}",
+        )
     elif isinstance(exc, openai.APIError):
         return _from_api_error(exc, provider=provider, model=model)
     elif isinstance(exc, json.JSONDecodeError | AssertionError | httpx2.DecodingError):
