@@ -84,6 +84,10 @@ class TurnRecoveryPolicy:
         self.events: EventSink = events or (lambda event: None)
         self.max_continuations = max_continuations
         self.continuations = 0
+        self._prompt_at: tuple[int, Message | None] = (0, None)
+        """Where the latest prompt was found for the last request (`_latest_prompt`)."""
+        self._prompt_text: tuple[Message | None, object, int] = (None, None, 0)
+        """That prompt, the counter that estimated its text, and the estimate."""
 
     def start_turn(self) -> None:
         self.continuations = 0
@@ -122,12 +126,28 @@ class TurnRecoveryPolicy:
     ) -> int:
         """Estimated tokens of the latest user text, with the system prompt and tools it
         cannot go without; tool results are left out, compaction can shrink those."""
-        latest = next((m for m in reversed(messages) if m.role == "user" and m.text), None)
+        latest = self._latest_prompt(messages)
         if latest is None:
             return 0
         counter = self.compactor.counter
-        text = Message(role="user", content=[b for b in latest.content if isinstance(b, TextBlock)])
-        return counter.estimate_message(text) + counter.estimate_overhead(system, tools)
+        if self._prompt_text[:2] != (latest, counter):
+            blocks = [b for b in latest.content if isinstance(b, TextBlock)]
+            tokens = counter.estimate_message(Message(role="user", content=blocks))
+            self._prompt_text = (latest, counter, tokens)
+        return self._prompt_text[2] + counter.estimate_overhead(system, tools)
+
+    def _latest_prompt(self, messages: Sequence[Message]) -> Message | None:
+        """The last user message with text. Steps only add messages after it: the search
+        starts from the end and stops at the one found for the last request, if it is
+        still where it was."""
+        index, found = self._prompt_at
+        known = found is not None and index < len(messages) and messages[index] is found
+        for at in range(len(messages) - 1, index if known else -1, -1):
+            message = messages[at]
+            if message.role == "user" and message.text:
+                self._prompt_at = (at, message)
+                return message
+        return found if known else None
 
     def _too_long(self, prompt_tokens: int, *, rejected: bool = False) -> PromptTooLong:
         window = self.compactor.limits.context_window

@@ -1,0 +1,47 @@
+"""`TurnRecoveryPolicy`: the prompt-size check finds the latest prompt as the turn grows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.llm import Message, ToolResultBlock, ToolUseBlock
+from agent.llm.models import ModelLimits
+from agent.turn import TurnRecoveryPolicy
+from agent.turn_outcome import PromptTooLong
+from compaction.compactor import Compactor
+from sessions import SessionStore
+from tests.fakes.scripted import ScriptedProvider
+
+LIMITS = ModelLimits(context_window=2_000, max_output_tokens=100)
+
+
+@pytest.fixture
+def policy(tmp_path: Path) -> TurnRecoveryPolicy:
+    log = SessionStore(tmp_path / "home", fsync=False).create(cwd=tmp_path, model_chain=["x:m"])
+    return TurnRecoveryPolicy(
+        compactor=Compactor(ScriptedProvider([]), LIMITS), log=log, limits=lambda: LIMITS
+    )
+
+
+def step(n: int) -> list[Message]:
+    call = ToolUseBlock(id=f"call_{n}", name="read_file", input={"path": f"f{n}.py"})
+    result = ToolResultBlock(tool_use_id=call.id, content="x" * 100)
+    return [Message(role="assistant", content=[call]), Message(role="user", content=[result])]
+
+
+async def test_the_latest_prompt_is_checked_as_steps_and_new_prompts_come(
+    policy: TurnRecoveryPolicy,
+) -> None:
+    messages = [Message.user("short question")]
+    for n in range(5):
+        assert await policy.before_request(messages, system="", tools=[]) == messages
+        messages += step(n)
+
+    messages.append(Message.user("y" * 20_000))  # a new prompt, far over the window
+    with pytest.raises(PromptTooLong):
+        await policy.before_request(messages, system="", tools=[])
+
+    replaced = [Message.user("short again"), *step(9)]  # a history rebuilt from scratch
+    assert await policy.before_request(replaced, system="", tools=[]) == replaced
