@@ -11,6 +11,7 @@ next; only the new messages are mapped. Nothing changes a wire dict once it is b
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Generic, TypeVar
 
 from agent.llm.messages import Message
@@ -23,22 +24,32 @@ T = TypeVar("T")
 class WireCache(Generic[T]):
     """Maps messages with ``convert``, remembering the messages of the latest request.
 
-    Entries are keyed by identity and hold their message, so an id is never reused while
-    its entry lives; what the latest request no longer sent is dropped.
+    A request starts with the messages the latest one sent (found by identity, so a
+    message that was replaced is mapped again); the rest are looked up among what that
+    request sent and did not match (a compacted history keeps its tail), and mapped if
+    new. What the latest request no longer sent is dropped.
     """
 
     def __init__(self, convert: Callable[[Message], T]) -> None:
         self._convert = convert
-        self._latest: dict[int, tuple[Message, T]] = {}
+        self._sent: list[tuple[Message, T]] = []
 
     def __call__(self, messages: Sequence[Message]) -> list[T]:
-        kept: dict[int, tuple[Message, T]] = {}
-        wire: list[T] = []
-        for message in messages:
-            entry = self._latest.get(id(message))
-            if entry is None or entry[0] is not message:
-                entry = (message, self._convert(message))
-            kept[id(message)] = entry
-            wire.append(entry[1])
-        self._latest = kept
-        return wire
+        previous = self._sent
+        same = 0
+        for message, (before, _) in zip(messages, previous, strict=False):
+            if message is not before:
+                break
+            same += 1
+        sent = previous[:same]
+        if same < len(messages):
+            # Keyed by identity, each entry holding its message: an id is never reused
+            # while its entry lives.
+            spare = {id(before): (before, wire) for before, wire in previous[same:]}
+            for message in messages[same:]:
+                entry = spare.get(id(message))
+                if entry is None or entry[0] is not message:
+                    entry = (message, self._convert(message))
+                sent.append(entry)
+        self._sent = sent
+        return list(map(itemgetter(1), sent))

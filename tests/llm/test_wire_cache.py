@@ -46,7 +46,7 @@ def test_a_replaced_message_is_mapped_again_and_dropped_ones_are_forgotten() -> 
 
     assert sent == to_openai_messages("system", compacted)
     assert calls[len(messages) :] == [compacted[0]]
-    assert len(wire._latest) == len(compacted)
+    assert [message for message, _ in wire._sent] == compacted
 
 
 def test_joined_user_messages_keep_results_first_without_changing_the_cache() -> None:
