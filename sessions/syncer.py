@@ -58,10 +58,11 @@ class PacedSync:
         """What was written so far is to be fsynced: now, or an interval after the last one.
 
         Raises:
-            OSError: the previous fsync failed (each failure is raised once).
+            OSError: the previous fsync failed (each failure is raised once). What this
+                request asked for is still synced: by the next fsync, or by `close`.
         """
         with self._cond:
-            self._raise_failure()
+            failure, self._error = self._error, None
             now = self._clock()
             if not self._running and not self._start and now - self._last >= self._interval:
                 self._begin(now)
@@ -73,6 +74,8 @@ class PacedSync:
                 self._thread.start()
             elif self._idle:  # a thread waiting for a deadline wakes up by itself
                 self._cond.notify()
+        if failure is not None:
+            raise failure
 
     @property
     def busy(self) -> bool:

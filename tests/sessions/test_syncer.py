@@ -90,3 +90,22 @@ def test_a_failed_fsync_is_raised_once_by_what_comes_next() -> None:
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_a_request_that_reports_a_failure_is_still_synced() -> None:
+    read_end, write_end = os.pipe()
+    try:
+        paced = PacedSync(write_end, interval=0.0)
+        paced.request()  # fails in the background
+        wait_for(lambda: not paced.busy)
+
+        with pytest.raises(OSError, match="Invalid argument"):
+            paced.request()
+
+        assert paced.issued == 2  # the failing report did not drop this request's fsync
+        wait_for(lambda: not paced.busy)
+        with pytest.raises(OSError, match="Invalid argument"):
+            paced.close()
+    finally:
+        os.close(read_end)
+        os.close(write_end)
