@@ -325,7 +325,8 @@ class Agent:
         await self.mcp.first_start()  # so the first request offers their tools
         try:
             result = await self.loop.run_turn(prompt)
-            self.session.append_turn_end(result.status.value, result.error)
+            with self.session.group_commit():  # synced with the turn's last records
+                self.session.append_turn_end(result.status.value, result.error)
         except SessionError as error:
             self._end_turn(TurnStatus.FAILED, str(error))
             return replace(

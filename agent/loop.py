@@ -210,7 +210,8 @@ class AgentLoop:
         if self.recovery is not None:
             self.recovery.start_turn()
         if prompt is not None:
-            self._add_prompt(prompt)
+            with self.transcript.group_commit():  # durable with the first step, not before it
+                self._add_prompt(prompt)
         result = TurnResult(status=TurnStatus.FAILED)
         try:
             result = await self._steps()
@@ -229,7 +230,8 @@ class AgentLoop:
             self.events(TurnEnded(status=TurnStatus.INTERRUPTED, steps=result.steps))
             raise
         result.usage = self.usage
-        self.events(TurnEnded(status=result.status, steps=result.steps, error=result.error))
+        with self.transcript.group_commit():
+            self.events(TurnEnded(status=result.status, steps=result.steps, error=result.error))
         return result
 
     async def _steps(self) -> TurnResult:

@@ -210,7 +210,8 @@ async def test_each_step_saves_its_records_in_one_group_commit(workspace: Path) 
     await _loop(provider, workspace, transcript=Transcript()).run_turn("what is in a.txt?")
 
     assert log == [
-        "user message",  # the prompt: saved on its own, before the first request
+        *("begin", "user message", "commit"),  # the prompt: saved before the first request
         *("begin", "usage", "assistant message", "user message", "commit"),  # call + result
         *("begin", "usage", "assistant message", "commit"),  # the answer
+        *("begin", "commit"),  # the turn's end (its event, where a session saves events)
     ]
