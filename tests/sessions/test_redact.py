@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 import structlog
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -113,3 +114,13 @@ def test_text_without_anchors_is_returned_as_is() -> None:
     assert redactor.text(text) is text
     assert not redactor.contains_secret(text)
     assert redactor.text(f"token={'hunter2-is-long'}") == "token=[redacted:MY_TOKEN]"
+
+
+@pytest.mark.parametrize("anchor", KEY_ANCHORS)
+def test_each_anchor_alone_lets_the_patterns_run(anchor: str) -> None:
+    # The anchors are looked for in two ways (``in``, and one pattern for those that share
+    # a prefix); each must reach the patterns, and a known value must be found by itself.
+    redactor = Redactor({"A_TOKEN": "sk-ant-known-value", "B_TOKEN": "plain-known-value"})
+    assert redactor._may_hold_secret(f"x {anchor} y")
+    assert redactor.text("v=plain-known-value") == "v=[redacted:B_TOKEN]"
+    assert redactor.text("v=sk-ant-known-value") == "v=[redacted:A_TOKEN]"
