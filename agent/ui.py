@@ -23,7 +23,14 @@ from agent.console import visible
 from agent.llm import Event, StreamDelta, StreamReset, TextDelta, ToolResultBlock, ToolUseBlock
 from agent.llm.provider import ToolUseDelta
 from agent.ui_events import banner, is_quiet
-from agent.ui_render import diff_view, excerpt, read_excerpt, tool_line, unified_diff
+from agent.ui_render import (
+    diff_view,
+    excerpt,
+    plain_tool_line,
+    read_excerpt,
+    tool_line,
+    unified_diff,
+)
 from agent.ui_status import StatusLine, StatusSource
 from agent.ui_stream import MarkdownStream, RedactingStream
 from compaction.events import CompactionStarted
@@ -77,6 +84,9 @@ class ConsoleUI:
         self._open_line = False
         self._before: dict[str, tuple[str, str | None]] = {}
         self._last_retry: RetryScheduled | None = None
+        self._pipe_width = None if self.err.is_terminal else self.err.width
+        """Activity's width when it goes to a pipe or file, asked once: rich works it out
+        anew on every call (environment, terminal size), a fifth of a tool line's cost."""
 
     def bind(self, source: StatusSource) -> None:
         """Read the model and token counts for the status line from ``source``."""
@@ -108,8 +118,11 @@ class ConsoleUI:
         if shown != result.content:
             result = result.model_copy(update={"content": shown})
         self._commit()
-        # Cut to the width already: printed without rich's wrapping pass, a third cheaper.
-        self._print_activity(tool_line(call, result, self.err.width), fitted=True)
+        if self._pipe_width is None:
+            # Cut to the width already: printed without rich's wrapping pass, a third cheaper.
+            self._print_activity(tool_line(call, result, self.err.width), fitted=True)
+        else:
+            self._print_line(plain_tool_line(call, result, self._pipe_width))
         detail = self._detail(call, result)
         if detail is not None:
             self._print_activity(detail)
@@ -222,13 +235,15 @@ class ConsoleUI:
     def _print_activity(self, renderable: RenderableType, *, fitted: bool = False) -> None:
         if not self.live_mode:
             self._end_plain()
-        if fitted and isinstance(renderable, Text) and not self.err.is_terminal:
-            # What rich would write to a pipe (no styles), without its render pipeline: a
-            # hundred times the cost of the write.
-            self.err.file.write(visible(renderable.plain) + "\n")
-            self.err.file.flush()
-            return
         self.err.print(renderable, highlight=False, soft_wrap=fitted)
+
+    def _print_line(self, line: str) -> None:
+        """What rich would write to a pipe for a fitted line (no styles), without its render
+        pipeline: a hundred times the cost of the write."""
+        if not self.live_mode:
+            self._end_plain()
+        self.err.file.write(visible(line) + "\n")
+        self.err.file.flush()
 
     def _detail(self, call: ToolUseBlock, result: ToolResultBlock) -> RenderableType | None:
         if not self.live_mode or result.is_error:

@@ -9,7 +9,9 @@ from pathlib import PurePath
 from typing import Any
 
 from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
+from rich.cells import cell_len, set_cell_size
 from rich.console import Group, RenderableType
+from rich.control import strip_control_codes
 from rich.syntax import Syntax
 from rich.text import Text
 
@@ -24,19 +26,33 @@ _ARG_ORDER = ("path", "command", "pattern", "glob", "old_string", "new_string", 
 
 def tool_line(call: ToolUseBlock, result: ToolResultBlock, width: int) -> Text:
     """``✓ name(args) — first line of the outcome``, cut to ``width``."""
-    mark, style = ("✗", "red") if result.is_error else ("✓", "green")
     line = Text(no_wrap=True, overflow="ellipsis")
-    line.append(f"{mark} ", style=style)
-    line.append(call.name, style=f"bold {style}")
-    budget = max(width - len(call.name) - 6, 10)
-    args = short_args(call.input, limit=min(budget, 100))
-    line.append(f"({args})", style="default")
-    outcome = outcome_text(call, result)
-    if outcome:
-        line.append(" — ", style="dim")
-        line.append(outcome, style="red" if result.is_error else "dim")
+    for part, style in _tool_line_parts(call, result, width):
+        line.append(part, style=style)
     line.truncate(width, overflow="ellipsis")
     return line
+
+
+def plain_tool_line(call: ToolUseBlock, result: ToolResultBlock, width: int) -> str:
+    """`tool_line` as its plain text, for output that is not a terminal: the same characters
+    without building the styled `Text` (a good part of a fast step's cost)."""
+    plain = strip_control_codes("".join(part for part, _ in _tool_line_parts(call, result, width)))
+    if cell_len(plain) > width:  # as `Text.truncate` cuts with an ellipsis
+        plain = set_cell_size(plain, width - 1) + "…"
+    return plain
+
+
+def _tool_line_parts(
+    call: ToolUseBlock, result: ToolResultBlock, width: int
+) -> list[tuple[str, str]]:
+    mark, style = ("✗", "red") if result.is_error else ("✓", "green")
+    budget = max(width - len(call.name) - 6, 10)
+    args = short_args(call.input, limit=min(budget, 100))
+    parts = [(f"{mark} ", style), (call.name, f"bold {style}"), (f"({args})", "default")]
+    outcome = outcome_text(call, result)
+    if outcome:
+        parts += [(" — ", "dim"), (outcome, "red" if result.is_error else "dim")]
+    return parts
 
 
 def short_args(arguments: dict[str, object], limit: int = 80) -> str:

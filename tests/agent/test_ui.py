@@ -7,12 +7,15 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from agent.llm import ErrorKind, TextDelta, ToolResultBlock, ToolUseBlock, Usage
 from agent.llm.provider import StreamReset
 from agent.turn import ContinuationRequested
 from agent.ui import ConsoleUI, StatusSource
+from agent.ui_render import plain_tool_line, tool_line
 from agent.ui_status import StatusLine
 from agent.ui_stream import MarkdownStream
 from compaction.events import CompactionApplied, Reason
@@ -293,3 +296,33 @@ def test_markdown_blocks_are_cut_at_blank_lines_outside_fences() -> None:
     assert stream.feed("```\n\ntail") == ["```\ncode\n\nmore code\n```"]
     assert stream.tail == "tail"
     assert stream.flush() == "tail"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    name=st.sampled_from(["read_file", "run_command", "edit_file", "search"]),
+    value=st.text(max_size=120),
+    content=st.text(max_size=300),
+    is_error=st.booleans(),
+    width=st.integers(min_value=12, max_value=140),
+)
+def test_the_plain_tool_line_is_the_styled_one_without_styles(
+    name: str, value: str, content: str, is_error: bool, width: int
+) -> None:
+    # Output that is not a terminal gets the plain line, built without rich: the same text,
+    # cut the same way (wide characters count two cells).
+    call = ToolUseBlock(id="t1", name=name, input={"path": value, "limit": 5})
+    result = ToolResultBlock(tool_use_id="t1", content=content, is_error=is_error)
+    assert plain_tool_line(call, result, width) == tool_line(call, result, width).plain
+    assert plain_tool_line(call, result, 20) == tool_line(call, result, 20).plain
+
+
+def test_a_pipe_gets_the_tool_line_as_plain_text() -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=30)
+    ui = ConsoleUI(console, console)
+    call = ToolUseBlock(id="t1", name="read_file", input={"path": "漢字漢字漢字漢字漢字漢字.py"})
+    result = ToolResultBlock(tool_use_id="t1", content="     1\tx = 1")
+    ui.on_tool_result(call, result)
+    assert buffer.getvalue() == tool_line(call, result, 30).plain + "\n"
+    assert "\x1b" not in buffer.getvalue()
