@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -33,45 +34,86 @@ def content_hash(path: Path, limit: int = DEFAULT_HASH_LIMIT) -> str | None:
     """sha256 hex digest of a regular file; None if it is larger than ``limit``, unreadable,
     or not a regular file (a FIFO would block the read, ``/dev/zero`` would never end)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, _HASH_FLAGS)
     except (OSError, ValueError):
         return None
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-                return None
-            digest = hashlib.sha256()
-            remaining = limit + 1  # the file may grow while it is read
-            while remaining > 0 and (chunk := handle.read(min(1 << 20, remaining))):
-                digest.update(chunk)
-                remaining -= len(chunk)
-        except OSError:
-            return None
-    return None if remaining <= 0 else digest.hexdigest()
+    try:
+        info = os.fstat(fd)
+        return _hash(fd, limit) if stat.S_ISREG(info.st_mode) else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def snapshot(path: Path, ts: float, limit: int = DEFAULT_HASH_LIMIT) -> FileStateRecord:
-    """The state of ``path`` now, as a record; only a regular file gets a size and hash."""
+    """The state of ``path`` now, as a record; only a regular file gets a size and hash.
+
+    One open serves the hash and the size (every ``read_file`` ends in one of these).
+    """
+    text = str(path)
     try:
-        info = path.stat()
-    except (OSError, ValueError):
-        return FileStateRecord(ts=ts, path=str(path), exists=False)
-    if not stat.S_ISREG(info.st_mode):
-        return FileStateRecord(ts=ts, path=str(path), exists=True)
+        fd = os.open(text, _HASH_FLAGS)
+    except (OSError, ValueError):  # a link (no hash then), unreadable, or missing
+        return _stat_only(text, ts)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return FileStateRecord(ts=ts, path=text, exists=True)
+        try:
+            digest = _hash(fd, limit) if info.st_size <= limit else None
+        except OSError:
+            digest = None
+    except OSError:
+        return _stat_only(text, ts)
+    finally:
+        os.close(fd)
     return FileStateRecord(
         ts=ts,
-        path=str(path),
+        path=text,
         exists=True,
         size=info.st_size,
         mtime_ns=info.st_mtime_ns,
-        sha256=content_hash(path, limit),
+        sha256=digest,
     )
 
 
-def tool_path(root: Path, name: str, tool_input: dict[str, object]) -> Path | None:
-    """The file a tracked tool call names, resolved; None if it is not a path inside ``root``
-    (the workspace, already resolved).
+_HASH_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+"""Opening never blocks (a FIFO) nor follows a link."""
+
+
+def _hash(fd: int, limit: int) -> str | None:
+    """sha256 of what ``fd`` holds; None once it passes ``limit`` (it may grow while read)."""
+    digest = hashlib.sha256()
+    remaining = limit + 1
+    while remaining > 0 and (chunk := os.read(fd, min(1 << 20, remaining))):
+        digest.update(chunk)
+        remaining -= len(chunk)
+    return None if remaining <= 0 else digest.hexdigest()
+
+
+def _stat_only(path: str, ts: float) -> FileStateRecord:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return FileStateRecord(ts=ts, path=path, exists=False)
+    if not stat.S_ISREG(info.st_mode):
+        return FileStateRecord(ts=ts, path=path, exists=True)
+    return FileStateRecord(
+        ts=ts, path=path, exists=True, size=info.st_size, mtime_ns=info.st_mtime_ns
+    )
+
+
+PathResolver = Callable[[str], Path | None]
+"""A tool's path argument → the file in the workspace it names (resolved), or None if it
+names none there: the tools' own resolution, handed in so the two always agree."""
+
+
+def tool_path(
+    root: Path, name: str, tool_input: dict[str, object], resolve: PathResolver | None = None
+) -> Path | None:
+    """The file a tracked tool call names, resolved (by ``resolve`` when given); None if it
+    is not a path inside ``root`` (the workspace, already resolved).
 
     Paths outside the workspace were refused by the tools, so the session has not seen
     them and must not record (or hash) them.
@@ -81,6 +123,8 @@ def tool_path(root: Path, name: str, tool_input: dict[str, object]) -> Path | No
     raw = tool_input.get("path", tool_input.get("file_path"))
     if not isinstance(raw, str) or not raw or "\x00" in raw:
         return None
+    if resolve is not None:
+        return resolve(raw)
     # On strings: with Path objects (and `parents`) this cost three times the system calls.
     top = str(root)
     try:

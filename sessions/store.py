@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sessions.errors import AmbiguousSession, SessionError, SessionNotFound
-from sessions.files import DEFAULT_HASH_LIMIT
+from sessions.files import DEFAULT_HASH_LIMIT, PathResolver
 from sessions.ids import is_session_id, new_session_id, normalize_prefix
 from sessions.loaded import LoadedSession, build_session
 from sessions.lock import SessionLock
@@ -46,6 +46,9 @@ class SessionStore:
         sync_interval: Least seconds between two background fsyncs of one session's groups
             (`PacedSync`).
         hash_limit: Files larger than this many bytes are compared by size and mtime only.
+        resolve_path: How the tools resolve a path argument in the workspace, so the files a
+            session records are the ones its tools touched (default: ``realpath`` under the
+            session's directory).
     """
 
     def __init__(
@@ -57,8 +60,10 @@ class SessionStore:
         fsync: bool = True,
         hash_limit: int = DEFAULT_HASH_LIMIT,
         sync_interval: float = SYNC_INTERVAL,
+        resolve_path: PathResolver | None = None,
     ) -> None:
         self.directory = root / "sessions"
+        self._resolve_path = resolve_path
         self._sync_interval = sync_interval
         self._clock = clock
         self._redactor = redactor if redactor is not None else Redactor.from_environ()
@@ -195,6 +200,7 @@ class SessionStore:
             fsync=self._fsync,
             sync_interval=self._sync_interval,
             hash_limit=self._hash_limit,
+            resolve_path=self._resolve_path,
         )
 
     def _ensure_directory(self) -> None:

@@ -21,7 +21,7 @@ from typing import Any, cast, get_args
 from agent.llm.events import Event
 from agent.llm.messages import Message, Usage
 from sessions.errors import SessionError
-from sessions.files import DEFAULT_HASH_LIMIT, snapshot, tool_path
+from sessions.files import DEFAULT_HASH_LIMIT, PathResolver, snapshot, tool_path
 from sessions.lock import SessionLock
 from sessions.records import (
     MAX_DEPTH,
@@ -68,6 +68,7 @@ class SessionWriter:
         fsync: bool = True,
         hash_limit: int = DEFAULT_HASH_LIMIT,
         sync_interval: float = SYNC_INTERVAL,
+        resolve_path: PathResolver | None = None,
     ) -> None:
         self.id = session_id
         self.path = path
@@ -79,6 +80,7 @@ class SessionWriter:
         self._redactor = redactor
         self._fsync = fsync
         self._hash_limit = hash_limit
+        self._resolve_path = resolve_path
         self._size = os.fstat(fd).st_size
         self._mutex = threading.Lock()
         self._groups = 0
@@ -107,7 +109,7 @@ class SessionWriter:
         """Save one conversation message; after tool results, also the state of files touched."""
         self.append_record(MessageRecord(ts=self._clock(), message=message))
         for use in message.tool_uses:
-            path = tool_path(self._root, use.name, use.input)
+            path = tool_path(self._root, use.name, use.input, self._resolve_path)
             if path is not None:
                 self._touched[use.id] = path
         for result in message.tool_results:

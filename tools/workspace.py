@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from pathlib import Path
 
 
@@ -44,13 +45,36 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
     # On strings: `Path.resolve` and `Path.parents` cost a tool call ~100 µs, checked twice.
     # realpath makes the path absolute, normal (no "..", no "//") and free of links.
     top = str(root)
-    resolved = os.path.realpath(os.path.join(top, expanded))
+    resolved = _below(top, expanded) or os.path.realpath(os.path.join(top, expanded))
     if resolved != top and not resolved.startswith(top.rstrip(os.sep) + os.sep):
         raise PathOutsideWorkspace(
             f"path {raw!r} is outside the workspace {root}; "
             "only files inside the workspace can be used (give a path relative to it)"
         )
     return Path(resolved)
+
+
+def _below(top: str, raw: str) -> str | None:
+    """What `os.path.realpath` makes of ``raw`` under the resolved ``top``, found with one
+    ``lstat`` per component of ``raw`` (realpath walks every component of ``top`` as well,
+    in Python: five times the cost); None when this shortcut cannot tell: ``raw`` is absolute
+    or holds ``..``, a component is a link, or a system call fails."""
+    if raw.startswith(os.sep):
+        return None
+    parts = [part for part in raw.split(os.sep) if part and part != "."]
+    if ".." in parts:
+        return None
+    path = top.rstrip(os.sep)
+    for index, part in enumerate(parts):
+        path = f"{path}{os.sep}{part}"
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return None
+        except FileNotFoundError:  # nothing below a missing directory can be a link
+            return os.sep.join([path, *parts[index + 1 :]])
+        except (OSError, ValueError):
+            return None
+    return path or os.sep
 
 
 def relative_name(workspace: Path, path: Path) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.llm.conversation import is_blank, parse_arguments
-from agent.llm.errors import reading
+from agent.llm.errors import read_with, reading
 from agent.llm.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agent.llm.provider import (
     ChatResponse,
@@ -226,8 +226,7 @@ class EventAccumulator:
 
     def add(self, event: Any) -> None:
         """Take one stream event into account."""
-        with reading(event):
-            delta = self._read(event)
+        delta = read_with(self._read, event)
         if delta is not None and self._on_delta is not None:
             self._on_delta(delta)
 

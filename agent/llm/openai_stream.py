@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.llm.conversation import parse_arguments
-from agent.llm.errors import reading
+from agent.llm.errors import read_with, reading
 from agent.llm.messages import Block, Message, TextBlock, ToolUseBlock, Usage
 from agent.llm.openai_mapping import from_openai_message, stop_reason
 from agent.llm.openai_mapping import usage_from_openai as _usage
@@ -45,8 +45,7 @@ class ChunkAccumulator:
     def add(self, chunk: Any) -> None:
         """Take one chunk into account; one of the wrong shape raises `MalformedAnswer`."""
         deltas: list[TextDelta | ToolUseDelta] = []
-        with reading(chunk):
-            self._read(chunk, deltas)
+        read_with(lambda answer: self._read(answer, deltas), chunk)
         if self._on_delta is not None:
             for delta in deltas:
                 self._on_delta(delta)

@@ -9,6 +9,7 @@ from pathlib import Path
 from agent.llm import Message, ToolResultBlock, ToolUseBlock
 from sessions import SessionStore
 from sessions.files import content_hash, snapshot, tool_path
+from tools import PathOutsideWorkspace, resolve_in_workspace
 
 
 def _file_states(store: SessionStore, cwd: Path, paths: list[str]) -> list[dict[str, object]]:
@@ -66,3 +67,34 @@ def test_hashing_refuses_devices_and_fifos(tmp_path: Path) -> None:
     assert content_hash(Path("/dev/zero")) is None  # only stat and open: never read
     assert snapshot(Path("/dev/zero"), 0.0).sha256 is None
     assert tool_path(tmp_path, "write_file", {"path": "a\x00b"}) is None
+
+
+def test_with_the_tools_resolution_the_same_files_are_recorded(tmp_path: Path) -> None:
+    # The agent hands the session the tools' own path resolution (`resolve_path`): refused
+    # paths stay unrecorded, a link inside the workspace is recorded as its target.
+    workspace = tmp_path / "ws"
+    (workspace / "src").mkdir(parents=True)
+    (workspace / "src" / "a.py").write_text("a = 1\n")
+    os.symlink(workspace / "src" / "a.py", workspace / "alias.py")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("private")
+    os.symlink(outside, workspace / "link.txt")
+
+    def resolve(raw: str) -> Path | None:
+        try:
+            return resolve_in_workspace(workspace, raw)
+        except PathOutsideWorkspace:
+            return None
+
+    store = SessionStore(tmp_path / "home", resolve_path=resolve)
+    paths = ["src/a.py", "alias.py", "new/b.py", str(outside), "../outside.txt", "link.txt"]
+    states = _file_states(store, workspace, paths)
+
+    target = str(workspace.resolve() / "src" / "a.py")
+    assert [state["path"] for state in states] == [
+        target,
+        target,
+        str(workspace.resolve() / "new" / "b.py"),
+    ]
+    assert states[0]["sha256"] == content_hash(workspace / "src" / "a.py")
+    assert states[2]["exists"] is False
