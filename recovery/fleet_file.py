@@ -77,16 +77,24 @@ class FileStore:
         self._lock_fd: int | None = None
 
     def update(self, key: str, change: Callable[[Record], T]) -> T:
-        with self._locked(fcntl.LOCK_EX), self._state() as fd:
-            raw, size = _read(fd)
-            records = self._records(raw)
-            record = records.setdefault(key, {})
-            result = change(record)
-            data = _encode(records)
-            now = self._clock()
-            if data != raw or now - _number(record.get("updated")) > REFRESH_AFTER:
-                record["updated"] = now
-                self._write(fd, _encode(records), size)
+        # try/finally rather than context managers: this runs on every request.
+        lock = self._lock(fcntl.LOCK_EX)
+        try:
+            fd = self._open_state()
+            try:
+                raw, size = _read(fd)
+                records = self._records(raw)
+                record = records.setdefault(key, {})
+                result = change(record)
+                data = _encode(records)
+                now = self._clock()
+                if data != raw or now - _number(record.get("updated")) > REFRESH_AFTER:
+                    record["updated"] = now
+                    self._write(fd, _encode(records), size)
+            finally:
+                os.close(fd)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
         return result
 
     def clock(self) -> float:
@@ -105,6 +113,14 @@ class FileStore:
 
     @contextmanager
     def _locked(self, mode: int) -> Iterator[None]:
+        fd = self._lock(mode)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _lock(self, mode: int) -> int:
+        """Take the lock file's lock in ``mode``; the caller unlocks the fd this returns."""
         fd = self._open_lock()
         deadline = time.monotonic() + self._lock_timeout
         while True:
@@ -117,10 +133,7 @@ class FileStore:
                         f"{self.lock_path} stayed locked for {self._lock_timeout:g}s"
                     ) from None
                 time.sleep(_POLL)
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        return fd
 
     def _open_lock(self) -> int:
         if self._lock_fd is None:
@@ -131,21 +144,16 @@ class FileStore:
                 raise StoreUnavailable(f"cannot open {self.lock_path}: {error}") from None
         return self._lock_fd
 
-    @contextmanager
-    def _state(self) -> Iterator[int]:
+    def _open_state(self) -> int:
         """The state file open for reading and writing (called under the exclusive lock).
 
         Something else at its path (a link, a FIFO, a directory's worth of junk is not ours
         to follow) is removed and an empty regular file created in its place.
         """
         try:
-            fd = self._open_regular()
+            return self._open_regular()
         except OSError as error:
             raise StoreUnavailable(f"cannot open {self.path}: {error}") from None
-        try:
-            yield fd
-        finally:
-            os.close(fd)
 
     def _open_regular(self) -> int:
         try:
