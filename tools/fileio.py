@@ -26,6 +26,8 @@ MAX_WHOLE_FILE_BYTES = 32 * 1024 * 1024
 """edit_file, search and approval diffs read whole files; larger ones are refused or skipped."""
 _COUNT_AHEAD_BYTES = 4 * 1024 * 1024
 """After the lines asked for, read this much more to tell the model the file's line count."""
+_SPLIT_BYTES = 256 * 1024
+"""read_file takes a file up to this size whole and splits it, rather than read it by line."""
 _MISSING_HINT = "check the name with list_files (e.g. pattern '**/*.py') or search for it"
 _OPEN_FLAGS = os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -133,16 +135,41 @@ def read_window(path: Path, shown: str, offset: int, limit: int) -> LineWindow:
         head = handle.read(SNIFF_BYTES)
         if is_binary(head):
             return LineWindow([], None, False, binary_head=head, size=size)
+        if size <= _SPLIT_BYTES:
+            whole = head + handle.read(_SPLIT_BYTES + 1 - len(head))
+            window = _split_window(whole, offset, limit, size)
+            if window is not None:
+                return window
         handle.seek(0)
-        chosen: list[str] = []
-        number = 0
-        for number, line in enumerate(_lines(handle), start=1):
-            if number >= offset + limit:
-                total = _count_rest(handle, number)
-                return LineWindow(chosen, total, True, size=size)
-            if number >= offset:
-                chosen.append(line)
-        return LineWindow(chosen, number, False, size=size)
+        return _stream_window(handle, offset, limit, size)
+
+
+def _stream_window(handle: BinaryIO, offset: int, limit: int, size: int) -> LineWindow:
+    """The window read line by line from the start of ``handle`` (a file of any size)."""
+    chosen: list[str] = []
+    number = 0
+    for number, line in enumerate(_lines(handle), start=1):
+        if number >= offset + limit:
+            total = _count_rest(handle, number)
+            return LineWindow(chosen, total, True, size=size)
+        if number >= offset:
+            chosen.append(line)
+    return LineWindow(chosen, number, False, size=size)
+
+
+def _split_window(data: bytes, offset: int, limit: int, size: int) -> LineWindow | None:
+    """The window of a small file read whole, split in C rather than line by line as
+    `_lines` reads (what it would give); None for what only `_lines` handles: a line over
+    `MAX_LINE_BYTES`, or a file that grew past `_SPLIT_BYTES` since its size was taken."""
+    if len(data) > _SPLIT_BYTES:
+        return None
+    lines = data.split(b"\n")
+    if not lines[-1]:
+        lines.pop()  # the file ends with a newline (or is empty)
+    if max(map(len, lines), default=0) > MAX_LINE_BYTES:
+        return None
+    chosen = [decode(line.removesuffix(b"\r")) for line in lines[offset - 1 : offset - 1 + limit]]
+    return LineWindow(chosen, len(lines), len(lines) >= offset + limit, size=size)
 
 
 def _lines(handle: BinaryIO) -> Iterator[str]:

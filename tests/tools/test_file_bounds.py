@@ -9,11 +9,13 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from agent.llm.messages import MAX_INPUT_DEPTH, TOO_DEEP, ToolUseBlock
 from tests.tools.conftest import Harness, MakeHarness
-from tools import Tool, ToolContext, ToolOutput, ToolSettings
+from tools import Tool, ToolContext, ToolOutput, ToolSettings, fileio
 from tools.blocking import in_worker
 from tools.fileio import MAX_LINE_BYTES
 
@@ -221,3 +223,33 @@ def test_tool_input_is_cut_at_the_depth_limit() -> None:
     for _ in range(MAX_INPUT_DEPTH - 1):
         level = level[0]
     assert level == TOO_DEEP
+
+
+_LINE_BYTES = st.sampled_from([b"x", b"\r", b"\n", b"\r\n", b"\xff", b"\xc3\xa9", b" ", b"\x0c"])
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    pieces=st.lists(_LINE_BYTES, max_size=60),
+    long_line=st.integers(min_value=0, max_value=3),
+    offset=st.integers(min_value=1, max_value=12),
+    limit=st.integers(min_value=1, max_value=12),
+)
+def test_a_small_file_split_whole_reads_as_line_by_line(
+    tmp_path: Path, pieces: list[bytes], long_line: int, offset: int, limit: int
+) -> None:
+    # Files up to 256 KiB are read whole and split; the window must be the one the
+    # line-by-line reader gives, with CRLF, bad UTF-8, no final newline and long lines.
+    data = b"".join(pieces)
+    if long_line:
+        data += b"\n" + b"y" * (fileio.MAX_LINE_BYTES + long_line - 2) + b"\n" + data
+    path = tmp_path / "f.txt"
+    path.write_bytes(data)
+    with path.open("rb") as handle:
+        by_line = fileio._stream_window(handle, offset, limit, len(data))
+    whole = fileio._split_window(data, offset, limit, len(data))
+    too_long = long_line == 3  # a line of MAX_LINE_BYTES + 1: only the line reader cuts it
+    assert whole == (None if too_long else by_line)
+    assert fileio.read_window(path, "f.txt", offset, limit) == by_line
