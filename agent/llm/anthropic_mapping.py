@@ -11,6 +11,7 @@ Streamed tool input that is not a JSON object is kept as
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import eq, itemgetter
 from typing import Any
 
 from agent.llm.conversation import is_blank, parse_arguments
@@ -88,6 +89,9 @@ def to_anthropic_messages(
     goes out as the very dict it keeps (`JsonBody` encodes it once).
     """
     wired = wire(messages) if wire is not None else [anthropic_message(m) for m in messages]
+    roles = list(map(itemgetter("role"), wired))
+    if all(map(itemgetter("content"), wired)) and not any(map(eq, roles, roles[1:])):
+        return wired  # nothing to leave out or join (checked in C: this runs every request)
     out: list[dict[str, Any]] = []
     for message in wired:
         if not message["content"]:

@@ -81,6 +81,8 @@ def _openai(headers: dict[str, str], what: str) -> Headroom | None:
 
 
 def _headroom(limit: str | None, remaining: str | None, reset_in: float | None) -> Headroom | None:
+    if limit is None or remaining is None:  # most servers send none: no exception to raise
+        return None
     try:
         whole, left = int(float(limit or "")), int(float(remaining or ""))
     except ValueError:

@@ -11,14 +11,21 @@ next; only the new messages are mapped. Nothing changes a wire dict once it is b
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from operator import itemgetter
+from itertools import compress, count
+from operator import is_not, itemgetter
 from typing import Generic, TypeVar
 
 from agent.llm.messages import Message
 
-__all__ = ["WireCache"]
+__all__ = ["WireCache", "shared_prefix"]
 
 T = TypeVar("T")
+
+
+def shared_prefix(items: Sequence[object], before: Sequence[object]) -> int:
+    """How many items at the start of ``items`` are the very objects at the start of
+    ``before``. Every request compares its whole history so: a loop in C, not Python."""
+    return next(compress(count(), map(is_not, items, before)), min(len(items), len(before)))
 
 
 class WireCache(Generic[T]):
@@ -36,11 +43,7 @@ class WireCache(Generic[T]):
 
     def __call__(self, messages: Sequence[Message]) -> list[T]:
         previous = self._sent
-        same = 0
-        for message, (before, _) in zip(messages, previous, strict=False):
-            if message is not before:
-                break
-            same += 1
+        same = shared_prefix(messages, list(map(itemgetter(0), previous)))
         sent = previous[:same]
         if same < len(messages):
             # Keyed by identity, each entry holding its message: an id is never reused

@@ -16,8 +16,9 @@ once built, the rule `WireCache` already relies on.
 from __future__ import annotations
 
 import json
-from operator import itemgetter
 from typing import Any
+
+from agent.llm.wire_cache import shared_prefix
 
 __all__ = ["JsonBody", "encode"]
 
@@ -40,24 +41,23 @@ class JsonBody:
     """
 
     def __init__(self) -> None:
-        self._sent: list[tuple[object, str]] = []
+        self._messages: list[dict[str, Any]] = []
+        self._texts: list[str] = []
         self._fields: dict[str, tuple[object, str]] = {}
 
     def __call__(self, fields: dict[str, Any], messages: list[dict[str, Any]]) -> bytes:
         """``fields`` with ``"messages": messages``, as UTF-8 JSON."""
-        same = 0
-        for message, (before, _) in zip(messages, self._sent, strict=False):
-            if message is not before and message != before:
-                break
-            same += 1
-        sent = self._sent[:same]
-        sent += [(message, encode(message)) for message in messages[same:]]
-        self._sent = sent
+        before, limit = self._messages, min(len(messages), len(self._messages))
+        same = shared_prefix(messages, before)
+        while same < limit and messages[same] == before[same]:  # equal, rebuilt: go on
+            same += 1 + shared_prefix(messages[same + 1 :], before[same + 1 :])
+        texts = self._texts[:same]
+        texts += map(encode, messages[same:])
+        self._messages, self._texts = list(messages), texts
         head = "".join(
             [f"{encode(key)}:{self._field(key, value)}," for key, value in fields.items()]
         )
-        texts = ",".join(map(itemgetter(1), sent))
-        return ("{" + head + '"messages":[' + texts + "]}").encode()
+        return ("{" + head + '"messages":[' + ",".join(texts) + "]}").encode()
 
     def _field(self, key: str, value: object) -> str:
         if not isinstance(value, (list, dict)):

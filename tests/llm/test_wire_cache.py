@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent.llm import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agent.llm.anthropic_mapping import anthropic_message, to_anthropic_messages
 from agent.llm.openai_mapping import openai_wire, to_openai_messages
-from agent.llm.wire_cache import WireCache
+from agent.llm.wire_cache import WireCache, shared_prefix
 
 
 def conversation(steps: int) -> list[Message]:
@@ -70,3 +70,12 @@ def test_a_changed_copy_of_a_message_counts_its_own_characters() -> None:
 
     assert emptied.chars == 5  # not the original's cached figure
     assert message.model_copy().chars == 1000
+
+
+def test_the_shared_prefix_is_counted_by_identity() -> None:
+    a, b, c = {"n": 1}, {"n": 2}, {"n": 3}
+    assert shared_prefix([a, b, c], [a, b, c]) == 3
+    assert shared_prefix([a, b], [a, b, c]) == 2
+    assert shared_prefix([a, b, c], [a]) == 1
+    assert shared_prefix([a, {"n": 2}, c], [a, b, c]) == 1  # equal is not the same
+    assert shared_prefix([], [a]) == 0

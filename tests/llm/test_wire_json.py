@@ -63,7 +63,7 @@ def test_only_what_the_latest_request_sent_is_kept() -> None:
     decoded = json.loads(body({}, sent))
 
     assert decoded == {"messages": to_openai_messages("", compacted)}
-    assert [message for message, _ in body._sent] == sent
+    assert body._messages == sent
 
 
 def test_a_new_message_with_the_same_content_gets_its_own_text() -> None:
@@ -103,3 +103,18 @@ def test_any_body_decodes_to_what_was_given(
     body = JsonBody()
     for _ in range(2):
         assert json.loads(body(fields, messages)) == fields | {"messages": messages}
+
+
+def test_the_text_of_messages_after_a_rebuilt_equal_one_is_reused() -> None:
+    # OpenAI's system message is a small dict rebuilt per request: equal, not the same. The
+    # messages after it still reuse their text, and a changed one ends the reuse.
+    body = JsonBody()
+    history = [{"role": "user", "content": f"m{n}"} for n in range(4)]
+    body({}, [{"role": "system", "content": "s"}, *history])
+    kept = list(body._texts)
+
+    decoded = json.loads(body({}, [{"role": "system", "content": "s"}, *history[:2], {"x": 1}]))
+
+    assert decoded["messages"][-1] == {"x": 1}
+    assert all(new is old for new, old in zip(body._texts[:3], kept[:3], strict=True))
+    assert body._texts[3] == '{"x":1}'
