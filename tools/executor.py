@@ -232,6 +232,8 @@ class ToolExecutor:
         # The content is already redacted; the second pass catches a key-shaped string the
         # cut itself might have formed from what was left on either side of it.
         trimmed = trim_middle(result.content, self._settings.max_output_chars)
+        if trimmed is result.content:  # not cut: nothing new to look at
+            return result
         return result.model_copy(update={"content": self._redact(trimmed)})
 
     async def _execute(self, call: ToolUseBlock, call_number: int) -> ToolResultBlock:

@@ -15,7 +15,7 @@ from operator import eq, itemgetter
 from typing import Any
 
 from agent.llm.conversation import is_blank, parse_arguments
-from agent.llm.errors import read_with, reading
+from agent.llm.errors import read_with
 from agent.llm.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agent.llm.provider import (
     ChatResponse,
@@ -200,8 +200,9 @@ def response_from_message(
 ) -> ChatResponse:
     """Our response for a Messages API response dict; `MalformedAnswer` if it has another
     shape."""
-    with reading(body):
-        return _response(body, provider=provider, request_id=request_id)
+    return read_with(
+        lambda answer: _response(answer, provider=provider, request_id=request_id), body
+    )
 
 
 def _response(body: dict[str, Any], *, provider: str, request_id: str | None) -> ChatResponse:
