@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from agent.llm import Message, ToolSpec, Usage
 from agent.llm.models import ModelLimits
+from agent.llm.wire_cache import shared_prefix
 from compaction.settings import CompactionSettings
 
 # Role markers and block framing cost a few tokens per message on both wire formats.
@@ -84,7 +85,7 @@ class TokenCounter:
         The provider's figure covers the longest prefix it counted; only the rest is estimated.
         System prompt and tool specs are estimated only when nothing was counted.
         """
-        common = _common_prefix(self._counted, messages)
+        common = shared_prefix(messages, self._counted, equal=True)
         if common == 0:
             return self.estimate_overhead(system, tools) + self.estimate(messages)
         # The counted messages may have diverged at the end (e.g. a stitched answer).
@@ -107,12 +108,3 @@ class TokenCounter:
         """Tokens for ``chars`` characters (or the characters of a string)."""
         n = len(chars) if isinstance(chars, str) else chars
         return math.ceil(n / self.chars_per_token)
-
-
-def _common_prefix(counted: Sequence[Message], messages: Sequence[Message]) -> int:
-    n = 0
-    for old, new in zip(counted, messages, strict=False):
-        if old is not new and old != new:
-            break
-        n += 1
-    return n

@@ -11,7 +11,7 @@ next; only the new messages are mapped. Nothing changes a wire dict once it is b
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import compress, count
+from itertools import compress, count, islice
 from operator import is_not, itemgetter
 from typing import Generic, TypeVar
 
@@ -22,10 +22,17 @@ __all__ = ["WireCache", "shared_prefix"]
 T = TypeVar("T")
 
 
-def shared_prefix(items: Sequence[object], before: Sequence[object]) -> int:
+def shared_prefix(items: Sequence[T], before: Sequence[T], *, equal: bool = False) -> int:
     """How many items at the start of ``items`` are the very objects at the start of
-    ``before``. Every request compares its whole history so: a loop in C, not Python."""
-    return next(compress(count(), map(is_not, items, before)), min(len(items), len(before)))
+    ``before`` (or, with ``equal``, objects equal to them). Every request compares its whole
+    history so: the search for the first object that is not the same runs in C."""
+    limit = min(len(items), len(before))
+    same = next(compress(count(), map(is_not, items, before)), limit)
+    while equal and same < limit and items[same] == before[same]:  # rebuilt, equal: go on
+        same += 1
+        rest = map(is_not, islice(items, same, None), islice(before, same, None))
+        same = next(compress(count(same), rest), limit)
+    return same
 
 
 class WireCache(Generic[T]):

@@ -47,10 +47,7 @@ class JsonBody:
 
     def __call__(self, fields: dict[str, Any], messages: list[dict[str, Any]]) -> bytes:
         """``fields`` with ``"messages": messages``, as UTF-8 JSON."""
-        before, limit = self._messages, min(len(messages), len(self._messages))
-        same = shared_prefix(messages, before)
-        while same < limit and messages[same] == before[same]:  # equal, rebuilt: go on
-            same += 1 + shared_prefix(messages[same + 1 :], before[same + 1 :])
+        same = shared_prefix(messages, self._messages, equal=True)
         texts = self._texts[:same]
         texts += map(encode, messages[same:])
         self._messages, self._texts = list(messages), texts

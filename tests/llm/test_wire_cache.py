@@ -79,3 +79,10 @@ def test_the_shared_prefix_is_counted_by_identity() -> None:
     assert shared_prefix([a, b, c], [a]) == 1
     assert shared_prefix([a, {"n": 2}, c], [a, b, c]) == 1  # equal is not the same
     assert shared_prefix([], [a]) == 0
+
+
+def test_with_equal_the_shared_prefix_goes_on_past_equal_objects() -> None:
+    a, b, c = {"n": 1}, {"n": 2}, {"n": 3}
+    assert shared_prefix([{"n": 1}, b, c], [a, b, c], equal=True) == 3
+    assert shared_prefix([a, {"n": 2}, {"n": 9}], [a, b, c], equal=True) == 2
+    assert shared_prefix([{"n": 0}, b], [a, b], equal=True) == 0
