@@ -13,7 +13,8 @@ threads would take the interpreter's lock from ours. It answers each turn with `
   but the same system prompt and tool schemas, so both send the same requests.
 
 The two alternate, best of ``--runs`` each; ``paired`` is the median of the ratios of each
-agent run to the bare run after it, steadier on a machine whose speed drifts. The ratio is
+agent run to the bare run after it, steadier on a machine whose speed drifts (``quartiles``
+gives their spread; garbage is collected before each timed turn, on both sides). The ratio is
 agent/bare per step; what it measures
 is everything the agent adds to a step (the fake server answers at once, so no model time
 hides it). Wall-clock time is what a person waits; this process's CPU time (the server's is
@@ -234,7 +235,7 @@ async def _bare_request(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=40)
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=41)
     parser.add_argument("--in-process", action="store_true", help="run the fake server here")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
