@@ -8,6 +8,11 @@ so in the workspace's AGENTS.md, the way a user would.
 
 from __future__ import annotations
 
+import fcntl
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -63,10 +68,32 @@ def test_with_no_api_key_the_embedded_model_answers_and_says_so(
     assert fake_llm.requests == []
 
 
+@pytest.fixture
+def same_workspace() -> Iterator[Path]:
+    """A workspace at the same path on every run: the tiny model's answer depends on the
+    whole prompt, the workspace path included, and with the path fixed (the sampling seed
+    is) it is the same answer every time, not one that varies with pytest's temp directory.
+    Another run on this machine waits for the lock."""
+    base = Path(tempfile.gettempdir()) / f"agent-tiny-model-test-{os.getuid()}"
+    base.mkdir(mode=0o700, exist_ok=True)
+    assert not base.is_symlink(), base
+    assert base.stat().st_uid == os.getuid(), base
+    with (base / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        work = base / "work"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        try:
+            yield work
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def test_the_tiny_model_does_not_repeat_one_sentence_until_it_is_cut_off(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, same_workspace: Path, decoy_home: Path
 ) -> None:
     """Without a repeat penalty it wrote "I'm glad to help." until max_tokens, four times."""
+    workspace = same_workspace
     for name in ("a.py", "b.py", "README.md"):
         (workspace / name).write_text("x\n")
     run = _run(
