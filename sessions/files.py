@@ -39,7 +39,8 @@ def content_hash(path: Path, limit: int = DEFAULT_HASH_LIMIT) -> str | None:
         return None
     try:
         info = os.fstat(fd)
-        return _hash(fd, limit) if stat.S_ISREG(info.st_mode) else None
+        regular = stat.S_ISREG(info.st_mode) and info.st_size <= limit
+        return _hash(fd, limit) if regular else None
     except OSError:
         return None
     finally:
@@ -49,25 +50,31 @@ def content_hash(path: Path, limit: int = DEFAULT_HASH_LIMIT) -> str | None:
 def snapshot(path: Path, ts: float, limit: int = DEFAULT_HASH_LIMIT) -> FileStateRecord:
     """The state of ``path`` now, as a record; only a regular file gets a size and hash.
 
-    One open serves the hash and the size (every ``read_file`` ends in one of these).
+    Only a regular file is opened (opening a device can have effects), and its open
+    descriptor gives the size and hash (every ``read_file`` ends in one of these).
     """
     text = str(path)
     try:
-        fd = os.open(text, _HASH_FLAGS)
-    except (OSError, ValueError):  # a link (no hash then), unreadable, or missing
-        return _stat_only(text, ts)
+        info = os.stat(text)
+    except (OSError, ValueError):
+        return FileStateRecord(ts=ts, path=text, exists=False)
+    if not stat.S_ISREG(info.st_mode):
+        return FileStateRecord(ts=ts, path=text, exists=True)
+    digest = None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return FileStateRecord(ts=ts, path=text, exists=True)
+        fd = os.open(text, _HASH_FLAGS)  # a link is not followed: no hash then
+    except (OSError, ValueError):
+        fd = None
+    if fd is not None:
         try:
-            digest = _hash(fd, limit) if info.st_size <= limit else None
+            opened = os.fstat(fd)
+            if stat.S_ISREG(opened.st_mode):  # still a regular file once open
+                info = opened
+                digest = _hash(fd, limit) if info.st_size <= limit else None
         except OSError:
             digest = None
-    except OSError:
-        return _stat_only(text, ts)
-    finally:
-        os.close(fd)
+        finally:
+            os.close(fd)
     return FileStateRecord(
         ts=ts,
         path=text,
@@ -90,18 +97,6 @@ def _hash(fd: int, limit: int) -> str | None:
         digest.update(chunk)
         remaining -= len(chunk)
     return None if remaining <= 0 else digest.hexdigest()
-
-
-def _stat_only(path: str, ts: float) -> FileStateRecord:
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
-        return FileStateRecord(ts=ts, path=path, exists=False)
-    if not stat.S_ISREG(info.st_mode):
-        return FileStateRecord(ts=ts, path=path, exists=True)
-    return FileStateRecord(
-        ts=ts, path=path, exists=True, size=info.st_size, mtime_ns=info.st_mtime_ns
-    )
 
 
 PathResolver = Callable[[str], Path | None]
