@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import structlog
@@ -31,14 +32,7 @@ from recovery import FallbackActivated, ModelTarget, RecoveringProvider
 from recovery.fleet import Fleet
 from recovery.fleet_backends import open_store
 from sessions import LoadedSession, SessionError, SessionStore, SessionWriter
-from tools import (
-    Approver,
-    CheckpointRecorded,
-    PathOutsideWorkspace,
-    ToolExecutor,
-    prune_checkpoints,
-    resolve_in_workspace,
-)
+from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace, prune_checkpoints
 from tools.sandbox import Sandbox
 
 log = structlog.get_logger("agent.app")
@@ -87,7 +81,7 @@ class Agent:
             redactor=self.redactor,
             fsync=config.sessions.fsync,
             hash_limit=config.sessions.hash_limit_bytes,
-            resolve_path=self._in_workspace,
+            resolve_path=partial(file_in_workspace, self.workspace),
         )
         try:
             chain = build_chain(config, environ)
@@ -287,13 +281,6 @@ class Agent:
         for target in self.provider.chain:
             if target.ref == self.provider.current and isinstance(target.provider, LazyProvider):
                 target.provider.warm_up()
-
-    def _in_workspace(self, raw: str) -> Path | None:
-        """The file a tool's path argument names, as the tools resolve it (None outside)."""
-        try:
-            return resolve_in_workspace(self.workspace, raw)
-        except PathOutsideWorkspace:
-            return None
 
     def _limits(self) -> ModelLimits:
         return self.config.limits(self.provider.current)

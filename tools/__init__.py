@@ -33,7 +33,7 @@ from tools.hooks import (
 )
 from tools.policy import PolicyDecision, check_command
 from tools.settings import ToolSettings
-from tools.workspace import PathOutsideWorkspace, resolve_in_workspace
+from tools.workspace import PathOutsideWorkspace, file_in_workspace, resolve_in_workspace
 
 __all__ = [
     "ApprovalMode",
@@ -68,6 +68,7 @@ __all__ = [
     "UndoReport",
     "builtin_tools",
     "check_command",
+    "file_in_workspace",
     "needs_approval",
     "prune_checkpoints",
     "resolve_in_workspace",

@@ -54,6 +54,15 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
     return Path(resolved)
 
 
+def file_in_workspace(workspace: Path, raw: str) -> Path | None:
+    """`resolve_in_workspace`, with None for a path outside: the file a tool call touched,
+    as the session records it."""
+    try:
+        return resolve_in_workspace(workspace, raw)
+    except PathOutsideWorkspace:
+        return None
+
+
 def _below(top: str, raw: str) -> str | None:
     """What `os.path.realpath` makes of ``raw`` under the resolved ``top``, found with one
     ``lstat`` per component of ``raw`` (realpath walks every component of ``top`` as well,

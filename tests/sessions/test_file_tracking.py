@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from pathlib import Path
 
 from agent.llm import Message, ToolResultBlock, ToolUseBlock
 from sessions import SessionStore
 from sessions.files import content_hash, snapshot, tool_path
-from tools import PathOutsideWorkspace, resolve_in_workspace
+from tools import file_in_workspace
 
 
 def _file_states(store: SessionStore, cwd: Path, paths: list[str]) -> list[dict[str, object]]:
@@ -80,13 +81,7 @@ def test_with_the_tools_resolution_the_same_files_are_recorded(tmp_path: Path) -
     outside.write_text("private")
     os.symlink(outside, workspace / "link.txt")
 
-    def resolve(raw: str) -> Path | None:
-        try:
-            return resolve_in_workspace(workspace, raw)
-        except PathOutsideWorkspace:
-            return None
-
-    store = SessionStore(tmp_path / "home", resolve_path=resolve)
+    store = SessionStore(tmp_path / "home", resolve_path=partial(file_in_workspace, workspace))
     paths = ["src/a.py", "alias.py", "new/b.py", str(outside), "../outside.txt", "link.txt"]
     states = _file_states(store, workspace, paths)
 
