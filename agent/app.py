@@ -15,8 +15,6 @@ from rich.text import Text
 
 from agent.config import Config, agent_home
 from agent.lazy_provider import LazyProvider
-from agent.llm import Event, EventBus
-from agent.llm.models import ModelLimits, ModelRef
 from agent.loop import AgentLoop
 from agent.mcp_link import McpLink
 from agent.model_chain import EMBEDDED_NOTICE, build_chain, create_provider, embedded_default
@@ -28,6 +26,8 @@ from agent.turn import TurnRecoveryPolicy
 from agent.turn_outcome import TurnResult, TurnStatus
 from agent.ui import ConsoleUI
 from compaction import Compactor
+from providers import Event, EventBus
+from providers.models import ModelLimits, ModelRef
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider
 from recovery.fleet import Fleet
 from recovery.fleet_backends import open_store

@@ -18,10 +18,10 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from agent.config import ConfigError
-from agent.llm import Event, LlmError, Usage
-from agent.llm.models import ModelRef
 from agent.repl_input import CommandInfo
 from agent.repl_view import cost_table, help_table, print_picker, stats_table
+from providers import Event, LlmError, Usage
+from providers.models import ModelRef
 from recovery import RecoveryStats
 from sessions import SessionError, SessionSummary
 from tools import UndoReport

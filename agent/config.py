@@ -24,9 +24,9 @@ from pydantic import (
     field_validator,
 )
 
-from agent.llm.models import ModelLimits, ModelRef, known_limits
 from agent.project_trust import held_back, without
 from compaction.settings import CompactionSettings
+from providers.models import ModelLimits, ModelRef, known_limits
 from recovery.settings import RecoverySettings
 from sessions.settings import SessionSettings
 from tools.hooks import ApprovalMode

@@ -14,7 +14,7 @@ from concurrent.futures import Future
 
 import structlog
 
-from agent.llm import ChatRequest, ChatResponse, DeltaHandler, Provider
+from providers import ChatRequest, ChatResponse, DeltaHandler, Provider
 
 log = structlog.get_logger("agent.lazy_provider")
 

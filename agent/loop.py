@@ -16,7 +16,9 @@ from typing import Protocol
 
 import structlog
 
-from agent.llm import (
+from agent.tool_ids import ToolCallIds
+from agent.turn_outcome import PromptTooLong, TurnEnded, TurnResult, TurnStatus
+from providers import (
     ChatRequest,
     ChatResponse,
     DeltaHandler,
@@ -32,15 +34,13 @@ from agent.llm import (
     ToolUseBlock,
     Usage,
 )
-from agent.llm.conversation import (
+from providers.conversation import (
     EMPTY_REPLY,
     answer_dangling_calls,
     interrupted_result,
     merge_consecutive,
     non_empty_reply,
 )
-from agent.tool_ids import ToolCallIds
-from agent.turn_outcome import PromptTooLong, TurnEnded, TurnResult, TurnStatus
 
 log = structlog.get_logger("agent.loop")
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.llm.events import Event
+from providers.events import Event
 from tools import Tool
 from tools.events import McpServerChanged
 from tools.mcp_servers import McpServerSettings, ProjectApprovals

@@ -13,9 +13,9 @@ import structlog
 
 from agent.config import BUILTIN_PROVIDERS, Config, ConfigError
 from agent.lazy_provider import LazyProvider
-from agent.llm import LlmError, Provider
-from agent.llm.models import ModelRef
 from agent.startup import SetupError
+from providers import LlmError, Provider
+from providers.models import ModelRef
 from recovery import ModelTarget
 from recovery.fleet import credential_fingerprint
 
@@ -49,10 +49,10 @@ def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -
 
     def build() -> Provider:
         if kind == "anthropic":
-            from agent.llm.anthropic import AnthropicProvider
+            from providers.adapters.anthropic import AnthropicProvider
 
             return AnthropicProvider(**common, prompt_cache=settings.prompt_cache)
-        from agent.llm.openai import OpenAIProvider
+        from providers.adapters.openai import OpenAIProvider
 
         return OpenAIProvider(**common)
 
@@ -60,7 +60,9 @@ def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -
 
 
 def _local_provider(config: Config, ref: ModelRef) -> Provider:
-    from agent.llm.local import LocalProvider  # checks the model file; loads it on first use
+    from providers.adapters.local import (
+        LocalProvider,
+    )  # checks the model file; loads it on first use
 
     try:
         return LocalProvider(
@@ -94,7 +96,7 @@ def embedded_default(config: Config, environ: Mapping[str, str]) -> Config | Non
         settings = config.provider(ref.provider)
         if settings.type == "local" or settings.base_url or settings.resolve_api_key(environ):
             return None
-    from agent.llm.local_model import bundled_model_path, local_runtime_installed
+    from providers.adapters.local_model import bundled_model_path, local_runtime_installed
 
     if not local_runtime_installed() or bundled_model_path() is None:
         return None
@@ -122,7 +124,7 @@ def _missing_key_message(ref: ModelRef, env_var: str | None) -> str:
 
 def _offline_hint() -> str:
     """How to try the offline model: use it if it is installed, else install it."""
-    from agent.llm.local_model import bundled_model_path, local_runtime_installed
+    from providers.adapters.local_model import bundled_model_path, local_runtime_installed
 
     if local_runtime_installed() and bundled_model_path() is not None:
         return f"or --model {EMBEDDED_MODEL} for a small offline model."

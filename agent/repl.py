@@ -25,8 +25,6 @@ from agent.commands import SlashCommands, UsageSoFar
 from agent.config import Config, agent_home
 from agent.console import SafeConsole
 from agent.exit_codes import ExitCode
-from agent.llm import Event
-from agent.llm.models import ModelRef
 from agent.project_trust import ProjectTrust
 from agent.prompt import read_instructions
 from agent.repl_approval import PromptApprover
@@ -35,6 +33,8 @@ from agent.repl_view import last_exchange, typed_by_person
 from agent.startup import Options, SetupError, load, start_logging
 from agent.ui import ConsoleUI, StatusSource
 from agent.ui_status import compact_number
+from providers import Event
+from providers.models import ModelRef
 from recovery import RecoveryStats
 from sessions import SessionError, SessionSummary
 from tools import UndoReport

@@ -10,12 +10,12 @@ from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
-from agent.llm import Event, Message, ToolResultBlock, Usage
 from agent.repl_input import CommandInfo
 from agent.turn import CONTINUE_AFTER_TOOL_CUT, CONTINUE_PROMPT
 from agent.ui_render import tool_line
 from agent.ui_status import compact_number
 from compaction.conversation import COMPACTION_MARK
+from providers import Event, Message, ToolResultBlock, Usage
 from recovery import RecoveryStats, RetryScheduled
 from recovery.fleet import FleetView
 from sessions.loaded import is_typed_prompt

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from agent.config import Config
-from agent.llm.models import ModelRef
+from providers.models import ModelRef
 
 TINY_MODEL_PREFIXES = ("smollm",)
 """Model names (after ``provider:``) of models too small for the full tool set."""

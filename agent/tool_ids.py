@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from agent.llm import Message, ToolUseBlock
+from providers import Message, ToolUseBlock
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 MAX_ID_LENGTH = 40

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
-from agent.llm import ChatResponse, Event, EventSink, LlmError, Message, TextBlock, ToolSpec
-from agent.llm.models import ModelLimits
 from agent.turn_outcome import PromptTooLong
 from compaction import Compactor
+from providers import ChatResponse, Event, EventSink, LlmError, Message, TextBlock, ToolSpec
+from providers.models import ModelLimits
 
 CONTINUE_PROMPT = (
     "Your previous response was cut off by the output limit. Resume directly from where it "

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-from agent.llm import ErrorKind, Event, Usage
+from providers import ErrorKind, Event, Usage
 
 
 class PromptTooLong(Exception):

@@ -20,8 +20,6 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from agent.console import visible
-from agent.llm import Event, StreamDelta, StreamReset, TextDelta, ToolResultBlock, ToolUseBlock
-from agent.llm.provider import ToolUseDelta
 from agent.ui_events import banner, is_quiet
 from agent.ui_render import (
     diff_view,
@@ -34,6 +32,8 @@ from agent.ui_render import (
 from agent.ui_status import StatusLine, StatusSource
 from agent.ui_stream import MarkdownStream, RedactingStream
 from compaction.events import CompactionStarted
+from providers import Event, StreamDelta, StreamReset, TextDelta, ToolResultBlock, ToolUseBlock
+from providers.provider import ToolUseDelta
 from recovery import RequestHeld, RetryScheduled
 from tools import CheckpointRecorded
 from tools.text import redact_value

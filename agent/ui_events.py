@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from rich.text import Text
 
-from agent.llm import Event
+from providers import Event
 from recovery import CircuitOpened, GaveUp
 
 QUIET = frozenset(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.llm import ToolResultBlock, ToolUseBlock
+from providers import ToolResultBlock, ToolUseBlock
 
 _NUMBERED = re.compile(r"^\s*(\d+)\t")
 _READ_WINDOW = re.compile(r"^\[lines (\d+)-(\d+)( of \d+)?; use offset=")

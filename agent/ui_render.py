@@ -15,8 +15,8 @@ from rich.control import strip_control_codes
 from rich.syntax import Syntax
 from rich.text import Text
 
-from agent.llm import ToolResultBlock, ToolUseBlock
 from agent.ui_outcome import outcome_text
+from providers import ToolResultBlock, ToolUseBlock
 
 MAX_DIFF_LINES = 40
 EXCERPT_LINES = 6

@@ -11,7 +11,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.spinner import Spinner
 from rich.text import Text
 
-from agent.llm import Usage
+from providers import Usage
 from recovery import RequestHeld, RetryScheduled
 
 

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.llm.local_model import bundled_model_path
 from agent.prompt import build_system_prompt
+from providers.adapters.local_model import bundled_model_path
 
 PROMPT = "Say hi"
 DIRECT = """

@@ -27,7 +27,7 @@ import venv
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.llm.local_model import bundled_model_path
+from providers.adapters.local_model import bundled_model_path
 
 GENERATED = 96
 LONG_PROMPT = "Summarise the following notes.\n" + " ".join(

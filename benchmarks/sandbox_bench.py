@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.llm import ToolUseBlock
+from providers import ToolUseBlock
 from tools import ToolExecutor, ToolSettings
 from tools.landlock import abi_version
 from tools.policy import check_command

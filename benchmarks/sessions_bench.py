@@ -30,7 +30,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.llm import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from providers import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from sessions import Redactor, SessionStore
 from tests.fakes.cli import agent_command, agent_env
 from tests.fakes.llm_script import Reply

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 import structlog
 
-from agent.llm import ChatResponse, EventSink, Message, Provider, ToolSpec
-from agent.llm.models import ModelLimits
 from compaction.events import (
     CompactionApplied,
     CompactionDisabled,
@@ -25,6 +23,8 @@ from compaction.settings import CompactionSettings
 from compaction.stages import Stage, choose_cut, drop_oldest_turns, snip_tool_results
 from compaction.summary import Summariser, SummaryFailed
 from compaction.tokens import ContextBudget, TokenCounter
+from providers import ChatResponse, EventSink, Message, Provider, ToolSpec
+from providers.models import ModelLimits
 
 log = structlog.get_logger("compaction")
 

@@ -1,6 +1,6 @@
 """Where a valid conversation may be cut without breaking it.
 
-What makes a conversation valid is `agent.llm.conversation`'s to say (the same rules for
+What makes a conversation valid is `providers.conversation`'s to say (the same rules for
 sessions, the loop and the adapters); this module adds where compaction may cut one.
 
 Compaction replaces a *head* of the conversation (``messages[:k]``) by one user message and
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent.llm import Block, Message, TextBlock
-from agent.llm import conversation as rules
-from agent.llm.conversation import is_prompt
+from providers import Block, Message, TextBlock
+from providers import conversation as rules
+from providers.conversation import is_prompt
 
 COMPACTION_MARK = "[Context compacted"
 """Every note compaction writes into the conversation starts with this."""
@@ -23,7 +23,7 @@ COMPACTION_MARK = "[Context compacted"
 def conversation_problems(messages: Sequence[Message]) -> list[str]:
     """What makes ``messages`` an invalid conversation (an empty list when it is valid).
 
-    The rules are `agent.llm.conversation`'s; compaction may also run in the middle of a
+    The rules are `providers.conversation`'s; compaction may also run in the middle of a
     turn, so the last message may be an assistant message whose calls are not answered yet.
     """
     return rules.conversation_problems(messages, open_end=True)

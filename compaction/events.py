@@ -5,8 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from agent.llm import Event
 from compaction.stages import Stage
+from providers import Event
 
 
 class Reason(StrEnum):

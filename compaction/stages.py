@@ -10,8 +10,8 @@ import json
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 
-from agent.llm import Message, ToolResultBlock, ToolUseBlock
 from compaction.conversation import COMPACTION_MARK, cut, cut_points
+from providers import Message, ToolResultBlock, ToolUseBlock
 
 Estimate = Callable[[Sequence[Message]], int]
 """Tokens of some messages, e.g. `TokenCounter.estimate`."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from agent.llm import (
+from compaction.conversation import COMPACTION_MARK, cut
+from providers import (
     ChatRequest,
     LlmError,
     Message,
@@ -20,7 +21,6 @@ from agent.llm import (
     TextBlock,
     ToolUseBlock,
 )
-from compaction.conversation import COMPACTION_MARK, cut
 
 SUMMARY_SYSTEM = (
     "You write the working memory of a coding agent. The conversation below is being "

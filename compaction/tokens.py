@@ -12,10 +12,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.llm import Message, ToolSpec, Usage
-from agent.llm.models import ModelLimits
-from agent.llm.wire_cache import shared_prefix
 from compaction.settings import CompactionSettings
+from providers import Message, ToolSpec, Usage
+from providers.models import ModelLimits
+from providers.wire_cache import shared_prefix
 
 # Role markers and block framing cost a few tokens per message on both wire formats.
 MESSAGE_OVERHEAD_TOKENS = 4

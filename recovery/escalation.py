@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent.llm import ChatResponse, DeltaHandler, StreamReset, TextDelta, ToolUseBlock, ToolUseDelta
+from providers import ChatResponse, DeltaHandler, StreamReset, TextDelta, ToolUseBlock, ToolUseDelta
 
 
 def escalated_limit(sent: int, ceiling: int) -> int | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from agent.llm import ErrorKind, Event
+from providers import ErrorKind, Event
 
 _WHAT_HAPPENED: dict[ErrorKind, str] = {
     ErrorKind.RATE_LIMIT: "Rate limited by {provider}",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from agent.llm.ratelimit import RateLimits
+from providers.ratelimit import RateLimits
 from recovery import fleet_state as state
 from recovery.fleet_state import Hold, Limits
 from recovery.fleet_store import FleetStore, Record

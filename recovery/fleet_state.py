@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agent.llm.ratelimit import Headroom, RateLimits
+from providers.ratelimit import Headroom, RateLimits
 from recovery.fleet_store import Record
 
 WINDOW = 60.0

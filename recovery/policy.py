@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from agent.llm import ErrorKind, LlmError, Purpose
+from providers import ErrorKind, LlmError, Purpose
 from recovery.settings import RecoverySettings
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from agent.llm import (
+from providers import (
     ChatRequest,
     ChatResponse,
     DeltaHandler,
@@ -25,7 +25,7 @@ from agent.llm import (
     StopReason,
     StreamReset,
 )
-from agent.llm.models import ModelRef
+from providers.models import ModelRef
 from recovery.escalation import completeness, escalated_limit, replay
 from recovery.events import (
     FallbackActivated,

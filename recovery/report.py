@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.llm import ErrorKind, LlmError
-from agent.llm.models import ModelRef
+from providers import ErrorKind, LlmError
+from providers.models import ModelRef
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from agent.llm import (
+from providers import (
     ChatRequest,
     ChatResponse,
     DeltaHandler,
@@ -22,7 +22,7 @@ from agent.llm import (
     StreamDelta,
     StreamReset,
 )
-from agent.llm.models import ModelLimits, ModelRef
+from providers.models import ModelLimits, ModelRef
 from recovery.budget import CircuitBreaker, RetryBudget
 from recovery.events import (
     BudgetExhausted,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.llm.messages import Message, Usage
+from providers.messages import Message, Usage
 from sessions.files import DEFAULT_HASH_LIMIT, FileChange, changed_files, changed_files_note
 from sessions.records import (
     CheckpointRecord,

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from agent.llm.messages import Message, Usage
+from providers.messages import Message, Usage
 from sessions.ids import ALPHABET, ID_LENGTH
 
 FORMAT_VERSION = 1
@@ -69,7 +69,7 @@ class MessageRecord(RecordBase):
 
 
 class EventRecord(RecordBase):
-    """An `agent.llm.events.Event` as ``model_dump(mode="json")``; kept as a dict on load."""
+    """An `providers.events.Event` as ``model_dump(mode="json")``; kept as a dict on load."""
 
     type: Literal["event"] = "event"
     event: dict[str, Any]

@@ -1,6 +1,6 @@
 """Make a stored conversation valid to send again, to Anthropic and OpenAI alike.
 
-The rules live in `agent.llm.conversation`. A crash can break them (a tool call whose result
+The rules live in `providers.conversation`. A crash can break them (a tool call whose result
 was never written, a reply cut to nothing); `repair_history` restores them without inventing
 what happened: a call that never finished is answered as interrupted, its effect unknown.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent.llm.conversation import (
+from providers.conversation import (
     answer_dangling_calls,
     conversation_problems,
     is_empty,
@@ -17,7 +17,7 @@ from agent.llm.conversation import (
     merge_consecutive,
     non_empty_reply,
 )
-from agent.llm.messages import Block, Message, ToolResultBlock, ToolUseBlock
+from providers.messages import Block, Message, ToolResultBlock, ToolUseBlock
 
 CRASH_REASON = "the agent stopped before the call finished"
 RESUMED_PLACEHOLDER = "(conversation resumed)"

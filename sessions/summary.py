@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agent.llm.messages import TextBlock
+from providers.messages import TextBlock
 from sessions.errors import SessionError
 from sessions.records import (
     Header,

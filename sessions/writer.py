@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast, get_args
 
-from agent.llm.events import Event
-from agent.llm.messages import Message, Usage
+from providers.events import Event
+from providers.messages import Message, Usage
 from sessions.errors import SessionError
 from sessions.files import DEFAULT_HASH_LIMIT, PathResolver, snapshot, tool_path
 from sessions.lock import SessionLock

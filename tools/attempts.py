@@ -15,8 +15,8 @@ from typing import Any
 import structlog
 from pydantic import BaseModel
 
-from agent.llm.events import Event
-from agent.llm.messages import ToolUseBlock
+from providers.events import Event
+from providers.messages import ToolUseBlock
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
 from tools.events import ToolRetried, ToolTimedOut
 from tools.results import Failure, classify_exception

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from agent.llm.events import Event
+from providers.events import Event
 from tools.settings import ToolSettings
 from tools.workspace import resolve_in_workspace
 

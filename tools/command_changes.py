@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import structlog
 
-from agent.llm.messages import ToolResultBlock, ToolUseBlock
+from providers.messages import ToolResultBlock, ToolUseBlock
 from tools.blocking import in_worker
 from tools.checkpoints import CheckpointStore
 from tools.ignore import GitIgnore

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent.llm.events import Event
+from providers.events import Event
 
 
 class ToolFailed(Event):

@@ -22,9 +22,9 @@ from typing import Any
 import structlog
 from pydantic import BaseModel
 
-from agent.llm.events import Event, EventSink
-from agent.llm.messages import ToolResultBlock, ToolUseBlock
-from agent.llm.provider import ToolSpec
+from providers.events import Event, EventSink
+from providers.messages import ToolResultBlock, ToolUseBlock
+from providers.provider import ToolSpec
 from tools.attempts import Attempts
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
 from tools.blocking import in_worker

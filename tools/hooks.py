@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
-from agent.llm.messages import ToolUseBlock
+from providers.messages import ToolUseBlock
 from tools.base import Tool, ToolContext, ToolKind
 from tools.blocking import in_worker
 from tools.policy import check_command

@@ -14,7 +14,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 
-from agent.llm.messages import ToolUseBlock
+from providers.messages import ToolUseBlock
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from agent.llm.conversation import RAW_ARGUMENTS_KEY
-from agent.llm.messages import MAX_INPUT_DEPTH, input_depth
+from providers.conversation import RAW_ARGUMENTS_KEY
+from providers.messages import MAX_INPUT_DEPTH, input_depth
 from tools.base import ErrorCategory, Tool
 from tools.checkpoints import UndoReport
 from tools.text import redact_value

@@ -11,9 +11,9 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.llm import ChatRequest, ChatResponse, DeltaHandler, LlmError, Provider
-from agent.llm.models import ModelLimits, ModelRef
 from benchmarks.recovery.simtime import VirtualTime
+from providers import ChatRequest, ChatResponse, DeltaHandler, LlmError, Provider
+from providers.models import ModelLimits, ModelRef
 from recovery import ModelTarget, RecoveringProvider, RecoverySettings
 
 Wait = Callable[[int, LlmError, random.Random], float]

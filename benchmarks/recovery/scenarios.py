@@ -16,7 +16,6 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.llm import ChatRequest, LlmError, Message, Provider
 from benchmarks.recovery.policies import Policy
 from benchmarks.recovery.server import (
     Capacity,
@@ -29,6 +28,7 @@ from benchmarks.recovery.server import (
     rate_limit_window,
 )
 from benchmarks.recovery.simtime import VirtualTime
+from providers import ChatRequest, LlmError, Message, Provider
 
 REQUEST = ChatRequest(messages=[Message.user("next step")])
 LATENCY = 10.0

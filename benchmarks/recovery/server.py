@@ -14,7 +14,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.llm import (
+from benchmarks.recovery.simtime import VirtualTime
+from providers import (
     ChatRequest,
     ChatResponse,
     DeltaHandler,
@@ -23,7 +24,6 @@ from agent.llm import (
     Message,
     StopReason,
 )
-from benchmarks.recovery.simtime import VirtualTime
 
 Fault = Callable[[float], LlmError | None]
 """What the server does with a request arriving at a time: an error, or None to answer."""

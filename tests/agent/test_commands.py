@@ -10,8 +10,8 @@ from pathlib import Path
 from rich.console import Console, RenderableType
 
 from agent.commands import SlashCommands, UsageSoFar
-from agent.llm import ErrorKind, Event, LlmError, Usage
-from agent.llm.models import ModelRef
+from providers import ErrorKind, Event, LlmError, Usage
+from providers.models import ModelRef
 from recovery import RecoveryStats
 from sessions import SessionSummary
 from tools import UndoReport

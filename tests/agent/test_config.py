@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from agent.config import Config, ConfigError, load_config
-from agent.llm.models import ModelRef
+from providers.models import ModelRef
 
 EXAMPLE = Path(__file__).parents[2] / "config.example.yaml"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm.local_model import bundled_model_path, local_runtime_installed
+from providers.adapters.local_model import bundled_model_path, local_runtime_installed
 from tests.fakes.cli import MODELS, NO_KEYS, run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from agent.lazy_provider import LazyProvider
-from agent.llm import ChatRequest, Message, Provider
+from providers import ChatRequest, Message, Provider
 from tests.fakes.scripted import ScriptedProvider, text
 
 REQUEST = ChatRequest(messages=[Message.user("hi")])

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import (
+from agent.loop import AgentLoop
+from agent.turn_outcome import TurnStatus
+from providers import (
     ChatResponse,
     ErrorKind,
     LlmError,
@@ -17,9 +19,7 @@ from agent.llm import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from agent.llm.conversation import is_interrupted_result
-from agent.loop import AgentLoop
-from agent.turn_outcome import TurnStatus
+from providers.conversation import is_interrupted_result
 from tests.fakes.clock import VirtualClock
 from tests.fakes.scripted import ScriptedProvider, text, tool_call
 from tools import ToolExecutor, ToolSettings

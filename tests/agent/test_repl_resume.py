@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Message, ToolResultBlock, ToolUseBlock
+from providers import Message, ToolResultBlock, ToolUseBlock
 from sessions import SessionStore
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer

@@ -6,10 +6,10 @@ import io
 
 from rich.console import Console
 
-from agent.llm import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agent.repl_view import ANSWER_LINES, TOOL_LINES, last_exchange, stats_table, typed_by_person
 from agent.turn import CONTINUE_PROMPT
 from compaction.summary import summary_note
+from providers import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from recovery import RecoveryStats
 from recovery.fleet import FleetView
 

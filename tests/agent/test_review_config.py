@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent.config import ConfigError, load_config
-from agent.llm.models import ModelRef
+from providers.models import ModelRef
 
 
 def _user_config(tmp_path: Path, text: str) -> dict[str, str]:

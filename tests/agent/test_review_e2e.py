@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Provider
-from agent.llm.anthropic import AnthropicProvider
-from agent.llm.openai import OpenAIProvider
 from agent.loop import AgentLoop
 from agent.turn_outcome import TurnStatus
+from providers import Provider
+from providers.adapters.anthropic import AnthropicProvider
+from providers.adapters.openai import OpenAIProvider
 from tests.fakes.cli import MODELS, Protocol, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
-from tests.llm.test_review_wire_validity import anthropic_problems, openai_problems
+from tests.providers.test_review_wire_validity import anthropic_problems, openai_problems
 from tools import ToolExecutor, ToolSettings
 
 PROTOCOLS: list[Protocol] = ["anthropic", "openai"]

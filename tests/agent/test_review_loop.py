@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.llm import ErrorKind, LlmError
 from agent.loop import AgentLoop
 from agent.turn_outcome import TurnStatus
+from providers import ErrorKind, LlmError
 from tests.fakes.scripted import ScriptedProvider
 from tools import ToolExecutor, ToolSettings
 

@@ -11,10 +11,10 @@ from pathlib import Path
 from rich.console import Console
 
 from agent.home import make_private
-from agent.llm import ToolResultBlock, ToolUseBlock
 from agent.prompt import MAX_INSTRUCTIONS_CHARS, build_system_prompt, read_instructions
 from agent.repl_input import PrivateFileHistory
 from agent.ui import ConsoleUI
+from providers import ToolResultBlock, ToolUseBlock
 from sessions import Redactor
 from tools import CheckpointRecorded
 

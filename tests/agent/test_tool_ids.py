@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.llm import Message, TextBlock, ToolUseBlock
 from agent.tool_ids import MAX_ID_LENGTH, ToolCallIds
+from providers import Message, TextBlock, ToolUseBlock
 
 
 def _calls(*ids: str) -> Message:

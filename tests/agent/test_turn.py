@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Message, ToolResultBlock, ToolUseBlock
-from agent.llm.models import ModelLimits
 from agent.turn import TurnRecoveryPolicy
 from agent.turn_outcome import PromptTooLong
 from compaction.compactor import Compactor
+from providers import Message, ToolResultBlock, ToolUseBlock
+from providers.models import ModelLimits
 from sessions import SessionStore
 from tests.fakes.scripted import ScriptedProvider
 

@@ -11,8 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from agent.llm import ErrorKind, TextDelta, ToolResultBlock, ToolUseBlock, Usage
-from agent.llm.provider import StreamReset
 from agent.turn import ContinuationRequested
 from agent.ui import ConsoleUI, StatusSource
 from agent.ui_render import plain_tool_line, tool_line
@@ -20,6 +18,8 @@ from agent.ui_status import StatusLine
 from agent.ui_stream import MarkdownStream
 from compaction.events import CompactionApplied, Reason
 from compaction.stages import Stage
+from providers import ErrorKind, TextDelta, ToolResultBlock, ToolUseBlock, Usage
+from providers.provider import StreamReset
 from recovery import FallbackActivated, GaveUp, RequestHeld, RetryScheduled, TokensEscalated
 from sessions import Redactor
 from tests.fakes.clock import VirtualClock

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import ToolResultBlock, ToolUseBlock
 from agent.ui_outcome import outcome_text
+from providers import ToolResultBlock, ToolUseBlock
 from tools import ToolExecutor, ToolSettings
 
 

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from agent.llm import TextDelta, ToolResultBlock, ToolUseBlock
 from agent.ui import ConsoleUI
 from agent.ui_stream import HOLD_LIMIT, RedactingStream
+from providers import TextDelta, ToolResultBlock, ToolUseBlock
 from sessions import Redactor
 
 KEY = "sk-ant-api03-" + "k" * 40

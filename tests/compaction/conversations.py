@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from agent.llm import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from providers import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 _text = st.text(alphabet="abcdefghij klmnop\n", min_size=1, max_size=400)
 

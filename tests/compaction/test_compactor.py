@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from agent.llm import ChatResponse, ErrorKind, Event, LlmError, Message, Purpose, Usage
-from agent.llm.models import ModelLimits
 from compaction import (
     CompactionApplied,
     CompactionDisabled,
@@ -13,6 +11,8 @@ from compaction import (
     Stage,
     conversation_problems,
 )
+from providers import ChatResponse, ErrorKind, Event, LlmError, Message, Purpose, Usage
+from providers.models import ModelLimits
 from tests.compaction.conversations import step
 from tests.fakes.scripted import ScriptedProvider, text
 

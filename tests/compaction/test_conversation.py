@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent.llm import Message, TextBlock, ToolResultBlock
 from compaction.conversation import (
     COMPACTION_MARK,
     conversation_problems,
@@ -10,6 +9,7 @@ from compaction.conversation import (
     cut_points,
     latest_prompt_index,
 )
+from providers import Message, TextBlock, ToolResultBlock
 from tests.compaction.conversations import step
 
 

@@ -8,8 +8,6 @@ from collections.abc import Callable, Sequence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.llm import Block, ChatRequest, ChatResponse, Message, ToolResultBlock, ToolUseBlock
-from agent.llm.models import ModelLimits
 from compaction import (
     CompactionSettings,
     Compactor,
@@ -23,6 +21,8 @@ from compaction import (
 )
 from compaction.conversation import COMPACTION_MARK, is_note
 from compaction.stages import SNIP_MARK
+from providers import Block, ChatRequest, ChatResponse, Message, ToolResultBlock, ToolUseBlock
+from providers.models import ModelLimits
 from tests.compaction.conversations import conversations
 from tests.fakes.scripted import ScriptedProvider, text
 

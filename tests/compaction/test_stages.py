@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from agent.llm import Message, ToolResultBlock
 from compaction import TokenCounter, conversation_problems, drop_oldest_turns, snip_tool_results
 from compaction.stages import SNIP_MARK, choose_cut
+from providers import Message, ToolResultBlock
 from tests.compaction.conversations import step
 
 estimate = TokenCounter().estimate

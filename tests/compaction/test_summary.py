@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.llm import ErrorKind, LlmError, Message, Purpose, StopReason
 from compaction import Summariser, SummaryFailed, conversation_problems
 from compaction.summary import render_transcript
+from providers import ErrorKind, LlmError, Message, Purpose, StopReason
 from tests.compaction.conversations import step
 from tests.fakes.scripted import ScriptedProvider, text
 

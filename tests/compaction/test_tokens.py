@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from agent.llm import Message, ToolSpec, Usage
-from agent.llm.models import ModelLimits
 from compaction import CompactionSettings, ContextBudget, TokenCounter
 from compaction.tokens import MESSAGE_OVERHEAD_TOKENS
+from providers import Message, ToolSpec, Usage
+from providers.models import ModelLimits
 from tests.compaction.conversations import step
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from agent.llm import ChatRequest, ChatResponse, DeltaHandler
+from providers import ChatRequest, ChatResponse, DeltaHandler
 
 Answer = Callable[[ChatRequest, DeltaHandler | None], Awaitable[ChatResponse]]
 

@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from agent.llm import (
+from providers import (
     ChatRequest,
     ChatResponse,
     DeltaHandler,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agent.llm import ChatRequest, ErrorKind, Event, LlmError, Message, Provider
-from agent.llm.models import ModelLimits, ModelRef
+from providers import ChatRequest, ErrorKind, Event, LlmError, Message, Provider
+from providers.models import ModelLimits, ModelRef
 from recovery import ModelTarget, RecoveringProvider, RecoverySettings
 from tests.fakes.clock import VirtualClock
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.llm import ChatRequest, ChatResponse, DeltaHandler, ErrorKind, LlmError, Purpose
+from providers import ChatRequest, ChatResponse, DeltaHandler, ErrorKind, LlmError, Purpose
 from recovery import RecoveringProvider, RecoverySettings
 from tests.fakes.clock import VirtualClock
 from tests.fakes.function import Answer, FunctionProvider

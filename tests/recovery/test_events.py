@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.llm import ErrorKind, Event, LlmError
-from agent.llm.models import ModelRef
+from providers import ErrorKind, Event, LlmError
+from providers.models import ModelRef
 from recovery import (
     BudgetExhausted,
     CircuitClosed,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from agent.llm.ratelimit import Headroom, RateLimits
+from providers.ratelimit import Headroom, RateLimits
 from recovery.fleet import RELEASE_MERGE, Fleet
 from recovery.fleet_file import FileStore
 from recovery.fleet_store import ProcessStore, Record

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agent.llm import ErrorKind, Event, LlmError
-from agent.llm.ratelimit import Headroom, RateLimits
+from providers import ErrorKind, Event, LlmError
+from providers.ratelimit import Headroom, RateLimits
 from recovery import ModelTarget, RecoveringProvider, RecoverySettings, RequestHeld
 from recovery.fleet import Fleet
 from recovery.fleet_file import FileStore

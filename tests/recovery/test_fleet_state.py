@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.llm.ratelimit import Headroom, RateLimits
+from providers.ratelimit import Headroom, RateLimits
 from recovery import fleet_state as state
 from recovery.fleet_state import Hold, Limits
 

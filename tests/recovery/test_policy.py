@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agent.llm import ErrorKind, LlmError, Purpose
+from providers import ErrorKind, LlmError, Purpose
 from recovery.policy import POLICY, Action, CallState, Charge, Pace, backoff_delay, decide
 from recovery.settings import RecoverySettings
 

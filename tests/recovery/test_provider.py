@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from structlog.testing import capture_logs
 
-from agent.llm import ChatRequest, ChatResponse, DeltaHandler, ErrorKind, LlmError, Purpose
-from agent.llm.models import ModelRef
+from providers import ChatRequest, ChatResponse, DeltaHandler, ErrorKind, LlmError, Purpose
+from providers.models import ModelRef
 from recovery import (
     BudgetExhausted,
     CircuitClosed,

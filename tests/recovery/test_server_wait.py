@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.llm import ErrorKind, LlmError
+from providers import ErrorKind, LlmError
 from tests.fakes.scripted import ScriptedProvider, text
 from tests.recovery.support import REQUEST, Recorder, fail, target
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from agent.llm import (
+from providers import (
     ChatRequest,
     ChatResponse,
     DeltaHandler,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent.llm import Message, ToolResultBlock, ToolUseBlock
+from providers import Message, ToolResultBlock, ToolUseBlock
 from sessions import FileChange, SessionStore
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.llm import Message
+from providers import Message
 from sessions import Redactor, SessionStore, history_problems
 from sessions.records import MessageRecord, Unreadable, parse_record
 from tests.compaction.conversations import conversations

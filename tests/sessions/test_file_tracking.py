@@ -7,7 +7,7 @@ import os
 from functools import partial
 from pathlib import Path
 
-from agent.llm import Message, ToolResultBlock, ToolUseBlock
+from providers import Message, ToolResultBlock, ToolUseBlock
 from sessions import SessionStore
 from sessions.files import content_hash, snapshot, tool_path
 from tools import file_in_workspace

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Message, Usage
+from providers import Message, Usage
 from sessions import SessionStore
 from tests.fakes.cli import REPO_ROOT
 
@@ -103,7 +103,7 @@ WRITE_THEN_HANG = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from agent.llm import Message
+    from providers import Message
     from sessions import SessionStore
 
     writer = SessionStore(Path(sys.argv[1])).create(cwd=Path.cwd(), model_chain=["anthropic:x"])

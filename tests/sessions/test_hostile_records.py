@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Message
+from providers import Message
 from sessions import SessionError, SessionStore, history_problems
 from sessions.records import (
     MAX_DEPTH,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Message, ToolResultBlock, ToolUseBlock
-from agent.llm.conversation import is_interrupted_result
+from providers import Message, ToolResultBlock, ToolUseBlock
+from providers.conversation import is_interrupted_result
 from sessions import SessionError, SessionStore, history_problems
 
 

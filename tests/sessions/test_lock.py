@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Message
+from providers import Message
 from sessions import SessionLocked, SessionStore
 
 HOLDER = """

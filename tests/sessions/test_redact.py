@@ -11,7 +11,7 @@ import structlog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.llm import Message, ToolUseBlock
+from providers import Message, ToolUseBlock
 from sessions import Redactor, SessionStore
 from sessions.redact import KEY_ANCHORS, KEY_PATTERNS
 from tests.sessions.conftest import SECRET

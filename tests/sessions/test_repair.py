@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.llm import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
-from agent.llm.conversation import conversation_problems
+from providers import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from providers.conversation import conversation_problems
 from sessions import history_problems, repair_history
 from sessions.repair import is_synthetic_result, plainly_valid
 from tests.compaction.conversations import conversations

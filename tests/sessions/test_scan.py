@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Message
+from providers import Message
 from sessions import SessionError, SessionStore
 from sessions.records import MAX_LINE_BYTES, Unreadable, parse_record
 from sessions.scan import scan_bytes

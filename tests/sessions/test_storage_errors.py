@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Message
+from providers import Message
 from sessions import Redactor, SessionError, SessionLocked, SessionStore
 from sessions.lock import SessionLock
 from sessions.writer import SessionWriter

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import Event, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from providers import Event, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from sessions import AmbiguousSession, SessionNotFound, SessionStore
 from sessions.ids import id_time, new_session_id
 from tests.fakes.clock import VirtualClock

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agent.llm.events import Event
-from agent.llm.messages import ToolResultBlock, ToolUseBlock
+from providers.events import Event
+from providers.messages import ToolResultBlock, ToolUseBlock
 from tests.fakes.clock import VirtualClock
 from tools import ApprovalMode, ApprovalRequest, Approver, ToolExecutor, ToolSettings
 

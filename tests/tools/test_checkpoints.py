@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from agent.llm.messages import ToolUseBlock
+from providers.messages import ToolUseBlock
 from tests.tools.conftest import Harness, MakeHarness
 from tools import Tool, ToolContext, ToolError, ToolOutput, builtin_tools
 from tools.checkpoints import CheckpointStore

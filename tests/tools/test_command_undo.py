@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm import ToolResultBlock, ToolUseBlock
+from providers import ToolResultBlock, ToolUseBlock
 from tests.tools.conftest import Harness, MakeHarness, call
 from tools import ToolSettings
 from tools.checkpoint_files import BlobStore, prune_checkpoints

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from agent.llm.messages import MAX_INPUT_DEPTH, TOO_DEEP, ToolUseBlock
+from providers.messages import MAX_INPUT_DEPTH, TOO_DEEP, ToolUseBlock
 from tests.tools.conftest import Harness, MakeHarness
 from tools import Tool, ToolContext, ToolOutput, ToolSettings, fileio
 from tools.blocking import in_worker

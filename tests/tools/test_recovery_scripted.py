@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.llm import ChatRequest, Message, StopReason
+from providers import ChatRequest, Message, StopReason
 from tests.fakes.scripted import ScriptedProvider, text, tool_call
 from tests.tools.conftest import Harness
 from tools import UndoReport

@@ -1,0 +1,47 @@
+"""The floor of the stack: messages, the `Provider` protocol, errors, events and adapters.
+
+The adapters (`providers.adapters`) are the only modules that import a vendor SDK; they are
+imported lazily, on the first request.
+"""
+
+from providers.errors import ErrorKind, LlmError
+from providers.events import Event, EventBus, EventSink
+from providers.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from providers.provider import (
+    ChatRequest,
+    ChatResponse,
+    DeltaHandler,
+    Provider,
+    Purpose,
+    StopReason,
+    StreamDelta,
+    StreamReset,
+    TextDelta,
+    ToolSpec,
+    ToolUseDelta,
+)
+
+__all__ = [
+    "Block",
+    "ChatRequest",
+    "ChatResponse",
+    "DeltaHandler",
+    "ErrorKind",
+    "Event",
+    "EventBus",
+    "EventSink",
+    "LlmError",
+    "Message",
+    "Provider",
+    "Purpose",
+    "StopReason",
+    "StreamDelta",
+    "StreamReset",
+    "TextBlock",
+    "TextDelta",
+    "ToolResultBlock",
+    "ToolSpec",
+    "ToolUseBlock",
+    "ToolUseDelta",
+    "Usage",
+]

@@ -1,0 +1,237 @@
+"""Provider adapter for the Anthropic Messages API (streaming, tool use, no SDK retries).
+
+Every failure leaves as `LlmError` (see `classify_anthropic`); cancellation is never wrapped.
+Failure modes of the SDK this handles, beside plain HTTP errors:
+- an in-stream ``event: error`` is an ``APIStatusError`` with ``status_code == 200``;
+- a connection dropped mid-stream raises the transport's own error (``httpx2``), not ``APIError``;
+- a 200 body that is not JSON surfaces as ``JSONDecodeError`` / ``AssertionError`` or as text;
+- a stream that just ends, without ``message_stop`` or a stop reason, raises nothing: it becomes
+  `StopReason.INCOMPLETE`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anthropic
+import httpx2
+import structlog
+
+from providers.adapters.anthropic_mapping import (
+    CACHE_BREAKPOINT,
+    EventAccumulator,
+    anthropic_message,
+    response_from_message,
+    to_anthropic_messages,
+    to_anthropic_tools,
+    with_cache_breakpoints,
+)
+from providers.adapters.support import call_translating_errors, idle_guarded, with_rate_limits
+from providers.classify import classify, retry_after
+from providers.errors import ErrorKind, LlmError, MalformedAnswer, reading
+from providers.models import known_limits
+from providers.provider import ChatRequest, ChatResponse, DeltaHandler, Purpose, ToolSpec
+from providers.ratelimit import rate_limits_from_headers
+from providers.wire_cache import WireCache
+from providers.wire_json import JsonBody
+
+__all__ = ["AnthropicProvider", "classify_anthropic"]
+
+DEFAULT_MAX_TOKENS = 8_192
+DEFAULT_REQUEST_TIMEOUT = 600.0
+MESSAGES_PATH = "/v1/messages"
+
+log = structlog.get_logger("providers.adapters.anthropic")
+
+
+class AnthropicProvider:
+    """`Provider` for Anthropic's Messages API, or any server that speaks it.
+
+    Args:
+        api_key: The API key (never logged).
+        base_url: Server root; None means the SDK default (or ``ANTHROPIC_BASE_URL``).
+        headers: Extra headers sent with every request.
+        provider_name: Name used in errors and responses.
+        stream_idle_timeout: Seconds a stream may stay silent before it counts as timed out.
+        request_timeout: Seconds a whole request may take when the request sets none.
+        connect_timeout: Seconds to wait for a connection.
+        stream: Stream responses (the default) or ask for one JSON body.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        headers: dict[str, str] | None = None,
+        provider_name: str = "anthropic",
+        stream_idle_timeout: float = 90.0,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        connect_timeout: float = 10.0,
+        stream: bool = True,
+        prompt_cache: bool = True,
+    ) -> None:
+        self.provider_name = provider_name
+        self._prompt_cache = prompt_cache
+        self._idle = stream_idle_timeout
+        self._request_timeout = request_timeout
+        self._connect = connect_timeout
+        self._stream = stream
+        self._wire = WireCache(anthropic_message)
+        self._json = JsonBody()
+        self._wire_tools: tuple[object, list[dict[str, Any]]] = (None, [])
+        self._wire_system: tuple[str | None, list[dict[str, Any]]] = (None, [])
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            default_headers=headers,
+            max_retries=0,
+            timeout=httpx2.Timeout(DEFAULT_REQUEST_TIMEOUT, connect=connect_timeout),
+        )
+
+    async def chat(
+        self, request: ChatRequest, on_delta: DeltaHandler | None = None
+    ) -> ChatResponse:
+        """Send ``request``; stream deltas to ``on_delta``; raise only `LlmError`."""
+        model = request.model
+
+        async def call() -> ChatResponse:
+            if self._stream:
+                return await self._chat_stream(request, on_delta)
+            return await self._chat_once(request)
+
+        return await call_translating_errors(
+            call,
+            deadline=request.timeout or self._request_timeout,
+            classify=lambda exc: classify_anthropic(exc, provider=self.provider_name, model=model),
+            provider=self.provider_name,
+            model=model,
+            log=log,
+        )
+
+    def _body(self, request: ChatRequest, *, stream: bool) -> bytes:
+        """The request as the JSON bytes sent (see `JsonBody`)."""
+        ceiling = known_limits(request.model).max_output_tokens
+        messages = to_anthropic_messages(request.messages, self._wire)
+        # A one-off background request (a summary) would pay for a cache write nobody reads.
+        cache = self._prompt_cache and request.purpose is Purpose.FOREGROUND
+        fields: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": request.max_tokens or min(DEFAULT_MAX_TOKENS, ceiling),
+            "stream": stream,
+        }
+        if request.tools:
+            # Tools come first in the cached prefix: a breakpoint on the system prompt covers
+            # both; without one, the last tool carries it.
+            fields["tools"] = self._tools(request.tools, mark=cache and not request.system)
+        if request.system:
+            fields["system"] = self._system(request.system) if cache else request.system
+        if request.temperature is not None:
+            fields["temperature"] = request.temperature
+        return self._json(fields, with_cache_breakpoints(messages) if cache else messages)
+
+    def _tools(self, tools: list[ToolSpec], *, mark: bool) -> list[dict[str, Any]]:
+        """The tools' wire form, the same list while the tool set is (so it is encoded once)."""
+        key = (tools, mark)
+        if self._wire_tools[0] != key:
+            wire = to_anthropic_tools(tools)
+            if mark:
+                wire[-1] = wire[-1] | {"cache_control": CACHE_BREAKPOINT}
+            self._wire_tools = (key, wire)
+        return self._wire_tools[1]
+
+    def _system(self, system: str) -> list[dict[str, Any]]:
+        """The system prompt marked as the end of the cached prefix, kept like the tools."""
+        if self._wire_system[0] != system:
+            text = {"type": "text", "text": system, "cache_control": CACHE_BREAKPOINT}
+            self._wire_system = (system, [text])
+        return self._wire_system[1]
+
+    def _options(self, read: float) -> anthropic.RequestOptions:
+        return {"timeout": httpx2.Timeout(read, connect=self._connect)}
+
+    async def _chat_once(self, request: ChatRequest) -> ChatResponse:
+        read = request.timeout or self._request_timeout
+        raw = await self._client.post(
+            MESSAGES_PATH,
+            content=self._body(request, stream=False),
+            cast_to=httpx2.Response,
+            options=self._options(read),
+        )
+        with reading(raw.text[:200]):
+            body = raw.json()
+        response = response_from_message(
+            body, provider=self.provider_name, request_id=raw.headers.get("request-id")
+        )
+        return with_rate_limits(response, raw.headers)
+
+    async def _chat_stream(
+        self, request: ChatRequest, on_delta: DeltaHandler | None
+    ) -> ChatResponse:
+        # Events come as the server's dicts (``object``): building a pydantic model per event
+        # only to dump it back to a dict was a tenth of a step's cost.
+        stream = await self._client.post(
+            MESSAGES_PATH,
+            content=self._body(request, stream=True),
+            cast_to=object,
+            stream=True,
+            stream_cls=anthropic.AsyncStream[object],
+            options=self._options(self._idle),
+        )
+        request_id = stream.response.headers.get("request-id")
+        accumulator = EventAccumulator(on_delta)
+        try:
+            async for event in idle_guarded(stream, self._idle):
+                accumulator.add(event)
+        finally:
+            await stream.close()
+        response = accumulator.response(provider=self.provider_name, request_id=request_id)
+        return with_rate_limits(response, stream.response.headers)
+
+
+def classify_anthropic(exc: Exception, *, provider: str = "anthropic", model: str = "") -> LlmError:
+    """Translate anything the Anthropic SDK (or its transport) raised into a `LlmError`."""
+    if isinstance(exc, anthropic.APIStatusError):
+        return _from_status_error(exc, provider=provider, model=model)
+    if isinstance(exc, (anthropic.APITimeoutError, httpx2.TimeoutException)):
+        kind, message = ErrorKind.TIMEOUT, "the request timed out"
+    elif isinstance(exc, (anthropic.APIConnectionError, httpx2.TransportError)):
+        kind, message = ErrorKind.CONNECTION, f"connection failed: {_describe(exc)}"
+    elif isinstance(exc, anthropic.APIResponseValidationError):
+        kind, message = ErrorKind.SERVER, str(exc)
+    elif isinstance(exc, MalformedAnswer):
+        kind, message = (
+            ErrorKind.SERVER,
+            f"the server's answer was not a valid Messages response: {exc}",
+        )
+    elif isinstance(exc, (json.JSONDecodeError, AssertionError, httpx2.DecodingError)):
+        kind, message = ErrorKind.SERVER, f"the server sent a malformed answer: {_describe(exc)}"
+    else:
+        kind, message = ErrorKind.UNKNOWN, _describe(exc)
+    return LlmError(kind, message, provider=provider, model=model)
+
+
+def _from_status_error(exc: anthropic.APIStatusError, *, provider: str, model: str) -> LlmError:
+    body_error = exc.body.get("error") if isinstance(exc.body, dict) else None
+    body_type = body_error.get("type") if isinstance(body_error, dict) else None
+    message = exc.api_message or (exc.body if isinstance(exc.body, str) else exc.message)
+    server_type = exc.type or body_type
+    status = exc.status_code
+    kind = classify(status=status, server_types=(server_type,), message=str(message))
+    return LlmError(
+        kind or ErrorKind.UNKNOWN,
+        str(message)[:2_000],
+        status=status,
+        provider=provider,
+        model=model,
+        retry_after=retry_after(exc.response.headers, str(message)),
+        request_id=exc.request_id,
+        server_type=server_type,
+        rate_limits=rate_limits_from_headers(exc.response.headers),
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or str(exc.__cause__ or "")
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
