@@ -13,20 +13,20 @@ from pathlib import Path
 import structlog
 from rich.text import Text
 
-from agent.config import Config, agent_home
-from agent.lazy_provider import LazyProvider
-from agent.loop import AgentLoop
-from agent.mcp_link import McpLink
-from agent.model_chain import EMBEDDED_NOTICE, build_chain, create_provider, embedded_default
-from agent.prompt import build_system_prompt
-from agent.small_models import fit_to_tiny_model
-from agent.startup import Options, SetupError, secret_redactor
-from agent.tool_ids import ToolCallIds
-from agent.turn import TurnRecoveryPolicy
-from agent.turn_outcome import TurnResult, TurnStatus
-from agent.ui import ConsoleUI
+from agent.engine.loop import AgentLoop
+from agent.engine.outcome import TurnResult, TurnStatus
+from agent.engine.system_prompt import build_system_prompt
+from agent.engine.tool_ids import ToolCallIds
+from agent.engine.turn import TurnRecoveryPolicy
+from agent.setup.config import Config, agent_home
+from agent.setup.mcp_link import McpLink
+from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, create_provider, embedded_default
+from agent.setup.small_models import fit_to_tiny_model
+from agent.setup.startup import Options, SetupError, secret_redactor
+from agent.terminal.ui import ConsoleUI
 from compaction import Compactor
 from providers import Event, EventBus
+from providers.lazy import LazyProvider
 from providers.models import ModelLimits, ModelRef
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider
 from recovery.fleet import Fleet
@@ -267,7 +267,7 @@ class Agent:
     def fit_to_model(self) -> str | None:
         """Apply the tools and limits the current model can cope with; a notice if tiny.
 
-        A tiny model (`agent.small_models`) gets three tools and a short turn; switching to a
+        A tiny model (`agent.setup.small_models`) gets three tools and a short turn; switching to a
         capable one gives the configured tool set and limits back, and the other way round.
         """
         fitted, notice = fit_to_tiny_model(self._configured, self.provider.current)

@@ -172,7 +172,7 @@ def run(
         return
     if resume is not None and continue_:
         raise typer.BadParameter("use either --resume or --continue, not both")
-    from agent.startup import Options
+    from agent.setup.startup import Options
 
     options = Options(
         workspace=Path.cwd(),
@@ -208,7 +208,7 @@ def run(
         if not sys.stdin.isatty():
             typer.echo("agent: stdin is not a terminal; use -p PROMPT to run non-interactively.")
             raise typer.Exit(ExitCode.USAGE)
-        from agent.repl import run_interactive
+        from agent.terminal.repl import run_interactive
 
         code = run_interactive(options)
     raise typer.Exit(code)
@@ -222,7 +222,7 @@ def sessions(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many to show.")] = 20,
 ) -> None:
     """List saved sessions (newest first)."""
-    from agent.sessions_view import list_sessions
+    from agent.terminal.sessions_view import list_sessions
 
     raise typer.Exit(list_sessions(Path.cwd(), all_dirs=all_dirs, limit=limit))
 
@@ -231,7 +231,7 @@ def sessions(
 def trust() -> None:
     """Allow this directory's agent.yaml settings that wait for approval (tool approval,
     sandbox, providers, MCP servers), as they are now."""
-    from agent.project_trust import trust_project
+    from agent.setup.trust import trust_project
 
     raise typer.Exit(trust_project(Path.cwd()))
 
@@ -246,7 +246,7 @@ cli.add_typer(mcp_cli, name="mcp")
 @mcp_cli.command("list")
 def mcp_list() -> None:
     """Start each configured MCP server, show its state (ready with N tools, or why not)."""
-    from agent.mcp_view import list_servers
+    from agent.terminal.mcp_view import list_servers
 
     raise typer.Exit(list_servers(Path.cwd()))
 
@@ -258,7 +258,7 @@ def mcp_approve(
     ] = None,
 ) -> None:
     """Allow servers this project's .mcp.json adds (needed before -p starts them)."""
-    from agent.mcp_view import approve_servers
+    from agent.terminal.mcp_view import approve_servers
 
     raise typer.Exit(approve_servers(Path.cwd(), list(names or [])))
 

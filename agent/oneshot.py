@@ -16,14 +16,14 @@ from rich.console import Console
 from rich.markup import escape
 
 from agent.app import Agent
-from agent.config import agent_home
-from agent.console import SafeConsole
+from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
-from agent.logging import flush_logs
-from agent.project_trust import ProjectTrust
-from agent.startup import Options, SetupError, load, start_logging
-from agent.turn_outcome import TurnResult, TurnStatus
-from agent.ui import ConsoleUI
+from agent.setup.config import agent_home
+from agent.setup.logs import flush_logs
+from agent.setup.startup import Options, SetupError, load, start_logging
+from agent.setup.trust import ProjectTrust
+from agent.terminal.console import SafeConsole
+from agent.terminal.ui import ConsoleUI
 
 log = structlog.get_logger("agent.oneshot")
 
@@ -62,7 +62,7 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
     for start_notice in agent.notices:
         err.print(start_notice)
     if agent.mcp.pending:
-        from agent.mcp_setup import pending_notice
+        from agent.setup.mcp_setup import pending_notice
 
         err.print(f"[yellow]! {escape(pending_notice(agent.mcp.pending))}[/yellow]")
     for notice in agent.resume_notices():

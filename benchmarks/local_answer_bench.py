@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.prompt import build_system_prompt
+from agent.engine.system_prompt import build_system_prompt
 from providers.adapters.local_model import bundled_model_path
 
 PROMPT = "Say hi"

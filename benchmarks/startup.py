@@ -36,8 +36,8 @@ PROMPT_READY = "\x1b[?2004h"  # prompt-toolkit enables bracketed paste as the pr
 SDK_CHECK = (
     "import os, sys\n"
     "from pathlib import Path\n"
-    "from agent.startup import Options, load\n"
-    "from agent.repl import Repl\n"
+    "from agent.setup.startup import Options, load\n"
+    "from agent.terminal.repl import Repl\n"
     "from rich.console import Console\n"
     "opts, env = Options(workspace=Path.cwd()), dict(os.environ)\n"
     "Repl(console=Console(), config=load(opts, env), options=opts, environ=env)\n"
@@ -63,7 +63,7 @@ def environment(home: Path) -> dict[str, str]:
 
 ANSWER = "Hello from the fake model."
 NO_WARM_UP = (
-    "from agent.lazy_provider import LazyProvider\n"
+    "from providers.lazy import LazyProvider\n"
     "LazyProvider.warm_up = lambda self: None\n"
     "from agent.cli import main\n"
     "main()\n"

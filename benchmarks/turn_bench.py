@@ -45,9 +45,9 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from rich.console import Console
 
 from agent.app import Agent
-from agent.prompt import build_system_prompt
-from agent.startup import Options, load, start_logging
-from agent.ui import ConsoleUI
+from agent.engine.system_prompt import build_system_prompt
+from agent.setup.startup import Options, load, start_logging
+from agent.terminal.ui import ConsoleUI
 from tests.fakes.cli import Endpoints, agent_env
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest, Responder

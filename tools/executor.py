@@ -140,7 +140,7 @@ class ToolExecutor:
         """Use ``settings`` from the next call on: which tools are offered, limits, retries.
 
         The agent changes them when the person switches between a tiny model and a capable
-        one (`agent.small_models`); the counts of repeated calls start again.
+        one (`agent.setup.small_models`); the counts of repeated calls start again.
         """
         self._settings = settings
         self._attempts = Attempts(settings, self._emit, self._sleep, self._redact)

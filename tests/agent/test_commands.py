@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.console import Console, RenderableType
 
-from agent.commands import SlashCommands, UsageSoFar
+from agent.terminal.commands import SlashCommands, UsageSoFar
 from providers import ErrorKind, Event, LlmError, Usage
 from providers.models import ModelRef
 from recovery import RecoveryStats

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.config import Config, ConfigError, load_config
+from agent.setup.config import Config, ConfigError, load_config
 from providers.models import ModelRef
 
 EXAMPLE = Path(__file__).parents[2] / "config.example.yaml"

@@ -8,7 +8,7 @@ from rich.control import Control
 from rich.markdown import Markdown
 from rich.text import Text
 
-from agent.console import SafeConsole, visible
+from agent.terminal.console import SafeConsole, visible
 
 CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4=\x07"  # OSC 52: put "rm -rf ~" on the clipboard
 CLEAR = "\x1b[2J\x1b[H"

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from agent.lazy_provider import LazyProvider
 from providers import ChatRequest, Message, Provider
+from providers.lazy import LazyProvider
 from tests.fakes.scripted import ScriptedProvider, text
 
 REQUEST = ChatRequest(messages=[Message.user("hi")])

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.loop import AgentLoop
-from agent.turn_outcome import TurnStatus
+from agent.engine.loop import AgentLoop
+from agent.engine.outcome import TurnStatus
 from providers import (
     ChatResponse,
     ErrorKind,
@@ -111,7 +111,7 @@ async def test_resumed_history_ending_on_a_user_message_is_answered(workspace: P
 
 
 async def test_an_empty_answer_is_kept_as_a_placeholder(workspace: Path) -> None:
-    from agent.loop import EMPTY_ANSWER
+    from agent.engine.loop import EMPTY_ANSWER
 
     provider = ScriptedProvider([text("   "), text("Second.")])
     loop = _loop(provider, workspace)

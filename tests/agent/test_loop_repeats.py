@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.loop import AgentLoop
-from agent.turn_outcome import TurnStatus
+from agent.engine.loop import AgentLoop
+from agent.engine.outcome import TurnStatus
 from tests.fakes.scripted import ScriptedProvider, text, tool_call
 from tools import ToolExecutor, ToolSettings
 

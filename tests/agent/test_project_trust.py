@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import load_config
-from agent.project_trust import ProjectTrust, held_back
+from agent.setup.config import load_config
+from agent.setup.trust import ProjectTrust, held_back
 from tests.fakes.cli import MODELS, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer

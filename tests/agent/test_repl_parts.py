@@ -11,11 +11,11 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from rich.console import Console
 
-from agent.commands import closest
-from agent.prompt import build_system_prompt
-from agent.repl_approval import PromptApprover
-from agent.repl_input import CommandInfo, SlashCompleter
-from agent.ui import ConsoleUI
+from agent.engine.system_prompt import build_system_prompt
+from agent.terminal.approval import PromptApprover
+from agent.terminal.commands import closest
+from agent.terminal.input_line import CommandInfo, SlashCompleter
+from agent.terminal.ui import ConsoleUI
 from tools import ApprovalRequest
 
 COMMANDS = [

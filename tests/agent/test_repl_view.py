@@ -6,8 +6,14 @@ import io
 
 from rich.console import Console
 
-from agent.repl_view import ANSWER_LINES, TOOL_LINES, last_exchange, stats_table, typed_by_person
-from agent.turn import CONTINUE_PROMPT
+from agent.engine.turn import CONTINUE_PROMPT
+from agent.terminal.repl_view import (
+    ANSWER_LINES,
+    TOOL_LINES,
+    last_exchange,
+    stats_table,
+    typed_by_person,
+)
 from compaction.summary import summary_note
 from providers import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from recovery import RecoveryStats

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import ConfigError, load_config
+from agent.setup.config import ConfigError, load_config
 from providers.models import ModelRef
 
 

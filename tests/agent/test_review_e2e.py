@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.loop import AgentLoop
-from agent.turn_outcome import TurnStatus
+from agent.engine.loop import AgentLoop
+from agent.engine.outcome import TurnStatus
 from providers import Provider
 from providers.adapters.anthropic import AnthropicProvider
 from providers.adapters.openai import OpenAIProvider

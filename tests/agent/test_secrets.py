@@ -10,10 +10,14 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agent.home import make_private
-from agent.prompt import MAX_INSTRUCTIONS_CHARS, build_system_prompt, read_instructions
-from agent.repl_input import PrivateFileHistory
-from agent.ui import ConsoleUI
+from agent.engine.system_prompt import (
+    MAX_INSTRUCTIONS_CHARS,
+    build_system_prompt,
+    read_instructions,
+)
+from agent.setup.home import make_private
+from agent.terminal.input_line import PrivateFileHistory
+from agent.terminal.ui import ConsoleUI
 from providers import ToolResultBlock, ToolUseBlock
 from sessions import Redactor
 from tools import CheckpointRecorded

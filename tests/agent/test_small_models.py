@@ -8,10 +8,10 @@ from pathlib import Path
 from rich.console import Console
 
 from agent.app import Agent
-from agent.config import Config
-from agent.small_models import TINY_MAX_STEPS, TINY_TOOLS, fit_to_tiny_model, is_tiny
-from agent.startup import Options, load
-from agent.ui import ConsoleUI
+from agent.setup.config import Config
+from agent.setup.small_models import TINY_MAX_STEPS, TINY_TOOLS, fit_to_tiny_model, is_tiny
+from agent.setup.startup import Options, load
+from agent.terminal.ui import ConsoleUI
 from providers.models import ModelRef
 from tests.fakes.cli import agent_env
 from tests.fakes.llm_script import Fault, Reply

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.tool_ids import MAX_ID_LENGTH, ToolCallIds
+from agent.engine.tool_ids import MAX_ID_LENGTH, ToolCallIds
 from providers import Message, TextBlock, ToolUseBlock
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.turn import TurnRecoveryPolicy
-from agent.turn_outcome import PromptTooLong
+from agent.engine.outcome import PromptTooLong
+from agent.engine.turn import TurnRecoveryPolicy
 from compaction.compactor import Compactor
 from providers import Message, ToolResultBlock, ToolUseBlock
 from providers.models import ModelLimits

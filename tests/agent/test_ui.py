@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from agent.turn import ContinuationRequested
-from agent.ui import ConsoleUI, StatusSource
-from agent.ui_render import plain_tool_line, tool_line
-from agent.ui_status import StatusLine
-from agent.ui_stream import MarkdownStream
+from agent.engine.turn import ContinuationRequested
+from agent.terminal.renderables import plain_tool_line, tool_line
+from agent.terminal.status_line import StatusLine
+from agent.terminal.stream import MarkdownStream
+from agent.terminal.ui import ConsoleUI, StatusSource
 from compaction.events import CompactionApplied, Reason
 from compaction.stages import Stage
 from providers import ErrorKind, TextDelta, ToolResultBlock, ToolUseBlock, Usage

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.ui_outcome import outcome_text
+from agent.terminal.tool_words import outcome_text
 from providers import ToolResultBlock, ToolUseBlock
 from tools import ToolExecutor, ToolSettings
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from agent.ui import ConsoleUI
-from agent.ui_stream import HOLD_LIMIT, RedactingStream
+from agent.terminal.stream import HOLD_LIMIT, RedactingStream
+from agent.terminal.ui import ConsoleUI
 from providers import TextDelta, ToolResultBlock, ToolUseBlock
 from sessions import Redactor
 

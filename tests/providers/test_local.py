@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import Config
-from agent.model_chain import EMBEDDED_MODEL, embedded_default
+from agent.setup.config import Config
+from agent.setup.model_chain import EMBEDDED_MODEL, embedded_default
 from providers import ErrorKind, LlmError, Message, ToolResultBlock, ToolUseBlock
 from providers.adapters.local import (
     LocalProvider,

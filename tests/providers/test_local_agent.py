@@ -134,8 +134,8 @@ def test_a_conversation_past_the_window_is_compacted_not_crashed(
 async def test_a_truncated_answer_is_escalated_then_continued(workspace: Path) -> None:
     # In process and without tools, so the tiny model has to answer in text; everything on
     # the path (recovery, the loop's continuation, the local runtime) is the real thing.
-    from agent.loop import AgentLoop
-    from agent.turn import TurnRecoveryPolicy
+    from agent.engine.loop import AgentLoop
+    from agent.engine.turn import TurnRecoveryPolicy
     from compaction import Compactor
     from providers.adapters.local import LocalProvider
     from providers.models import ModelLimits, ModelRef

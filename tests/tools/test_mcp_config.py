@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from agent.config import ConfigError, load_config
-from agent.mcp_setup import down_summary, plan_servers, status_table
+from agent.setup.config import ConfigError, load_config
+from agent.setup.mcp_setup import down_summary, plan_servers, status_table
 from tools import Tool, ToolContext, ToolExecutor, ToolOutput, ToolSettings
 from tools.mcp_servers import McpServerSettings, ProjectApprovals, read_project_servers
 from tools.mcp_servers.connection import reply_text

@@ -16,8 +16,8 @@ from typing import Protocol
 
 import structlog
 
-from agent.tool_ids import ToolCallIds
-from agent.turn_outcome import PromptTooLong, TurnEnded, TurnResult, TurnStatus
+from agent.engine.outcome import PromptTooLong, TurnEnded, TurnResult, TurnStatus
+from agent.engine.tool_ids import ToolCallIds
 from providers import (
     ChatRequest,
     ChatResponse,
@@ -42,7 +42,7 @@ from providers.conversation import (
     non_empty_reply,
 )
 
-log = structlog.get_logger("agent.loop")
+log = structlog.get_logger("agent.engine.loop")
 
 INTERRUPTED_REASON = "the turn was stopped"
 EMPTY_ANSWER = EMPTY_REPLY

@@ -9,8 +9,8 @@ from prompt_toolkit import PromptSession
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from agent.ui import ConsoleUI
-from agent.ui_render import diff_view
+from agent.terminal.renderables import diff_view
+from agent.terminal.ui import ConsoleUI
 from tools import ApprovalRequest
 
 QUESTION = "Allow? [y]es / [n]o / [a]lways for this tool: "

@@ -10,10 +10,10 @@ from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
-from agent.repl_input import CommandInfo
-from agent.turn import CONTINUE_AFTER_TOOL_CUT, CONTINUE_PROMPT
-from agent.ui_render import tool_line
-from agent.ui_status import compact_number
+from agent.engine.turn import CONTINUE_AFTER_TOOL_CUT, CONTINUE_PROMPT
+from agent.terminal.input_line import CommandInfo
+from agent.terminal.renderables import tool_line
+from agent.terminal.status_line import compact_number
 from compaction.conversation import COMPACTION_MARK
 from providers import Event, Message, ToolResultBlock, Usage
 from recovery import RecoveryStats, RetryScheduled

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
-from agent.turn_outcome import PromptTooLong
+from agent.engine.outcome import PromptTooLong
 from compaction import Compactor
 from providers import ChatResponse, Event, EventSink, LlmError, Message, TextBlock, ToolSpec
 from providers.models import ModelLimits

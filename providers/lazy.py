@@ -16,7 +16,7 @@ import structlog
 
 from providers import ChatRequest, ChatResponse, DeltaHandler, Provider
 
-log = structlog.get_logger("agent.lazy_provider")
+log = structlog.get_logger("providers.lazy")
 
 
 class LazyProvider:

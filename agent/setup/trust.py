@@ -103,7 +103,7 @@ class HeldSettings:
 
 
 class ProjectTrust:
-    """Answers `agent.config.load_config` about held settings, and remembers approvals.
+    """Answers `agent.setup.config.load_config` about held settings, and remembers approvals.
 
     Args:
         home: ``AGENT_HOME``, where the approvals are kept (0600).
@@ -138,10 +138,10 @@ def trust_project(workspace: Path) -> int:
     """``agent trust``: allow what ``workspace/agent.yaml`` holds back; the exit code."""
     from rich.text import Text
 
-    from agent.config import agent_home
-    from agent.console import SafeConsole
     from agent.exit_codes import ExitCode
-    from agent.startup import Options, SetupError, load
+    from agent.setup.config import agent_home
+    from agent.setup.startup import Options, SetupError, load
+    from agent.terminal.console import SafeConsole
 
     console = SafeConsole(highlight=False)
     trust = ProjectTrust(agent_home(), workspace)

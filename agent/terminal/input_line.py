@@ -24,7 +24,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 PROMPT = "› "
 HISTORY_MODE = 0o600
-log = structlog.get_logger("agent.repl")
+log = structlog.get_logger("agent.terminal.repl")
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from pydantic import (
     field_validator,
 )
 
-from agent.project_trust import held_back, without
+from agent.setup.trust import held_back, without
 from compaction.settings import CompactionSettings
 from providers.models import ModelLimits, ModelRef, known_limits
 from recovery.settings import RecoverySettings

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.config import Config, ConfigError, agent_home, load_config
-from agent.home import make_private
-from agent.logging import configure_logging
-from agent.project_trust import ProjectTrust
+from agent.setup.config import Config, ConfigError, agent_home, load_config
+from agent.setup.home import make_private
+from agent.setup.logs import configure_logging
+from agent.setup.trust import ProjectTrust
 from sessions import Redactor
 
 
@@ -61,7 +61,7 @@ def load(
 ) -> Config:
     """Load the configuration for ``options``, or raise `SetupError`.
 
-    What the workspace's ``agent.yaml`` holds back (`agent.project_trust.held_back`) applies
+    What the workspace's ``agent.yaml`` holds back (`agent.setup.trust.held_back`) applies
     only if ``trust`` (default: the approvals under ``AGENT_HOME``) allows it; ``trust.held``
     then says what was left out, for the caller to ask about or mention.
     """

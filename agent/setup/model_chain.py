@@ -11,15 +11,15 @@ from typing import Any
 
 import structlog
 
-from agent.config import BUILTIN_PROVIDERS, Config, ConfigError
-from agent.lazy_provider import LazyProvider
-from agent.startup import SetupError
+from agent.setup.config import BUILTIN_PROVIDERS, Config, ConfigError
+from agent.setup.startup import SetupError
 from providers import LlmError, Provider
+from providers.lazy import LazyProvider
 from providers.models import ModelRef
 from recovery import ModelTarget
 from recovery.fleet import credential_fingerprint
 
-log = structlog.get_logger("agent.model_chain")
+log = structlog.get_logger("agent.setup.model_chain")
 
 
 def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -> Provider:

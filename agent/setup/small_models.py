@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from agent.config import Config
+from agent.setup.config import Config
 from providers.models import ModelRef
 
 TINY_MODEL_PREFIXES = ("smollm",)

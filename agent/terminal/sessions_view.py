@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agent.config import agent_home
-from agent.console import SafeConsole, visible
 from agent.exit_codes import ExitCode
-from agent.home import make_private
+from agent.setup.config import agent_home
+from agent.setup.home import make_private
+from agent.terminal.console import SafeConsole, visible
 from sessions import SessionError, SessionStore, SessionSummary
 
 COLUMNS = ("id", "updated", "directory", "first prompt", "msgs", "ended")

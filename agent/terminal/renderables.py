@@ -15,7 +15,7 @@ from rich.control import strip_control_codes
 from rich.syntax import Syntax
 from rich.text import Text
 
-from agent.ui_outcome import outcome_text
+from agent.terminal.tool_words import outcome_text
 from providers import ToolResultBlock, ToolUseBlock
 
 MAX_DIFF_LINES = 40

@@ -19,9 +19,9 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
-from agent.console import visible
-from agent.ui_events import banner, is_quiet
-from agent.ui_render import (
+from agent.terminal.banners import banner, is_quiet
+from agent.terminal.console import visible
+from agent.terminal.renderables import (
     diff_view,
     excerpt,
     plain_tool_line,
@@ -29,8 +29,8 @@ from agent.ui_render import (
     tool_line,
     unified_diff,
 )
-from agent.ui_status import StatusLine, StatusSource
-from agent.ui_stream import MarkdownStream, RedactingStream
+from agent.terminal.status_line import StatusLine, StatusSource
+from agent.terminal.stream import MarkdownStream, RedactingStream
 from compaction.events import CompactionStarted
 from providers import Event, StreamDelta, StreamReset, TextDelta, ToolResultBlock, ToolUseBlock
 from providers.provider import ToolUseDelta

@@ -13,12 +13,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from agent.config import Config, agent_home
-from agent.console import SafeConsole
 from agent.exit_codes import ExitCode
-from agent.mcp_setup import McpPlan, plan_servers, start_servers, status_table
-from agent.project_trust import ProjectTrust
-from agent.startup import Options, SetupError, load, secret_redactor, start_logging
+from agent.setup.config import Config, agent_home
+from agent.setup.mcp_setup import McpPlan, plan_servers, start_servers, status_table
+from agent.setup.startup import Options, SetupError, load, secret_redactor, start_logging
+from agent.setup.trust import ProjectTrust
+from agent.terminal.console import SafeConsole
 from tools.mcp_servers import ProjectApprovals
 from tools.mcp_servers.supervisor import ServerState
 from tools.sandbox import Sandbox

@@ -21,18 +21,18 @@ from rich.text import Text
 
 from agent import __version__
 from agent.app import Agent
-from agent.commands import SlashCommands, UsageSoFar
-from agent.config import Config, agent_home
-from agent.console import SafeConsole
+from agent.engine.system_prompt import read_instructions
 from agent.exit_codes import ExitCode
-from agent.project_trust import ProjectTrust
-from agent.prompt import read_instructions
-from agent.repl_approval import PromptApprover
-from agent.repl_input import PROMPT, EmptyInterrupt, build_session
-from agent.repl_view import last_exchange, typed_by_person
-from agent.startup import Options, SetupError, load, start_logging
-from agent.ui import ConsoleUI, StatusSource
-from agent.ui_status import compact_number
+from agent.setup.config import Config, agent_home
+from agent.setup.startup import Options, SetupError, load, start_logging
+from agent.setup.trust import ProjectTrust
+from agent.terminal.approval import PromptApprover
+from agent.terminal.commands import SlashCommands, UsageSoFar
+from agent.terminal.console import SafeConsole
+from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
+from agent.terminal.repl_view import last_exchange, typed_by_person
+from agent.terminal.status_line import compact_number
+from agent.terminal.ui import ConsoleUI, StatusSource
 from providers import Event
 from providers.models import ModelRef
 from recovery import RecoveryStats
@@ -44,7 +44,7 @@ STOPPED_MID_TURN = (
     "This session stopped mid-turn. Press Enter to continue it, or type a new instruction."
 )
 T = TypeVar("T")
-log = structlog.get_logger("agent.repl")
+log = structlog.get_logger("agent.terminal.repl")
 
 
 class Repl:
@@ -192,7 +192,7 @@ class Repl:
 
     def mcp_status(self) -> RenderableType:
         """``/mcp``: each server's state, and the project's servers not allowed yet."""
-        from agent.mcp_setup import status_table
+        from agent.setup.mcp_setup import status_table
 
         agent = self.agent
         return status_table(agent.mcp.statuses(), agent.mcp.pending)
@@ -201,7 +201,7 @@ class Repl:
         """Ask once about each server a project's .mcp.json adds; allowed ones start now."""
         if not self.agent.mcp.pending:
             return
-        from agent.mcp_setup import approval_question
+        from agent.setup.mcp_setup import approval_question
 
         for name, settings in list(self.agent.mcp.pending.items()):
             answer = await self.ask(approval_question(name, settings))
@@ -335,7 +335,7 @@ class Repl:
             f" {self.agent.provider.current} · {tokens} tokens · session {self.agent.session_id} "
         )
         if self.agent.mcp.servers is not None:
-            from agent.mcp_setup import down_summary
+            from agent.setup.mcp_setup import down_summary
 
             if down := down_summary(self.agent.mcp.statuses()):
                 line += f"· {down} "

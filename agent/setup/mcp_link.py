@@ -85,7 +85,7 @@ class McpLink:
             return
         if not configured and not (self.workspace / ".mcp.json").is_file():
             return
-        from agent import mcp_setup
+        from agent.setup import mcp_setup
 
         plan = mcp_setup.plan_servers(configured, self.workspace, self.home)
         for notice in plan.notices:
@@ -103,7 +103,7 @@ class McpLink:
     def add(self, name: str, settings: McpServerSettings) -> None:
         """Start supervising one more server (returns at once)."""
         if self.servers is None:
-            from agent import mcp_setup
+            from agent.setup import mcp_setup
             from tools.mcp_servers.tool import McpToolList
 
             self.servers = mcp_setup.start_servers(

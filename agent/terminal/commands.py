@@ -17,9 +17,9 @@ import structlog
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from agent.config import ConfigError
-from agent.repl_input import CommandInfo
-from agent.repl_view import cost_table, help_table, print_picker, stats_table
+from agent.setup.config import ConfigError
+from agent.terminal.input_line import CommandInfo
+from agent.terminal.repl_view import cost_table, help_table, print_picker, stats_table
 from providers import Event, LlmError, Usage
 from providers.models import ModelRef
 from recovery import RecoveryStats
@@ -92,7 +92,7 @@ Handler = Callable[[str], Awaitable[bool]]
 """Runs a command with its argument; False ends the REPL."""
 
 PICKER_SIZE = 15
-log = structlog.get_logger("agent.commands")
+log = structlog.get_logger("agent.terminal.commands")
 
 
 def closest(name: str, names: Sequence[str]) -> str | None:
@@ -205,7 +205,7 @@ class SlashCommands:
         return True
 
     async def _sessions(self, _: str) -> bool:
-        from agent.sessions_view import render_sessions
+        from agent.terminal.sessions_view import render_sessions
 
         summaries = self._summaries()[:20]
         render_sessions(self.host.console, summaries, cwd=self.host.workspace, all_dirs=True)
