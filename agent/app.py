@@ -29,11 +29,10 @@ from providers import Event, EventBus
 from providers.lazy import LazyProvider
 from providers.models import ModelLimits, ModelRef
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider
-from recovery.fleet import Fleet
-from recovery.fleet_backends import open_store
+from recovery.fleet import Fleet, open_store
 from sessions import LoadedSession, SessionError, SessionStore, SessionWriter
 from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace, prune_checkpoints
-from tools.sandbox import Sandbox
+from tools.guard.sandbox import Sandbox
 
 log = structlog.get_logger("agent.app")
 

@@ -231,7 +231,7 @@ def sessions(
 def trust() -> None:
     """Allow this directory's agent.yaml settings that wait for approval (tool approval,
     sandbox, providers, MCP servers), as they are now."""
-    from agent.setup.trust import trust_project
+    from agent.terminal.trust_view import trust_project
 
     raise typer.Exit(trust_project(Path.cwd()))
 

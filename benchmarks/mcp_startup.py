@@ -32,7 +32,7 @@ MCP_CHECK = (
     "from rich.console import Console\n"
     "opts, env = Options(workspace=Path.cwd()), dict(os.environ)\n"
     "Repl(console=Console(), config=load(opts, env), options=opts, environ=env)\n"
-    "print(sorted(m for m in ('mcp', 'anyio', 'tools.mcp_servers.runtime') if m in sys.modules))\n"
+    "print(sorted(m for m in ('mcp', 'anyio', 'tools.mcp.runtime') if m in sys.modules))\n"
 )
 
 

@@ -24,9 +24,9 @@ from pathlib import Path
 
 from providers import ToolUseBlock
 from tools import ToolExecutor, ToolSettings
-from tools.landlock import abi_version
-from tools.policy import check_command
-from tools.sandbox import Sandbox
+from tools.guard.landlock import abi_version
+from tools.guard.policy import check_command
+from tools.guard.sandbox import Sandbox
 
 
 def _time(run: Callable[[], object]) -> float:

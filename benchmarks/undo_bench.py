@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.checkpoint_files import BlobStore
-from tools.snapshots import SnapshotLimits, WorkspaceScanner
+from tools.undo.checkpoint_files import BlobStore
+from tools.undo.snapshots import SnapshotLimits, WorkspaceScanner
 
 
 def make_repo(root: Path, files: int) -> None:

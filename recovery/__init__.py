@@ -2,7 +2,7 @@
 
 `RecoveringProvider` wraps a chain of `ModelTarget`s and is itself a `Provider`; the policy
 table lives in `recovery.policy`, the events it publishes in `recovery.events`. A `Fleet`
-shares recovery state with the other agents on the same key (`recovery.fleet*`).
+shares recovery state with the other agents on the same key (`recovery.fleet`).
 """
 
 from recovery.budget import BreakerState, CircuitBreaker, RetryBudget

@@ -33,7 +33,7 @@ from recovery.events import (
     RetryScheduled,
     StreamRestarted,
 )
-from recovery.fleet import Fleet, Hold
+from recovery.fleet.shared import Fleet, Hold
 from recovery.policy import POLICY, Action, CallState, Decision, decide
 from recovery.report import Failure
 from recovery.settings import RecoverySettings

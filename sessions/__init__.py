@@ -7,13 +7,13 @@
 
 from sessions.errors import AmbiguousSession, SessionError, SessionLocked, SessionNotFound
 from sessions.files import FileChange
+from sessions.listing import SessionSummary
 from sessions.loaded import LoadedSession, ModelState
 from sessions.records import TurnStatus
 from sessions.redact import Redactor
 from sessions.repair import history_problems, repair_history
 from sessions.settings import SessionSettings
 from sessions.store import SessionStore
-from sessions.summary import SessionSummary
 from sessions.writer import SessionWriter
 
 __all__ = [

@@ -20,6 +20,7 @@ from pathlib import Path
 from sessions.errors import AmbiguousSession, SessionError, SessionNotFound
 from sessions.files import DEFAULT_HASH_LIMIT, PathResolver
 from sessions.ids import is_session_id, new_session_id, normalize_prefix
+from sessions.listing import SessionSummary, summarize
 from sessions.loaded import LoadedSession, build_session
 from sessions.lock import SessionLock
 from sessions.mend import mend
@@ -27,7 +28,6 @@ from sessions.records import Header
 from sessions.redact import Redactor
 from sessions.scan import collector_paused, scan_bytes, scan_file
 from sessions.storage import fsync_directory, open_file, read_file, storage_error
-from sessions.summary import SessionSummary, summarize
 from sessions.syncer import SYNC_INTERVAL
 from sessions.writer import SessionWriter
 

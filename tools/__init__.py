@@ -7,8 +7,6 @@ with checkpoints for `/undo`.
 
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolKind, ToolOutput
 from tools.builtin import builtin_tools
-from tools.checkpoint_files import prune_checkpoints
-from tools.checkpoints import Checkpoint, KeptChange, RestoreFailure, UndoReport
 from tools.events import (
     CheckpointRecorded,
     RolledBack,
@@ -21,6 +19,7 @@ from tools.events import (
     UndoApplied,
 )
 from tools.executor import ToolExecutor
+from tools.guard.policy import PolicyDecision, check_command
 from tools.hooks import (
     ApprovalMode,
     ApprovalRequest,
@@ -31,8 +30,9 @@ from tools.hooks import (
     ToolInvocation,
     needs_approval,
 )
-from tools.policy import PolicyDecision, check_command
 from tools.settings import ToolSettings
+from tools.undo.checkpoint_files import prune_checkpoints
+from tools.undo.checkpoints import Checkpoint, KeptChange, RestoreFailure, UndoReport
 from tools.workspace import PathOutsideWorkspace, file_in_workspace, resolve_in_workspace
 
 __all__ = [

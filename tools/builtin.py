@@ -7,7 +7,7 @@ from typing import Any
 from tools.base import Tool
 from tools.files import EditFile, ReadFile, WriteFile
 from tools.finding import ListFiles, Search
-from tools.sandbox import Sandbox
+from tools.guard.sandbox import Sandbox
 from tools.shell import RunCommand
 
 

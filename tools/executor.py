@@ -29,8 +29,6 @@ from tools.attempts import Attempts
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
 from tools.blocking import in_worker
 from tools.builtin import builtin_tools
-from tools.checkpoints import Checkpoint, CheckpointStore, UndoReport
-from tools.command_changes import CommandRecorder
 from tools.events import (
     CheckpointRecorded,
     RolledBack,
@@ -40,6 +38,7 @@ from tools.events import (
     ToolRepeatedFailure,
     UndoApplied,
 )
+from tools.guard.sandbox import Sandbox
 from tools.hooks import (
     ApprovalGate,
     ApprovalMode,
@@ -57,10 +56,11 @@ from tools.results import (
     parse_arguments,
     rollback_text,
 )
-from tools.sandbox import Sandbox
 from tools.settings import ToolSettings
-from tools.snapshots import SnapshotLimits, WorkspaceScanner
 from tools.text import trim_middle
+from tools.undo.checkpoints import Checkpoint, CheckpointStore, UndoReport
+from tools.undo.command_changes import CommandRecorder
+from tools.undo.snapshots import SnapshotLimits, WorkspaceScanner
 
 log = structlog.get_logger("tools")
 

@@ -23,7 +23,7 @@ from tools.fileio import (
     read_window,
     write_regular,
 )
-from tools.mounts import local_tree
+from tools.guard.mounts import local_tree
 from tools.text import decode, describe_binary, is_binary
 from tools.workspace import relative_name, resolved_root
 
@@ -226,7 +226,7 @@ millisecond; what the thread hand-off saves is about 0.1 ms)."""
 
 
 def _reads_in_place(workspace: Path, path: Path) -> bool:
-    """Whether reading ``path`` cannot hang or take long (`tools.mounts`)."""
+    """Whether reading ``path`` cannot hang or take long (`tools.guard.mounts`)."""
     if not local_tree(str(resolved_root(workspace))):
         return False
     try:

@@ -13,8 +13,8 @@ from pydantic import BaseModel
 from providers.messages import ToolUseBlock
 from tools.base import Tool, ToolContext, ToolKind
 from tools.blocking import in_worker
-from tools.policy import check_command
-from tools.protected import protected_reason
+from tools.guard.policy import check_command
+from tools.guard.protected import protected_reason
 from tools.workspace import (
     PathOutsideWorkspace,
     relative_name,

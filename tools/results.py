@@ -13,8 +13,8 @@ from pydantic import BaseModel, ValidationError
 from providers.conversation import RAW_ARGUMENTS_KEY
 from providers.messages import MAX_INPUT_DEPTH, input_depth
 from tools.base import ErrorCategory, Tool
-from tools.checkpoints import UndoReport
 from tools.text import redact_value
+from tools.undo.checkpoints import UndoReport
 from tools.workspace import PathOutsideWorkspace
 
 _TRANSIENT_ERRNOS = frozenset(

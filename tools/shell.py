@@ -13,9 +13,9 @@ from pydantic import BaseModel, Field
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.blocking import in_worker
 from tools.events import ProtectedPathsRestored
-from tools.landlock import EXIT_SANDBOX_FAILED
-from tools.protected import ProtectedSnapshot
-from tools.sandbox import Sandbox, SandboxSettings
+from tools.guard.landlock import EXIT_SANDBOX_FAILED
+from tools.guard.protected import ProtectedSnapshot
+from tools.guard.sandbox import Sandbox, SandboxSettings
 from tools.settings import ToolSettings
 from tools.text import decode, trim_middle
 

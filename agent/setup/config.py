@@ -29,9 +29,9 @@ from compaction.settings import CompactionSettings
 from providers.models import ModelLimits, ModelRef, known_limits
 from recovery.settings import RecoverySettings
 from sessions.settings import SessionSettings
+from tools.guard.sandbox import SandboxSettings
 from tools.hooks import ApprovalMode
-from tools.mcp_servers.settings import McpServerSettings, check_server_names
-from tools.sandbox import SandboxSettings
+from tools.mcp.settings import McpServerSettings, check_server_names
 from tools.settings import ToolSettings
 
 ProviderType = Literal["anthropic", "openai", "local"]

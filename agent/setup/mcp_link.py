@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 from providers.events import Event
 from tools import Tool
 from tools.events import McpServerChanged
-from tools.mcp_servers import McpServerSettings, ProjectApprovals
-from tools.sandbox import Sandbox
+from tools.guard.sandbox import Sandbox
+from tools.mcp import McpServerSettings, ProjectApprovals
 
 if TYPE_CHECKING:
-    from tools.mcp_servers.runtime import McpServers
-    from tools.mcp_servers.supervisor import ServerStatus
-    from tools.mcp_servers.tool import McpToolList
+    from tools.mcp.runtime import McpServers
+    from tools.mcp.supervisor import ServerStatus
+    from tools.mcp.tool import McpToolList
 
 
 class McpLink:
@@ -104,7 +104,7 @@ class McpLink:
         """Start supervising one more server (returns at once)."""
         if self.servers is None:
             from agent.setup import mcp_setup
-            from tools.mcp_servers.tool import McpToolList
+            from tools.mcp.tool import McpToolList
 
             self.servers = mcp_setup.start_servers(
                 {},
@@ -136,7 +136,7 @@ class McpLink:
         return self._tool_list()
 
     def _report_changes(self) -> None:
-        from tools.mcp_servers.supervisor import ServerState
+        from tools.mcp.supervisor import ServerState
 
         while self._changes:
             status = self._changes.popleft()

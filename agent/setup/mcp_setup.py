@@ -14,10 +14,10 @@ from pathlib import Path
 from rich.text import Text
 
 from recovery.budget import CircuitBreaker
-from tools.mcp_servers import McpServerSettings, ProjectApprovals, read_project_servers
-from tools.mcp_servers.runtime import McpServers
-from tools.mcp_servers.supervisor import ServerState, ServerStatus
-from tools.sandbox import Sandbox
+from tools.guard.sandbox import Sandbox
+from tools.mcp import McpServerSettings, ProjectApprovals, read_project_servers
+from tools.mcp.runtime import McpServers
+from tools.mcp.supervisor import ServerState, ServerStatus
 
 DOWN_STATES = (ServerState.RESTARTING, ServerState.PAUSED, ServerState.FAILED)
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.mcp_servers import ProjectApprovals
+from tools.mcp import ProjectApprovals
 
-__all__ = ["HeldSettings", "ProjectTrust", "held_back", "trust_project", "without"]
+__all__ = ["HeldSettings", "ProjectTrust", "held_back", "without"]
 
 APPROVALS_FILE = "project-approvals.json"
 _NAME = "agent.yaml"
@@ -132,34 +132,3 @@ class ProjectTrust:
         """
         self._allowed.add(held.digest)
         self._approvals.allow_digest(_NAME, held.digest)
-
-
-def trust_project(workspace: Path) -> int:
-    """``agent trust``: allow what ``workspace/agent.yaml`` holds back; the exit code."""
-    from rich.text import Text
-
-    from agent.exit_codes import ExitCode
-    from agent.setup.config import agent_home
-    from agent.setup.startup import Options, SetupError, load
-    from agent.terminal.console import SafeConsole
-
-    console = SafeConsole(highlight=False)
-    trust = ProjectTrust(agent_home(), workspace)
-    try:
-        load(Options(workspace=workspace), trust=trust)
-    except SetupError as error:
-        console.print(Text(f"agent: {error}", style="red"))
-        return ExitCode.USAGE
-    held = trust.held
-    if held is None:
-        console.print("Nothing in ./agent.yaml waits for approval here.")
-        return ExitCode.OK
-    try:
-        trust.allow(held)
-    except OSError as error:
-        console.print(Text(f"agent: cannot save the approval: {error}", style="red"))
-        return ExitCode.USAGE
-    console.print(f"Allowed for {workspace}:")
-    for line in held.lines():
-        console.print(Text(f"  {line}"))
-    return ExitCode.OK

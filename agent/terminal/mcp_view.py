@@ -19,9 +19,9 @@ from agent.setup.mcp_setup import McpPlan, plan_servers, start_servers, status_t
 from agent.setup.startup import Options, SetupError, load, secret_redactor, start_logging
 from agent.setup.trust import ProjectTrust
 from agent.terminal.console import SafeConsole
-from tools.mcp_servers import ProjectApprovals
-from tools.mcp_servers.supervisor import ServerState
-from tools.sandbox import Sandbox
+from tools.guard.sandbox import Sandbox
+from tools.mcp import ProjectApprovals
+from tools.mcp.supervisor import ServerState
 
 SETTLED = {ServerState.READY, ServerState.FAILED, ServerState.PAUSED, ServerState.RESTARTING}
 

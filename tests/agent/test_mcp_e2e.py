@@ -207,7 +207,7 @@ def test_nothing_mcp_is_imported_without_servers(
         "opts, env = Options(workspace=Path.cwd()), dict(os.environ)\n"
         "ui = ConsoleUI(Console())\n"
         "Agent(load(opts, env), opts, ui=ui, approver=None, environ=env).close()\n"
-        "names = ('mcp', 'anyio', 'tools.mcp_servers.runtime')\n"
+        "names = ('mcp', 'anyio', 'tools.mcp.runtime')\n"
         "print(sorted(m for m in names if m in sys.modules))\n"
     )
     run = subprocess.run(

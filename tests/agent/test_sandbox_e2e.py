@@ -15,7 +15,7 @@ import pytest
 
 from tests.fakes.cli import MODELS, run_agent
 from tests.fakes.llm_server import FakeLlmServer, Reply
-from tools.landlock import abi_version
+from tools.guard.landlock import abi_version
 
 pytestmark = pytest.mark.skipif(
     abi_version() < 1, reason="the kernel has no Landlock (Linux 5.13+ with it enabled)"

@@ -11,9 +11,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tools.mcp_servers.runtime import McpServers
-from tools.mcp_servers.settings import McpServerSettings
-from tools.mcp_servers.supervisor import ServerState, ServerStatus
+from tools.mcp.runtime import McpServers
+from tools.mcp.settings import McpServerSettings
+from tools.mcp.supervisor import ServerState, ServerStatus
 
 SERVER_SCRIPT = Path(__file__).with_name("mcp_server.py")
 

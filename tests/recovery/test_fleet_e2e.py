@@ -13,7 +13,7 @@ import json
 import signal
 from pathlib import Path
 
-from recovery.fleet_redis import RedisStore
+from recovery.fleet.redis_store import RedisStore
 from tests.fakes.fleet import FleetRun, run_fleet, task_responder, write_config
 from tests.fakes.llm_server import FakeLlmServer
 from tests.recovery.test_fleet_stores import HOLD_AND_HANG, python

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from providers.ratelimit import Headroom, RateLimits
-from recovery.fleet import RELEASE_MERGE, Fleet
-from recovery.fleet_file import FileStore
-from recovery.fleet_store import ProcessStore, Record
+from recovery.fleet.file_store import FileStore
+from recovery.fleet.shared import RELEASE_MERGE, Fleet
+from recovery.fleet.store import ProcessStore, Record
 from recovery.settings import RecoverySettings
 
 T = TypeVar("T")

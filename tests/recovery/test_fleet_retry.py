@@ -13,8 +13,8 @@ from providers import ErrorKind, Event, LlmError
 from providers.ratelimit import Headroom, RateLimits
 from recovery import ModelTarget, RecoveringProvider, RecoverySettings, RequestHeld
 from recovery.fleet import Fleet
-from recovery.fleet_file import FileStore
-from recovery.fleet_store import ProcessStore
+from recovery.fleet.file_store import FileStore
+from recovery.fleet.store import ProcessStore
 from recovery.settings import SharedSettings
 from tests.fakes.clock import VirtualClock
 from tests.fakes.scripted import ScriptedProvider, text

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from providers.ratelimit import Headroom, RateLimits
-from recovery import fleet_state as state
-from recovery.fleet_state import Hold, Limits
+from recovery.fleet import state
+from recovery.fleet.state import Hold, Limits
 
 NOW = 1_800_000_000.0
 NONE = Limits()

@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 
 from recovery.fleet import Fleet
-from recovery.fleet_file import MAX_STATE_BYTES, FileStore
-from recovery.fleet_redis import RedisStore
-from recovery.fleet_store import FallbackStore, ProcessStore, Record, StoreUnavailable
+from recovery.fleet.file_store import MAX_STATE_BYTES, FileStore
+from recovery.fleet.redis_store import RedisStore
+from recovery.fleet.store import FallbackStore, ProcessStore, Record, StoreUnavailable
 from recovery.settings import RecoverySettings
 from tests.fakes.cli import REPO_ROOT
 
 INCREMENT = """
 import sys
 from pathlib import Path
-from recovery.fleet_file import MAX_STATE_BYTES, FileStore
+from recovery.fleet.file_store import MAX_STATE_BYTES, FileStore
 store = FileStore(Path(sys.argv[1]), lock_timeout=30)
 def bump(record):
     record["count"] = record.get("count", 0) + 1
@@ -34,7 +34,7 @@ for _ in range(int(sys.argv[2])):
 HOLD_AND_HANG = """
 import sys, time
 from pathlib import Path
-from recovery.fleet_file import MAX_STATE_BYTES, FileStore
+from recovery.fleet.file_store import MAX_STATE_BYTES, FileStore
 store = FileStore(Path(sys.argv[1]))
 def hang(record):
     record["count"] = 999  # a change that never completes

@@ -13,6 +13,7 @@ import pytest
 
 from providers import Message
 from sessions import SessionError, SessionStore, history_problems
+from sessions.listing import DAMAGED_HEADER_CWD
 from sessions.records import (
     MAX_DEPTH,
     MAX_LINE_BYTES,
@@ -21,7 +22,6 @@ from sessions.records import (
     parse_record,
     too_deep,
 )
-from sessions.summary import DAMAGED_HEADER_CWD
 
 
 def _message(text: str, **changes: object) -> bytes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.checkpoint_files import BlobStore
+from tools.undo.checkpoint_files import BlobStore
 
 
 def test_the_saved_bytes_follow_puts_prunes_and_a_reopen(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from providers.messages import ToolUseBlock
 from tests.tools.conftest import Harness, MakeHarness
 from tools import Tool, ToolContext, ToolError, ToolOutput, builtin_tools
-from tools.checkpoints import CheckpointStore
+from tools.undo.checkpoints import CheckpointStore
 
 
 class TwoWritesInput(BaseModel):

@@ -14,11 +14,11 @@ import pytest
 from providers import ToolResultBlock, ToolUseBlock
 from tests.tools.conftest import Harness, MakeHarness, call
 from tools import ToolSettings
-from tools.checkpoint_files import BlobStore, prune_checkpoints
-from tools.checkpoints import CheckpointStore
-from tools.command_changes import CommandRecorder
 from tools.ignore import GitIgnore
-from tools.snapshots import Snapshot, SnapshotLimits, WorkspaceScanner
+from tools.undo.checkpoint_files import BlobStore, prune_checkpoints
+from tools.undo.checkpoints import CheckpointStore
+from tools.undo.command_changes import CommandRecorder
+from tools.undo.snapshots import Snapshot, SnapshotLimits, WorkspaceScanner
 
 
 async def test_undo_restores_deleted_moved_appended_and_created_files(

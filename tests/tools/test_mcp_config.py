@@ -12,16 +12,16 @@ from pydantic import ValidationError
 from agent.setup.config import ConfigError, load_config
 from agent.setup.mcp_setup import down_summary, plan_servers, status_table
 from tools import Tool, ToolContext, ToolExecutor, ToolOutput, ToolSettings
-from tools.mcp_servers import McpServerSettings, ProjectApprovals, read_project_servers
-from tools.mcp_servers.connection import reply_text
-from tools.mcp_servers.settings import UnsetVariable, expand
-from tools.mcp_servers.supervisor import (
+from tools.mcp import McpServerSettings, ProjectApprovals, read_project_servers
+from tools.mcp.connection import reply_text
+from tools.mcp.settings import UnsetVariable, expand
+from tools.mcp.supervisor import (
     MAX_RESTART_DELAY,
     ServerState,
     ServerStatus,
     restart_delay,
 )
-from tools.mcp_servers.tool import MAX_NAME, McpArguments, tool_name
+from tools.mcp.tool import MAX_NAME, McpArguments, tool_name
 
 
 def test_references_expand_from_the_environment_with_defaults() -> None:

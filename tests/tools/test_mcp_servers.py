@@ -15,11 +15,11 @@ from recovery.budget import CircuitBreaker
 from tests.fakes.mcp_harness import http_server, stdio_settings, wait_for_state
 from tests.tools.conftest import MakeHarness, RecordingApprover
 from tools import ToolSettings
-from tools.mcp_servers import McpServerSettings
-from tools.mcp_servers.runtime import McpServers
-from tools.mcp_servers.supervisor import ServerState
-from tools.mcp_servers.tool import McpToolList
-from tools.sandbox import Sandbox, SandboxSettings
+from tools.guard.sandbox import Sandbox, SandboxSettings
+from tools.mcp import McpServerSettings
+from tools.mcp.runtime import McpServers
+from tools.mcp.supervisor import ServerState
+from tools.mcp.tool import McpToolList
 
 READY = {ServerState.READY}
 StartServers = Callable[..., McpServers]

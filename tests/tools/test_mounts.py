@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import tools.files
-import tools.mounts
+import tools.guard.mounts
 from tools.files import INLINE_READ_BYTES
-from tools.mounts import local_tree, read_mounts, tree_is_local
+from tools.guard.mounts import local_tree, read_mounts, tree_is_local
 
 MOUNTINFO = """\
 22 1 259:1 / / rw,relatime shared:1 - ext4 /dev/root rw
@@ -63,7 +63,7 @@ def test_the_answer_follows_the_table_once_it_is_read_again(tmp_path: Path) -> N
 
     table.write_text(f"1 0 8:1 / / rw - ext4 /dev/sda rw\n2 1 0:2 / {tmp_path} rw - nfs s:/ rw\n")
     assert local_tree(str(tmp_path), now=1e9 + 1, table=str(table))  # trusted a few seconds
-    later = 1e9 + tools.mounts.REFRESH_AFTER
+    later = 1e9 + tools.guard.mounts.REFRESH_AFTER
     assert not local_tree(str(tmp_path), now=later, table=str(table))
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import MakeHarness, RecordingApprover
-from tools.protected import ProtectedSnapshot, protected_reason
-from tools.sandbox import Sandbox
+from tools.guard.protected import ProtectedSnapshot, protected_reason
+from tools.guard.sandbox import Sandbox
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
 

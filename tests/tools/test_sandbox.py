@@ -21,8 +21,8 @@ import pytest
 
 from tests.tools.conftest import MakeHarness
 from tests.tools.test_run_command import _alive
-from tools.landlock import abi_version, point_caches
-from tools.sandbox import Sandbox, SandboxMode, SandboxSettings
+from tools.guard.landlock import abi_version, point_caches
+from tools.guard.sandbox import Sandbox, SandboxMode, SandboxSettings
 
 requires_landlock = pytest.mark.skipif(
     abi_version() < 1, reason="the kernel has no Landlock (Linux 5.13+ with it enabled)"
@@ -139,7 +139,7 @@ def test_what_the_launcher_runs_dies_with_the_agent_even_after_kill_9(
     agent = (
         "import subprocess, sys\n"
         "from pathlib import Path\n"
-        "from tools.sandbox import Sandbox\n"
+        "from tools.guard.sandbox import Sandbox\n"
         f"sandbox = Sandbox({mode!r}, writable=(Path({str(scratch)!r}),), abi={abi_version()})\n"
         f"argv = sandbox.wrap([sys.executable, '-c', {server!r}], Path({str(workspace)!r}))\n"
         "subprocess.Popen(argv).wait()\n"

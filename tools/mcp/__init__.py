@@ -6,8 +6,8 @@ their modules, only when a server is configured; `connection` imports the SDK in
 functions, when the first server starts.
 """
 
-from tools.mcp_servers.project import ProjectApprovals, ProjectServers, read_project_servers
-from tools.mcp_servers.settings import McpServerSettings, check_server_names
+from tools.mcp.project import ProjectApprovals, ProjectServers, read_project_servers
+from tools.mcp.settings import McpServerSettings, check_server_names
 
 __all__ = [
     "McpServerSettings",

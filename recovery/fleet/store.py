@@ -2,8 +2,8 @@
 
 A store holds one JSON-able record per key (provider, credential fingerprint, model) and
 changes it atomically: `update` reads the record, applies a change function, writes it back,
-with no other process in between. Backends: `recovery.fleet_file` (one machine) and
-`recovery.fleet_redis` (many machines). `FallbackStore` keeps the agent working, on its own,
+with no other process in between. Backends: `recovery.fleet.file_store` (one machine) and
+`recovery.fleet.redis_store` (many machines). `FallbackStore` keeps the agent working, on its own,
 while a shared backend is unreachable: coordination is an optimisation, never a new way to fail.
 """
 
@@ -20,7 +20,7 @@ __all__ = ["FallbackStore", "FleetStore", "ProcessStore", "Record", "StoreUnavai
 Record = dict[str, Any]
 T = TypeVar("T")
 
-_log = structlog.get_logger("recovery.fleet")
+_log = structlog.get_logger("recovery.fleet.store")
 
 RETRY_SHARED_AFTER = 30.0
 """Seconds a `FallbackStore` works alone before it tries the shared backend again."""

@@ -3,7 +3,7 @@
 They make ``/undo`` possible (restore the last turn's changes, also after ``--resume``) and
 let the executor roll back a call that failed part way. A checkpoint belongs to one call
 (``call``, a number unique in the session, whatever id the model gave the call), so a
-rollback only ever touches its own call's effects. Restores go through `tools.restore`:
+rollback only ever touches its own call's effects. Restores go through `tools.undo.restore`:
 containment is checked again at restore time, symlinks are never followed, and a path
 someone changed since the agent did is left alone with the earlier version saved beside it.
 """
@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from tools.checkpoint_files import BlobStore, CheckpointIndex, make_private_dir
-from tools.restore import Outcome, Plan, apply, order
-from tools.safe_fs import FileState, Other, Unreachable, observe, open_parent, split_relative
-from tools.snapshots import Change
+from tools.guard.safe_fs import FileState, Other, Unreachable, observe, open_parent, split_relative
+from tools.undo.checkpoint_files import BlobStore, CheckpointIndex, make_private_dir
+from tools.undo.restore import Outcome, Plan, apply, order
+from tools.undo.snapshots import Change
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ from typing import Any, TypeVar
 
 import structlog
 
-from tools.mcp_servers.connection import Reply, open_connection
-from tools.mcp_servers.settings import McpServerSettings, UnsetVariable
-from tools.mcp_servers.supervisor import Breaker, ServerState, ServerStatus, ServerSupervisor
+from tools.mcp.connection import Reply, open_connection
+from tools.mcp.settings import McpServerSettings, UnsetVariable
+from tools.mcp.supervisor import Breaker, ServerState, ServerStatus, ServerSupervisor
 
 log = structlog.get_logger("tools.mcp")
 T = TypeVar("T")

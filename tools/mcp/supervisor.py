@@ -21,8 +21,8 @@ from typing import Any, Protocol
 import anyio
 import structlog
 
-from tools.mcp_servers.connection import Connection, RemoteTool, Reply, ServerBroken
-from tools.mcp_servers.settings import McpServerSettings
+from tools.mcp.connection import Connection, RemoteTool, Reply, ServerBroken
+from tools.mcp.settings import McpServerSettings
 
 log = structlog.get_logger("tools.mcp")
 

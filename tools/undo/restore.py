@@ -4,7 +4,7 @@ A `Plan` says what a path held before the turn (``target``) and what the agent l
 (``expected``). Before anything is overwritten or deleted the current state is compared with
 ``expected``: if the person (or anything else) changed the path since, it is left alone and
 the earlier version is written beside it (``notes.md.undo``) instead. Every step goes through
-`tools.safe_fs`, so a directory replaced by a symlink stops the restore rather than
+`tools.guard.safe_fs`, so a directory replaced by a symlink stops the restore rather than
 redirecting it outside the workspace.
 """
 
@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tools.checkpoint_files import BlobStore
-from tools.safe_fs import (
+from tools.guard.safe_fs import (
     FileState,
     Observed,
     Other,
@@ -26,6 +25,7 @@ from tools.safe_fs import (
     remove,
     split_relative,
 )
+from tools.undo.checkpoint_files import BlobStore
 
 BESIDE_SUFFIX = ".undo"
 _MAX_BESIDE = 100

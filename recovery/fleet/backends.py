@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from recovery.fleet_file import FileStore
-from recovery.fleet_redis import RedisStore
-from recovery.fleet_store import FallbackStore, FleetStore, ProcessStore, StoreUnavailable
+from recovery.fleet.file_store import FileStore
+from recovery.fleet.redis_store import RedisStore
+from recovery.fleet.store import FallbackStore, FleetStore, ProcessStore, StoreUnavailable
 from recovery.settings import SharedSettings
 
 __all__ = ["open_store"]

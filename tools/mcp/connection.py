@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 import anyio
 
-from tools.mcp_servers.settings import McpServerSettings
+from tools.mcp.settings import McpServerSettings
 
 CLIENT_NAME = "agent"
 

@@ -3,7 +3,7 @@
 `check_command` looks through quoting, extra whitespace, wrappers (``sudo``, ``env``,
 ``bash -c``) and command chains. It is deliberately conservative about a short list of
 catastrophic actions; everything else is left to the approval mode and the OS sandbox
-(`tools/sandbox.py`), which is the real boundary: a denylist cannot see through
+(`tools/guard/sandbox.py`), which is the real boundary: a denylist cannot see through
 ``$(...)``, base64 or a Python one-liner. Every check is linear in the command's length (no
 regular expression here can backtrack), and commands longer than `MAX_COMMAND_CHARS` are
 refused outright.

@@ -5,7 +5,7 @@ limits. Each agent publishes what it learns — a server's retry-after, the rate
 of every response, a failing model, retries spent — and consults it before each request, so
 a wait told to one is honoured by all and requests are paced before the limit is hit. Keys
 are (provider, credential fingerprint, model); the fingerprint is a hash, never the key.
-The records live in a `recovery.fleet_store.FleetStore`; `recovery.fleet_state` changes them.
+The records live in a `recovery.fleet.store.FleetStore`; `recovery.fleet.state` changes them.
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from dataclasses import dataclass
 import structlog
 
 from providers.ratelimit import RateLimits
-from recovery import fleet_state as state
-from recovery.fleet_state import Hold, Limits
-from recovery.fleet_store import FleetStore, Record
+from recovery.fleet import state
+from recovery.fleet.state import Hold, Limits
+from recovery.fleet.store import FleetStore, Record
 from recovery.settings import RecoverySettings
 
 __all__ = ["Fleet", "FleetView", "Hold", "credential_fingerprint"]
 
-log = structlog.get_logger("recovery.fleet")
+log = structlog.get_logger("recovery.fleet.shared")
 
 RELEASE_MERGE = 0.05
 """Seconds a release waits to be written with the same agent's next request on its key."""

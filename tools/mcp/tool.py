@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
-from tools.mcp_servers.connection import BadReply, MalformedOutput, RemoteTool, ServerBroken
-from tools.mcp_servers.runtime import McpServers
-from tools.mcp_servers.supervisor import CallTimedOut, ServerState, Unavailable
+from tools.mcp.connection import BadReply, MalformedOutput, RemoteTool, ServerBroken
+from tools.mcp.runtime import McpServers
+from tools.mcp.supervisor import CallTimedOut, ServerState, Unavailable
 from tools.settings import ToolSettings
 
 PREFIX = "mcp__"

@@ -20,9 +20,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.checkpoint_files import BlobStore
+from tools.guard.safe_fs import FileState, Unreachable, observe, open_parent, split_relative
 from tools.ignore import GitIgnore
-from tools.safe_fs import FileState, Unreachable, observe, open_parent, split_relative
+from tools.undo.checkpoint_files import BlobStore
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_DEPTH = 64

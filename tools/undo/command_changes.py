@@ -16,9 +16,9 @@ import structlog
 
 from providers.messages import ToolResultBlock, ToolUseBlock
 from tools.blocking import in_worker
-from tools.checkpoints import CheckpointStore
 from tools.ignore import GitIgnore
-from tools.snapshots import CommandChanges, ScanAbandoned, Snapshot, WorkspaceScanner
+from tools.undo.checkpoints import CheckpointStore
+from tools.undo.snapshots import CommandChanges, ScanAbandoned, Snapshot, WorkspaceScanner
 
 __all__ = ["CommandRecorder"]
 

@@ -4,8 +4,8 @@
 workspace, the system temp directory, the agent's scratch directory and any configured
 ``writable_paths``; ``read-only`` allows no writes at all; ``off`` runs commands unconfined.
 On Linux the rule is enforced by Landlock (no root, no daemon) in a small launcher,
-`tools/landlock.py`; where Landlock is missing the agent says so and the command policy
-(`tools/policy.py`) remains the only guard. The launcher runs in every mode, so background
+`tools/guard/landlock.py`; where Landlock is missing the agent says so and the command policy
+(`tools/guard/policy.py`) remains the only guard. The launcher runs in every mode, so background
 children are always killed when a command ends.
 
 Package managers and build tools keep caches in the home directory (``~/.npm``,
@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tools import landlock
+from tools.guard import landlock
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from providers.ratelimit import Headroom, RateLimits
-from recovery.fleet_store import Record
+from recovery.fleet.store import Record
 
 WINDOW = 60.0
 LEASE = 90.0

@@ -21,7 +21,7 @@ from typing import Any
 
 import structlog
 
-log = structlog.get_logger("tools.checkpoints")
+log = structlog.get_logger("tools.undo.checkpoints")
 
 _DIR_MODE = 0o700
 _FILE_MODE = 0o600

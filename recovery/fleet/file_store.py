@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from recovery.fleet_store import Record, StoreUnavailable
+from recovery.fleet.store import Record, StoreUnavailable
 
 __all__ = ["FileStore"]
 

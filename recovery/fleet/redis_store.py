@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from recovery.fleet_store import Record, StoreUnavailable
+from recovery.fleet.store import Record, StoreUnavailable
 
 __all__ = ["RedisStore"]
 

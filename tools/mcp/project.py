@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from tools.base import ToolError
 from tools.fileio import read_whole
-from tools.mcp_servers.settings import SERVER_NAME, McpServerSettings
+from tools.mcp.settings import SERVER_NAME, McpServerSettings
 
 PROJECT_FILE = ".mcp.json"
 APPROVALS_FILE = "mcp-approvals.json"
