@@ -21,6 +21,7 @@ from agent.engine.turn import TurnRecoveryPolicy
 from agent.setup.config import Config, agent_home
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, create_provider, embedded_default
+from agent.setup.session_start import naming_the_resumed_model, open_session
 from agent.setup.small_models import fit_to_tiny_model
 from agent.setup.startup import Options, SetupError, secret_redactor
 from agent.terminal.ui import ConsoleUI
@@ -30,7 +31,7 @@ from providers.lazy import LazyProvider
 from providers.models import ModelLimits, ModelRef
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider
 from recovery.fleet import Fleet, open_store
-from sessions import LoadedSession, SessionError, SessionStore, SessionWriter
+from sessions import SessionError, SessionStore
 from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace, prune_checkpoints
 from tools.guard.sandbox import Sandbox
 
@@ -85,8 +86,8 @@ class Agent:
         try:
             chain = build_chain(config, environ)
         except SetupError as error:
-            raise SetupError(self._naming_the_resumed_model(str(error), options)) from None
-        self.loaded, self.session = self._open_session(options)
+            raise SetupError(naming_the_resumed_model(str(error), self.store, options)) from None
+        self.loaded, self.session = open_session(self.store, options, config.model_chain())
         self.changed_files_note = self.loaded.changed_files_note if self.loaded else None
         self.events.subscribe(self._persist_event)
         store = open_store(
@@ -193,39 +194,6 @@ class Agent:
             log.warning("scratch_dir_unavailable", path=str(scratch), reason=str(error))
             return None
         return scratch
-
-    def _open_session(self, options: Options) -> tuple[LoadedSession | None, SessionWriter]:
-        try:
-            target = options.resume
-            if options.continue_latest:
-                target = self.store.latest_for(self.workspace)
-                if target is None:
-                    raise SetupError(
-                        f"No session to continue in {self.workspace}. "
-                        "Start one with `agent`, or list them with `agent sessions --all`."
-                    )
-            if target is None:
-                chain = [str(ref) for ref in self.config.model_chain()]
-                return None, self.store.create(cwd=self.workspace, model_chain=chain)
-            return self.store.open(target)
-        except SessionError as error:
-            raise SetupError(str(error)) from None
-
-    def _naming_the_resumed_model(self, message: str, options: Options) -> str:
-        """``message`` (no model can be used here), plus the model of the session being
-        resumed, and where it was started: that is the key or directory the person needs."""
-        target = options.resume
-        if target is None and options.continue_latest:
-            target = self.store.latest_for(self.workspace)
-        if target is None:
-            return message
-        try:
-            loaded = self.store.load(target)
-        except SessionError:
-            return message  # opening it will say what is wrong with it
-        started = loaded.header.cwd
-        where = f", started in {started}" if started != str(self.workspace) else ""
-        return f"{message}\nThe session being resumed used {loaded.model_state.current}{where}."
 
     def _restore_model(self, current: str) -> None:
         """Continue on the model the session last used, or say why it cannot be used here.

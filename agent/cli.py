@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
+import yaml
 from typer.core import TyperGroup
 
 from agent import __version__
@@ -43,6 +44,62 @@ class Approval(StrEnum):
 
 
 Choice = TypeVar("Choice", bound=StrEnum)
+
+CONFIG_FLAGS: dict[str, str] = {}
+"""Option name → the configuration key it sets (`config_option`)."""
+CONSTANT_FLAGS: dict[str, tuple[str, str]] = {}
+"""Switches that set a configuration key to one value: option name → (key, value)."""
+
+
+def config_option(key: str, *names: str, constant: str | None = None, **kwargs: Any) -> Any:
+    """A Typer option that sets the configuration key ``key`` (dotted: ``sandbox.mode``).
+
+    This is the only place a flag is tied to configuration: its value becomes an override in
+    `Options.overrides`, which wins over every file and the environment.
+    """
+    if constant is None:
+        CONFIG_FLAGS[names[0]] = key
+    else:
+        CONSTANT_FLAGS[names[0]] = (key, constant)
+    return typer.Option(*names, **kwargs)
+
+
+def flag_overrides(ctx: typer.Context, settings: list[str]) -> dict[str, Any]:
+    """The configuration the flags on the command line set, by dotted key.
+
+    ``settings`` are ``--set KEY=VALUE`` pairs (the value read as YAML: ``3``, ``true``,
+    ``[a, b]``); the dedicated flags win over them, and switches such as ``--yes`` win last.
+    """
+    overrides = dict(_key_value(item) for item in settings)
+    for param in ctx.command.params:
+        name, value = param.opts[0], ctx.params.get(param.name or "")
+        if name in CONFIG_FLAGS and value not in (None, [], ()):
+            overrides[CONFIG_FLAGS[name]] = _plain(value)
+    for param in ctx.command.params:
+        name = param.opts[0]
+        if name in CONSTANT_FLAGS and ctx.params.get(param.name or ""):
+            key, constant = CONSTANT_FLAGS[name]
+            overrides[key] = constant
+    return overrides
+
+
+def _key_value(item: str) -> tuple[str, Any]:
+    key, sep, text = item.partition("=")
+    if not sep or not key.strip():
+        raise typer.BadParameter(f"{item!r} is not KEY=VALUE (e.g. --set recovery.max_attempts=5)")
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        value = text
+    return key.strip(), value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
 
 
 def choice(kind: type[Choice]) -> Callable[[str], Choice]:
@@ -115,11 +172,14 @@ def run(
     ] = OutputFormat.text,
     model: Annotated[
         str | None,
-        typer.Option("--model", "-m", metavar="PROVIDER:MODEL", help="Model as provider:model."),
+        config_option(
+            "model", "--model", "-m", metavar="PROVIDER:MODEL", help="Model as provider:model."
+        ),
     ] = None,
     fallback_model: Annotated[
         list[str] | None,
-        typer.Option(
+        config_option(
+            "fallback_models",
             "--fallback-model",
             metavar="PROVIDER:MODEL",
             help="Fallback model (repeatable), tried in order.",
@@ -137,11 +197,19 @@ def run(
         typer.Option("--continue", "-c", help="Resume the latest session in this directory."),
     ] = False,
     yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="Approve every tool call (same as full-auto).")
+        bool,
+        config_option(
+            "approval",
+            "--yes",
+            "-y",
+            constant="full-auto",
+            help="Approve every tool call (same as --approval full-auto).",
+        ),
     ] = False,
     approval: Annotated[
         Approval | None,
-        typer.Option(
+        config_option(
+            "approval",
             "--approval",
             parser=choice(Approval),
             metavar="MODE",
@@ -150,7 +218,8 @@ def run(
     ] = None,
     sandbox: Annotated[
         SandboxMode | None,
-        typer.Option(
+        config_option(
+            "sandbox.mode",
             "--sandbox",
             parser=choice(SandboxMode),
             metavar="MODE",
@@ -159,7 +228,18 @@ def run(
     ] = None,
     max_steps: Annotated[
         int | None,
-        typer.Option("--max-steps", min=1, metavar="N", help="Model calls allowed per turn."),
+        config_option(
+            "max_steps", "--max-steps", min=1, metavar="N", help="Model calls allowed per turn."
+        ),
+    ] = None,
+    settings: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            help="Set any configuration key for this run (repeatable), "
+            "e.g. --set recovery.max_attempts=5.",
+        ),
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr too.")] = False,
     version: Annotated[
@@ -168,6 +248,7 @@ def run(
     ] = False,
 ) -> None:
     """Start the interactive agent, or run one prompt with -p."""
+    # The options declared with config_option reach Options through ctx (flag_overrides).
     if ctx.invoked_subcommand is not None:
         return
     if resume is not None and continue_:
@@ -177,11 +258,7 @@ def run(
     options = Options(
         workspace=Path.cwd(),
         config_file=config,
-        model=model,
-        fallback_models=list(fallback_model or []),
-        approval=(Approval.full_auto.value if yes else approval.value if approval else None),
-        sandbox=sandbox.value if sandbox else None,
-        max_steps=max_steps,
+        overrides=flag_overrides(ctx, list(settings or [])),
         resume=resume,
         continue_latest=continue_,
         verbose=verbose,

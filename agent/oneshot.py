@@ -18,10 +18,8 @@ from rich.markup import escape
 from agent.app import Agent
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
-from agent.setup.config import agent_home
 from agent.setup.logs import flush_logs
-from agent.setup.startup import Options, SetupError, load, start_logging
-from agent.setup.trust import ProjectTrust
+from agent.setup.startup import Options, SetupError, boot
 from agent.terminal.console import SafeConsole
 from agent.terminal.ui import ConsoleUI
 
@@ -42,15 +40,13 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
     # pipe gets the finished answer once, at the end; a terminal sees it stream.
     stream = not json_output and out.is_terminal
     ui = ConsoleUI(out, err, stream=stream, verbose=options.verbose)
-    trust = ProjectTrust(agent_home(environ), options.workspace)
     try:
-        config = load(options, environ, trust=trust)
-        start_logging(config, options, environ)
-        agent = Agent(config, options, ui=ui, approver=None, environ=environ)
+        started = boot(options, environ)
+        agent = Agent(started.config, options, ui=ui, approver=None, environ=started.environ)
     except SetupError as problem:
         return _usage_error(str(problem), None, err, json_output=json_output)
-    if trust.held is not None:
-        held = f"{trust.held.describe()}. Not applied: run `agent trust` here to allow it."
+    if (held_back := started.trust.held) is not None:
+        held = f"{held_back.describe()}. Not applied: run `agent trust` here to allow it."
         err.print(f"[yellow]! {escape(held)}[/yellow]")
     if prompt is None and not agent.stopped_mid_turn:
         agent.close()

@@ -36,11 +36,11 @@ PROMPT_READY = "\x1b[?2004h"  # prompt-toolkit enables bracketed paste as the pr
 SDK_CHECK = (
     "import os, sys\n"
     "from pathlib import Path\n"
-    "from agent.setup.startup import Options, load\n"
+    "from agent.setup.startup import Options, boot\n"
     "from agent.terminal.repl import Repl\n"
     "from rich.console import Console\n"
     "opts, env = Options(workspace=Path.cwd()), dict(os.environ)\n"
-    "Repl(console=Console(), config=load(opts, env), options=opts, environ=env)\n"
+    "Repl(console=Console(), started=boot(opts, env))\n"
     "print(sorted(m for m in ('anthropic', 'openai') if m in sys.modules))\n"
 )
 

@@ -126,7 +126,8 @@ async def agent_turn(server: Endpoints, home: Path, work: Path, steps: int) -> T
     through `Agent`."""
     environ = agent_env(server, home)
     options = Options(
-        workspace=work, model=f"anthropic:{MODEL}", max_steps=steps + 1, approval="full-auto"
+        workspace=work,
+        overrides={"model": f"anthropic:{MODEL}", "max_steps": steps + 1, "approval": "full-auto"},
     )
     config = load(options, environ)
     start_logging(config, options, environ)

@@ -6,8 +6,9 @@ message says what to change (exit 2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,33 +25,75 @@ class SetupError(Exception):
 
 @dataclass
 class Options:
-    """What the command line asked for."""
+    """What the command line asked for.
+
+    ``overrides`` are configuration values keyed by their dotted path (``model``,
+    ``sandbox.mode``, ``recovery.max_attempts``): every flag that sets configuration lands
+    here, as codex's ``-c key=value`` does, and wins over every file and the environment.
+    """
 
     workspace: Path
     config_file: Path | None = None
-    model: str | None = None
-    fallback_models: list[str] = field(default_factory=list)
-    approval: str | None = None
-    sandbox: str | None = None
-    max_steps: int | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
     resume: str | None = None
     continue_latest: bool = False
     verbose: bool = False
 
-    def overrides(self) -> dict[str, Any]:
-        """Flags as config keys (flags win over every file and the environment)."""
-        values: dict[str, Any] = {}
-        if self.model:
-            values["model"] = self.model
-        if self.fallback_models:
-            values["fallback_models"] = self.fallback_models
-        if self.approval:
-            values["approval"] = self.approval
-        if self.sandbox:
-            values["sandbox"] = {"mode": self.sandbox}
-        if self.max_steps:
-            values["max_steps"] = self.max_steps
-        return values
+    def config_layer(self) -> dict[str, Any]:
+        """``overrides`` as one nested configuration layer."""
+        layer: dict[str, Any] = {}
+        for dotted, value in self.overrides.items():
+            *parents, leaf = dotted.split(".")
+            node = layer
+            for part in parents:
+                node = node.setdefault(part, {})
+                if not isinstance(node, dict):
+                    raise SetupError(f"{dotted}: {part!r} is set on its own and as a section")
+            node[leaf] = value
+        return layer
+
+    def fresh(self, *, resume: str | None = None) -> Options:
+        """The same options for another session: a new one, or ``resume``."""
+        return replace(self, resume=resume, continue_latest=False)
+
+
+@dataclass(frozen=True)
+class Started:
+    """What start-up settled: the configuration to run with, and where it came from."""
+
+    options: Options
+    environ: dict[str, str]
+    config: Config
+    trust: ProjectTrust
+    """``trust.held``: what the workspace's agent.yaml holds back and was not allowed."""
+
+    @property
+    def home(self) -> Path:
+        return agent_home(self.environ)
+
+
+def boot(
+    options: Options,
+    environ: Mapping[str, str] | None = None,
+    *,
+    ask_trust: Callable[[ProjectTrust], bool] | None = None,
+) -> Started:
+    """The one start-up sequence of every ``agent`` command: configuration, trust, logs.
+
+    ``ask_trust`` is asked (once) when the workspace's ``agent.yaml`` holds settings back; if
+    it allows them (it calls ``trust.allow``), the configuration is read again with them.
+    ``AGENT_HOME`` is made private before the first log line.
+
+    Raises:
+        SetupError: the configuration is invalid; the message says what to change.
+    """
+    environ = dict(os.environ if environ is None else environ)
+    trust = ProjectTrust(agent_home(environ), options.workspace)
+    config = load(options, environ, trust=trust)
+    if trust.held is not None and ask_trust is not None and ask_trust(trust):
+        config = load(options, environ, trust=trust)
+    start_logging(config, options, environ)
+    return Started(options=options, environ=environ, config=config, trust=trust)
 
 
 def load(
@@ -71,7 +114,7 @@ def load(
         config, _ = load_config(
             cwd=options.workspace,
             explicit=options.config_file,
-            overrides=options.overrides(),
+            overrides=options.config_layer(),
             environ=environ,
             trust=trust,
         )

@@ -16,8 +16,7 @@ from rich.text import Text
 from agent.exit_codes import ExitCode
 from agent.setup.config import Config, agent_home
 from agent.setup.mcp_setup import McpPlan, plan_servers, start_servers, status_table
-from agent.setup.startup import Options, SetupError, load, secret_redactor, start_logging
-from agent.setup.trust import ProjectTrust
+from agent.setup.startup import Options, SetupError, boot, secret_redactor
 from agent.terminal.console import SafeConsole
 from tools.guard.sandbox import Sandbox
 from tools.mcp import ProjectApprovals
@@ -85,17 +84,15 @@ def approve_servers(workspace: Path, names: list[str], console: Console | None =
 
 
 def _load(workspace: Path, console: Console) -> tuple[Config, McpPlan] | None:
-    options = Options(workspace=workspace)
-    trust = ProjectTrust(agent_home(), workspace)
     try:
-        config = load(options, os.environ, trust=trust)
-        start_logging(config, options, os.environ)
+        started = boot(Options(workspace=workspace))
     except SetupError as error:
         console.print(Text(f"agent: {error}", style="red"))
         return None
-    if trust.held is not None and "mcp_servers" in trust.held.settings:
-        names = ", ".join(trust.held.settings["mcp_servers"])
+    config, held = started.config, started.trust.held
+    if held is not None and "mcp_servers" in held.settings:
+        names = ", ".join(held.settings["mcp_servers"])
         console.print(
             Text(f"./agent.yaml's servers ({names}) wait for `agent trust`.", style="yellow")
         )
-    return config, plan_servers(config.mcp_servers, workspace, agent_home())
+    return config, plan_servers(config.mcp_servers, workspace, started.home)

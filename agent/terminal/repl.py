@@ -8,7 +8,6 @@ At an empty prompt, Ctrl-C twice within two seconds or Ctrl-D leaves with the re
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import time
 from collections.abc import Coroutine, Sequence
@@ -23,8 +22,7 @@ from agent import __version__
 from agent.app import Agent
 from agent.engine.system_prompt import read_instructions
 from agent.exit_codes import ExitCode
-from agent.setup.config import Config, agent_home
-from agent.setup.startup import Options, SetupError, load, start_logging
+from agent.setup.startup import Options, SetupError, Started, boot
 from agent.setup.trust import ProjectTrust
 from agent.terminal.approval import PromptApprover
 from agent.terminal.commands import SlashCommands, UsageSoFar
@@ -50,13 +48,11 @@ log = structlog.get_logger("agent.terminal.repl")
 class Repl:
     """Reads prompts and slash commands until /exit, Ctrl-D or Ctrl-C twice."""
 
-    def __init__(
-        self, *, console: Console, config: Config, options: Options, environ: dict[str, str]
-    ) -> None:
+    def __init__(self, *, console: Console, started: Started) -> None:
         self.console = console
-        self.config = config
-        self.options = options
-        self.environ = environ
+        self.config = started.config
+        self.options = options = started.options
+        self.environ = started.environ
         self.workspace = options.workspace
         self.ui = ConsoleUI(console, workspace=options.workspace, verbose=options.verbose)
         self.approver = PromptApprover(self.ui)
@@ -69,7 +65,7 @@ class Repl:
         )
         self.commands = SlashCommands(self)
         self.prompt = build_session(
-            agent_home(environ) / "history",
+            started.home / "history",
             self.commands.infos,
             self._toolbar,
             redact=self.agent.redactor.text,
@@ -215,7 +211,7 @@ class Repl:
 
     def new_session(self) -> None:
         """``/clear``: a fresh session in the same workspace."""
-        fresh = Options(**{**vars(self.options), "resume": None, "continue_latest": False})
+        fresh = self.options.fresh()
         if self._replace(fresh):
             self.console.clear()
             self.ui.show(Text(f"New session {self.agent.session_id}.", style="green"))
@@ -225,7 +221,7 @@ class Repl:
         if self.agent.session_id.startswith(target):
             self.ui.show(Text("That is the current session.", style="yellow"))
             return
-        options = Options(**{**vars(self.options), "resume": target, "continue_latest": False})
+        options = self.options.fresh(resume=target)
         if self._replace(options):
             self.ui.show(Text(f"Resumed {self.agent.session_id}.", style="green"))
             self._show_resumed()
@@ -344,15 +340,10 @@ class Repl:
 
 def run_interactive(options: Options) -> int:
     """``agent``: the REPL. Returns the exit code."""
-    environ = dict(os.environ)
     console = SafeConsole(highlight=False)
-    trust = ProjectTrust(agent_home(environ), options.workspace)
     try:
-        config = load(options, environ, trust=trust)
-        if trust.held is not None and _allowed(console, trust):
-            config = load(options, environ, trust=trust)
-        start_logging(config, options, environ)
-        repl = Repl(console=console, config=config, options=options, environ=environ)
+        started = boot(options, ask_trust=lambda trust: _allowed(console, trust))
+        repl = Repl(console=console, started=started)
     except SetupError as error:
         console.print(Text(f"agent: {error}", style="red"))
         return ExitCode.USAGE

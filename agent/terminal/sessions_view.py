@@ -12,8 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent.exit_codes import ExitCode
-from agent.setup.config import agent_home
-from agent.setup.home import make_private
+from agent.setup.startup import Options, SetupError, boot
 from agent.terminal.console import SafeConsole, visible
 from sessions import SessionError, SessionStore, SessionSummary
 
@@ -60,10 +59,8 @@ def list_sessions(cwd: Path, *, all_dirs: bool, limit: int) -> int:
     no_color = bool(os.environ.get("NO_COLOR"))
     console = SafeConsole(no_color=no_color, highlight=False)
     try:
-        home = agent_home()
-        make_private(home)
-        listed = SessionStore(home).list()
-    except SessionError as error:
+        listed = SessionStore(boot(Options(workspace=cwd)).home).list()
+    except (SetupError, SessionError) as error:
         errors = SafeConsole(stderr=True, no_color=no_color, highlight=False, soft_wrap=True)
         errors.print(f"agent: {error}", style="red", markup=False)
         return ExitCode.USAGE

@@ -7,18 +7,15 @@ from pathlib import Path
 from rich.text import Text
 
 from agent.exit_codes import ExitCode
-from agent.setup.config import agent_home
-from agent.setup.startup import Options, SetupError, load
-from agent.setup.trust import ProjectTrust
+from agent.setup.startup import Options, SetupError, boot
 from agent.terminal.console import SafeConsole
 
 
 def trust_project(workspace: Path) -> int:
     """``agent trust``: allow what ``workspace/agent.yaml`` holds back; the exit code."""
     console = SafeConsole(highlight=False)
-    trust = ProjectTrust(agent_home(), workspace)
     try:
-        load(Options(workspace=workspace), trust=trust)
+        trust = boot(Options(workspace=workspace)).trust
     except SetupError as error:
         console.print(Text(f"agent: {error}", style="red"))
         return ExitCode.USAGE

@@ -235,3 +235,76 @@ def test_a_p_without_a_value_gets_an_empty_prompt_and_nothing_else_changes() -> 
     assert with_empty_prompt(["-p", "--not-an-option"], options) == ["-p", "--not-an-option"]
     assert with_empty_prompt(["-p", "-"], options) == ["-p", "-"]
     assert with_empty_prompt(["--", "-p"], options) == ["--", "-p"]
+
+
+def test_set_overrides_any_config_key_and_dedicated_flags_win(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text("model: anthropic:from-project\nmax_steps: 9\n")
+    fake_llm.script(*[Reply.tool_call("list_files", {"pattern": "*"}) for _ in range(3)])
+    run = run_agent(
+        "-p",
+        "loop",
+        "--set",
+        "max_steps=2",
+        "--set",
+        "model=anthropic:from-set",
+        "--model",
+        "anthropic:from-flag",
+        "--output-format",
+        "json",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 1, run.stderr
+    assert run.json()["status"] == "max_steps"
+    assert [r.model for r in fake_llm.requests] == ["from-flag", "from-flag"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "said"),
+    [
+        ("max_steps", "is not KEY=VALUE"),
+        ("recovery.max_atempts=3", "command line: recovery.max_atempts: unknown key"),
+        ("max_steps=lots", "max_steps: got 'lots'"),
+    ],
+)
+def test_a_bad_set_is_a_usage_error_that_says_what_is_wrong(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, setting: str, said: str
+) -> None:
+    run = run_agent(
+        "-p", "hi", "--set", setting, server=fake_llm, workspace=workspace, home=decoy_home
+    )
+    assert run.code == 2
+    assert said in run.stderr
+    assert "Traceback" not in run.stderr
+    assert fake_llm.requests == []
+
+
+def test_yes_wins_over_approval(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> None:
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "a.txt", "content": "x"}), Reply.text("ok")
+    )
+    run = run_agent(
+        "-p",
+        "write",
+        "--approval",
+        "ask",
+        "--yes",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 0, run.stderr
+    assert (workspace / "a.txt").read_text() == "x"
+
+
+def test_sessions_with_a_bad_config_says_what_is_wrong(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text("approval: sometimes\n")
+    run = run_agent("sessions", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert run.code == 2
+    assert "approval" in run.stderr
+    assert "Traceback" not in run.stderr

@@ -74,7 +74,7 @@ def test_switching_models_with_slash_model_refits_the_tools_and_limits(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     environ = agent_env(fake_llm, decoy_home)
-    options = Options(workspace=workspace, model="anthropic:claude-test")
+    options = Options(workspace=workspace, overrides={"model": "anthropic:claude-test"})
     out = Console(file=io.StringIO())
     agent = Agent(
         load(options, environ), options, ui=ConsoleUI(out, out), approver=None, environ=environ
@@ -104,8 +104,7 @@ async def test_a_fallback_to_a_tiny_model_sends_it_the_tiny_tool_set(
     environ = agent_env(fake_llm, decoy_home)
     options = Options(
         workspace=workspace,
-        model="anthropic:claude-test",
-        fallback_models=["openai:smollm2-test"],
+        overrides={"model": "anthropic:claude-test", "fallback_models": ["openai:smollm2-test"]},
     )
     out = Console(file=io.StringIO())
     agent = Agent(
