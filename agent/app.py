@@ -11,8 +11,8 @@ from functools import partial
 from pathlib import Path
 
 import structlog
-from rich.text import Text
 
+from agent.engine.face import Face
 from agent.engine.loop import AgentLoop
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.engine.system_prompt import build_system_prompt
@@ -24,15 +24,21 @@ from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, create_provide
 from agent.setup.session_start import naming_the_resumed_model, open_session
 from agent.setup.small_models import fit_to_tiny_model
 from agent.setup.startup import Options, SetupError, secret_redactor
-from agent.terminal.ui import ConsoleUI
 from compaction import Compactor
-from providers import Event, EventBus
+from providers import Event, EventBus, Notice, Usage
 from providers.lazy import LazyProvider
 from providers.models import ModelLimits, ModelRef
-from recovery import FallbackActivated, ModelTarget, RecoveringProvider
+from recovery import FallbackActivated, ModelTarget, RecoveringProvider, RecoveryStats
 from recovery.fleet import Fleet, open_store
-from sessions import SessionError, SessionStore
-from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace, prune_checkpoints
+from sessions import SessionError, SessionStore, SessionSummary
+from tools import (
+    Approver,
+    CheckpointRecorded,
+    ToolExecutor,
+    UndoReport,
+    file_in_workspace,
+    prune_checkpoints,
+)
 from tools.guard.sandbox import Sandbox
 
 log = structlog.get_logger("agent.app")
@@ -46,19 +52,20 @@ class Agent:
         config: Config,
         options: Options,
         *,
-        ui: ConsoleUI,
+        face: Face,
         approver: Approver | None,
         environ: Mapping[str, str],
         previous: Agent | None = None,
     ) -> None:
         """``previous``: the agent this one replaces in the same REPL (``/clear``,
-        ``/resume``); its running MCP servers are shared, not started again (`McpLink`)."""
-        self.notices: list[Text] = []
+        ``/resume``); its running MCP servers are shared, not started again (`McpLink`).
+        ``face`` hears everything the agent does (`agent.engine.face.Face`)."""
+        self.notices: list[Notice] = []
         """What the person should know about this start; the REPL shows them once."""
         embedded = embedded_default(config, environ)
         if embedded is not None:
             config = embedded
-            self.notices.append(Text(EMBEDDED_NOTICE))
+            self.notices.append(Notice(text=EMBEDDED_NOTICE, level="note"))
         self._configured = config
         """The configuration before any tiny-model limits (`fit_to_tiny_model`)."""
         config, tiny_notice = fit_to_tiny_model(config)
@@ -69,12 +76,10 @@ class Agent:
         self.workspace = options.workspace
         self.home = agent_home(environ)
         self.redactor = secret_redactor(config, environ)
-        ui.redact = self.redactor.text  # the terminal never shows a secret a tool turned up
-        self.ui = ui
         self.events = EventBus()
         self.recorded: list[Event] = []
         self.events.subscribe(self.recorded.append)
-        self.events.subscribe(ui.on_event)
+        self.events.subscribe(face.on_event)
         self.events.subscribe(_log_event)
         self.store = SessionStore(
             self.home,
@@ -93,7 +98,7 @@ class Agent:
         store = open_store(
             config.recovery.shared,
             self.home / "recovery",
-            lambda text: ui.show(Text(text, style="yellow")),
+            lambda text: self.events(Notice(text=text)),
         )
         self.fleet = Fleet(store, config.recovery)
         self.provider = RecoveringProvider(
@@ -103,14 +108,14 @@ class Agent:
             self._restore_model(self.loaded.model_state.current)
         self.sandbox = Sandbox.create(config.sandbox, scratch=self._scratch_dir())
         if notice := self.sandbox.notice():
-            self.notices.append(Text(notice, style="yellow"))
+            self.notices.append(Notice(text=notice))
         self.mcp = McpLink(
             workspace=self.workspace,
             home=self.home,
             environ=environ,
             sandbox=self.sandbox,
             redact=self.redactor.text,
-            show=lambda text: ui.show(Text(text, style="yellow")),
+            show=lambda text: self.events(Notice(text=text)),
             emit=self.events,
         )
         self.mcp.start(config.mcp_servers, previous.mcp if previous is not None else None)
@@ -132,8 +137,7 @@ class Agent:
             history=self.loaded.view if self.loaded else (),
             transcript=self.session,
             events=self.events,
-            on_delta=ui.on_delta,
-            on_tool_result=ui.on_tool_result,
+            face=face,
             recovery=self.turn_recovery,
             max_steps=config.max_steps,
             turn_timeout=config.turn_timeout,
@@ -143,14 +147,14 @@ class Agent:
         if self.provider.current != config.model_chain()[0]:  # resumed on another model
             tiny_notice = self.fit_to_model()
         if tiny_notice:
-            self.notices.append(Text(tiny_notice, style="dim"))
+            self.notices.append(Notice(text=tiny_notice, level="info"))
         self.events.subscribe(self._refit_on_fallback)
 
     def _refit_on_fallback(self, event: Event) -> None:
         """A fallback to (or from) a tiny model changes the tools from the next request on
         (the request that failed over was built already)."""
         if isinstance(event, FallbackActivated) and (notice := self.fit_to_model()):
-            self.ui.show(Text(notice, style="dim"))
+            self.events(Notice(text=notice, level="info"))
 
     def _tool_executor(self, approver: Approver | None) -> ToolExecutor:
         checkpoints = self.home / "checkpoints"
@@ -218,8 +222,10 @@ class Agent:
 
         Raises:
             SetupError: ``ref`` cannot be used (no key for its provider, say).
+            SessionError: the switch cannot be recorded.
         """
         self._switch_to(ref)
+        self.session.append_model_switch(str(ref), sticky=True, reason="/model")
         return self.fit_to_model()
 
     def _switch_to(self, ref: ModelRef) -> None:
@@ -267,6 +273,38 @@ class Agent:
     @property
     def session_id(self) -> str:
         return self.session.id
+
+    # What the faces read and ask for. They never reach into the engine's objects.
+
+    @property
+    def model(self) -> str:
+        """The model requests go to now (a fallback, after a switch)."""
+        return str(self.provider.current)
+
+    def models(self) -> list[str]:
+        """The model chain, in order."""
+        return [str(target.ref) for target in self.provider.chain]
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens used in this run."""
+        return self.loop.usage
+
+    def recovery_stats(self) -> RecoveryStats:
+        return self.provider.stats()
+
+    def describe_sandbox(self) -> str:
+        return self.sandbox.describe()
+
+    def redact(self, text: str) -> str:
+        """``text`` with every known secret hidden, as sessions and logs have it."""
+        return self.redactor.text(text)
+
+    def undo_last_turn(self) -> UndoReport:
+        return self.tools.undo_last_turn()
+
+    def saved_sessions(self) -> list[SessionSummary]:
+        return self.store.list()
 
     @property
     def stopped_mid_turn(self) -> bool:

@@ -20,6 +20,7 @@ from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
 from agent.setup.logs import flush_logs
 from agent.setup.startup import Options, SetupError, boot
+from agent.terminal.banners import notice_line
 from agent.terminal.console import SafeConsole
 from agent.terminal.ui import ConsoleUI
 
@@ -39,10 +40,10 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
     # Text already written to a pipe cannot be taken back when a stream restarts, so a
     # pipe gets the finished answer once, at the end; a terminal sees it stream.
     stream = not json_output and out.is_terminal
-    ui = ConsoleUI(out, err, stream=stream, verbose=options.verbose)
     try:
         started = boot(options, environ)
-        agent = Agent(started.config, options, ui=ui, approver=None, environ=started.environ)
+        ui = ConsoleUI(out, err, stream=stream, verbose=options.verbose, redact=started.redact)
+        agent = Agent(started.config, options, face=ui, approver=None, environ=started.environ)
     except SetupError as problem:
         return _usage_error(str(problem), None, err, json_output=json_output)
     if (held_back := started.trust.held) is not None:
@@ -56,7 +57,7 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
         )
         return _usage_error(nothing, agent.session_id, err, json_output=json_output)
     for start_notice in agent.notices:
-        err.print(start_notice)
+        err.print(notice_line(start_notice))
     if agent.mcp.pending:
         from agent.setup.mcp_setup import pending_notice
 
@@ -71,11 +72,11 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
     )
     # What goes to a terminal or a CI log hides secrets, as the session and the log do: a
     # server's error may quote the key it was sent.
-    redact = agent.redactor
+    redact = started.redactor
     error = redact.text(error) if error else error
     if json_output:
         events = [redact.value(event.model_dump(mode="json")) for event in agent.recorded]
-        usage = agent.loop.usage.model_dump()
+        usage = agent.usage.model_dump()
         answer = redact.text(result.answer) if result else ""
         print(json.dumps(_payload(agent.session_id, status.value, answer, error, events, usage)))
     elif not stream and result is not None and result.answer:

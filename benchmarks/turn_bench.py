@@ -133,7 +133,7 @@ async def agent_turn(server: Endpoints, home: Path, work: Path, steps: int) -> T
     start_logging(config, options, environ)
     out = Console(file=io.StringIO())
     agent = Agent(
-        config, options, ui=ConsoleUI(out, out, stream=False), approver=None, environ=environ
+        config, options, face=ConsoleUI(out, out, stream=False), approver=None, environ=environ
     )
     await agent.run_turn(WARM_UP)  # the SDK import and first connection are not per-step
     gc.collect()  # the garbage of setting up is not the turn's

@@ -5,7 +5,7 @@ imported lazily, on the first request.
 """
 
 from providers.errors import ErrorKind, LlmError
-from providers.events import Event, EventBus, EventSink
+from providers.events import Event, EventBus, EventSink, Notice
 from providers.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from providers.provider import (
     ChatRequest,
@@ -32,6 +32,7 @@ __all__ = [
     "EventSink",
     "LlmError",
     "Message",
+    "Notice",
     "Provider",
     "Purpose",
     "StopReason",

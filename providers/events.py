@@ -8,6 +8,7 @@ receive them through an `EventSink`; they serialise with ``model_dump(mode="json
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 import structlog
 from pydantic import BaseModel, ConfigDict
@@ -51,3 +52,16 @@ class EventBus:
                 structlog.get_logger("agent.events").exception(
                     "event_subscriber_failed", event_type=event.type
                 )
+
+
+class Notice(Event):
+    """Something the person should know that no other event says: a setting applied for a
+    tiny model, a shared-state store that fell back to this process, a server left out."""
+
+    type: Literal["notice"] = "notice"
+    text: str
+    level: Literal["note", "info", "warning"] = "warning"
+    """How it is shown: plainly, dimmed, or as a warning."""
+
+    def describe(self) -> str:
+        return self.text

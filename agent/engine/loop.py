@@ -16,6 +16,7 @@ from typing import Protocol
 
 import structlog
 
+from agent.engine.face import Face
 from agent.engine.outcome import PromptTooLong, TurnEnded, TurnResult, TurnStatus
 from agent.engine.tool_ids import ToolCallIds
 from providers import (
@@ -135,7 +136,7 @@ class AgentLoop:
         history: The conversation so far (the compacted view when resuming).
         transcript: Persists every message before the loop moves on.
         events: Receives the loop's events.
-        on_delta: Receives streamed output.
+        face: Hears streamed output, each message added and each tool result (`Face`).
         recovery: Turn-level recovery (continuation, compaction); optional.
         max_steps: Model calls allowed per turn.
         turn_timeout: Wall-clock seconds a turn may run before it stops (None: no limit).
@@ -154,8 +155,7 @@ class AgentLoop:
         history: Sequence[Message] = (),
         transcript: Transcript | None = None,
         events: EventSink | None = None,
-        on_delta: DeltaHandler | None = None,
-        on_tool_result: Callable[[ToolUseBlock, ToolResultBlock], None] | None = None,
+        face: Face | None = None,
         recovery: TurnRecovery | None = None,
         max_steps: int = 50,
         max_tokens: int | None = None,
@@ -169,8 +169,8 @@ class AgentLoop:
         self.messages: list[Message] = list(history)
         self.transcript: Transcript = transcript or _NoTranscript()
         self.events = events or (lambda event: None)
-        self.on_delta = on_delta
-        self.on_tool_result = on_tool_result
+        self.face = face
+        self.on_delta: DeltaHandler | None = face.on_delta if face is not None else None
         self.recovery = recovery
         self.max_steps = max_steps
         self.max_tokens = max_tokens
@@ -182,6 +182,8 @@ class AgentLoop:
     def _append(self, message: Message) -> None:
         self.transcript.append_message(message)
         self.messages.append(message)
+        if self.face is not None:
+            self.face.on_message(message)
 
     def _add_prompt(self, prompt: str) -> None:
         """Persist ``prompt``; in the view it joins a user message still waiting for an answer
@@ -189,6 +191,8 @@ class AgentLoop:
         message = Message.user(prompt)
         self.transcript.append_message(message)
         self.messages = merge_consecutive([*self.messages, message])
+        if self.face is not None:
+            self.face.on_message(message)
 
     def annotate_last_user_message(self, note: str) -> None:
         """Add ``note`` to the pending user message of the view (not to the session log)."""
@@ -318,8 +322,8 @@ class AgentLoop:
             for call in calls:
                 result = await self.tools.execute(call)
                 results.append(result)
-                if self.on_tool_result is not None:
-                    self.on_tool_result(call, result)
+                if self.face is not None:
+                    self.face.on_tool_result(call, result)
         finally:
             done = {result.tool_use_id for result in results}
             results += [

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,15 @@ class Started:
     @property
     def home(self) -> Path:
         return agent_home(self.environ)
+
+    @cached_property
+    def redactor(self) -> Redactor:
+        """Hides every secret this configuration knows of: every face applies it before it
+        shows anything a tool or a server turned up."""
+        return secret_redactor(self.config, self.environ)
+
+    def redact(self, text: str) -> str:
+        return self.redactor.text(text)
 
 
 def boot(

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from rich.text import Text
 
-from providers import Event
+from providers import Event, Notice
 from recovery import CircuitOpened, GaveUp
 
 QUIET = frozenset(
@@ -62,7 +62,17 @@ def is_quiet(event: Event, *, verbose: bool = False) -> bool:
 def banner(event: Event, redact: Callable[[str], str] = lambda text: text) -> Text:
     """``⇄ Switched from a to b (reason)``: an icon, then the event's own description, with
     secrets hidden by ``redact`` (a server's error may quote the key it was sent)."""
+    if isinstance(event, Notice):
+        return notice_line(event, redact)
     icon, style = _STYLES.get(event.type, ("•", "yellow"))
     line = Text(f"{icon} ", style=style)
     line.append(redact(event.describe()), style=style)
     return line
+
+
+_NOTICE_STYLES = {"note": "", "info": "dim", "warning": "yellow"}
+
+
+def notice_line(notice: Notice, redact: Callable[[str], str] = lambda text: text) -> Text:
+    """A notice as it is shown: a warning in yellow, information dimmed, a note plain."""
+    return Text(redact(notice.text), style=_NOTICE_STYLES[notice.level])

@@ -25,6 +25,7 @@ from agent.exit_codes import ExitCode
 from agent.setup.startup import Options, SetupError, Started, boot
 from agent.setup.trust import ProjectTrust
 from agent.terminal.approval import PromptApprover
+from agent.terminal.banners import notice_line
 from agent.terminal.commands import SlashCommands, UsageSoFar
 from agent.terminal.console import SafeConsole
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
@@ -54,28 +55,26 @@ class Repl:
         self.options = options = started.options
         self.environ = started.environ
         self.workspace = options.workspace
-        self.ui = ConsoleUI(console, workspace=options.workspace, verbose=options.verbose)
+        self.ui = ConsoleUI(
+            console, workspace=options.workspace, verbose=options.verbose, redact=started.redact
+        )
         self.approver = PromptApprover(self.ui)
         self.agent = self._make_agent(options)
         self._answered = False
-        self.ui.bind(
-            StatusSource(
-                model=lambda: str(self.agent.provider.current), usage=lambda: self.agent.loop.usage
-            )
-        )
+        self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
         self.commands = SlashCommands(self)
         self.prompt = build_session(
             started.home / "history",
             self.commands.infos,
             self._toolbar,
-            redact=self.agent.redactor.text,
+            redact=self.agent.redact,
         )
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
         return Agent(
             self.config,
             options,
-            ui=self.ui,
+            face=self.ui,
             approver=self.approver,
             environ=self.environ,
             previous=previous,
@@ -141,25 +140,25 @@ class Repl:
         await self.run_command(self.agent.compact(focus=focus))
 
     def undo_last_turn(self) -> UndoReport:
-        return self.agent.tools.undo_last_turn()
+        return self.agent.undo_last_turn()
 
     def model_chain(self) -> list[str]:
-        return [str(target.ref) for target in self.agent.provider.chain]
+        return self.agent.models()
 
     def current_model(self) -> str:
-        return str(self.agent.provider.current)
+        return self.agent.model
 
     def recovery_stats(self) -> tuple[RecoveryStats, Sequence[Event], str]:
-        return self.agent.provider.stats(), self.agent.recorded, self.agent.sandbox.describe()
+        return self.agent.recovery_stats(), self.agent.recorded, self.agent.describe_sandbox()
 
     def usage(self) -> UsageSoFar:
         loaded = self.agent.loaded
         if loaded is None:
-            return UsageSoFar(this_run=self.agent.loop.usage)
-        return UsageSoFar(self.agent.loop.usage, loaded.usage_total, loaded.usage_by_model)
+            return UsageSoFar(this_run=self.agent.usage)
+        return UsageSoFar(self.agent.usage, loaded.usage_total, loaded.usage_by_model)
 
     def saved_sessions(self) -> list[SessionSummary]:
-        return self.agent.store.list()
+        return self.agent.saved_sessions()
 
     async def ask(self, question: str) -> str:
         """One line of input outside the main prompt (a picker); empty on Ctrl-C or Ctrl-D."""
@@ -180,7 +179,6 @@ class Repl:
         """``/model ref``: use ``ref`` from now on (built on demand if not in the chain)."""
         try:
             notice = self.agent.use_model(ref)
-            self.agent.session.append_model_switch(str(ref), sticky=True, reason="/model")
         except (SetupError, SessionError) as error:
             raise ValueError(str(error)) from None
         if notice:
@@ -274,7 +272,7 @@ class Repl:
             )
             return False
         if result.error:
-            self.ui.show(Text(self.agent.redactor.text(result.error), style="red"))
+            self.ui.show(Text(self.agent.redact(result.error), style="red"))
         return result.error is None
 
     async def _cancellable(self, work: Coroutine[Any, Any, T]) -> T | None:
@@ -298,13 +296,13 @@ class Repl:
         head = Text.assemble(
             ("agent ", "bold"),
             (__version__, "dim"),
-            f" · {agent.provider.current} · ",
+            f" · {agent.model} · ",
             (str(self.workspace), "dim"),
         )
         self.ui.show(head)
         for notice in agent.notices:
-            self.ui.show(notice)
-        self.ui.show(Text(f"Sandbox: {agent.sandbox.describe()}", style="dim"))
+            self.ui.show(notice_line(notice))
+        self.ui.show(Text(f"Sandbox: {agent.describe_sandbox()}", style="dim"))
         if read_instructions(self.workspace) is not None:
             self.ui.show(Text("Project instructions: AGENTS.md", style="dim"))
         if agent.loaded is not None:
@@ -325,11 +323,9 @@ class Repl:
             self.ui.show(Text(STOPPED_MID_TURN, style="yellow"))
 
     def _toolbar(self) -> str:
-        usage = self.agent.loop.usage
+        usage = self.agent.usage
         tokens = compact_number(usage.input_tokens + usage.output_tokens)
-        line = (
-            f" {self.agent.provider.current} · {tokens} tokens · session {self.agent.session_id} "
-        )
+        line = f" {self.agent.model} · {tokens} tokens · session {self.agent.session_id} "
         if self.agent.mcp.servers is not None:
             from agent.setup.mcp_setup import down_summary
 

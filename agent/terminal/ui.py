@@ -32,7 +32,15 @@ from agent.terminal.renderables import (
 from agent.terminal.status_line import StatusLine, StatusSource
 from agent.terminal.stream import MarkdownStream, RedactingStream
 from compaction.events import CompactionStarted
-from providers import Event, StreamDelta, StreamReset, TextDelta, ToolResultBlock, ToolUseBlock
+from providers import (
+    Event,
+    Message,
+    StreamDelta,
+    StreamReset,
+    TextDelta,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from providers.provider import ToolUseDelta
 from recovery import RequestHeld, RetryScheduled
 from tools import CheckpointRecorded
@@ -108,6 +116,9 @@ class ConsoleUI:
                 self.status.doing(f"preparing {delta.name}")
         elif isinstance(delta, StreamReset):
             self._discard_partial(delta.reason)
+
+    def on_message(self, message: Message) -> None:
+        """Nothing to show: the answer was streamed and each tool call has its line."""
 
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
         """One compact line per tool call with its outcome, then a diff or an excerpt."""

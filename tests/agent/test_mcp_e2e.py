@@ -206,7 +206,7 @@ def test_nothing_mcp_is_imported_without_servers(
         "from rich.console import Console\n"
         "opts, env = Options(workspace=Path.cwd()), dict(os.environ)\n"
         "ui = ConsoleUI(Console())\n"
-        "Agent(load(opts, env), opts, ui=ui, approver=None, environ=env).close()\n"
+        "Agent(load(opts, env), opts, face=ui, approver=None, environ=env).close()\n"
         "names = ('mcp', 'anyio', 'tools.mcp.runtime')\n"
         "print(sorted(m for m in names if m in sys.modules))\n"
     )

@@ -77,7 +77,7 @@ def test_switching_models_with_slash_model_refits_the_tools_and_limits(
     options = Options(workspace=workspace, overrides={"model": "anthropic:claude-test"})
     out = Console(file=io.StringIO())
     agent = Agent(
-        load(options, environ), options, ui=ConsoleUI(out, out), approver=None, environ=environ
+        load(options, environ), options, face=ConsoleUI(out, out), approver=None, environ=environ
     )
     try:
         everything = [spec.name for spec in agent.tools.specs()]
@@ -108,7 +108,7 @@ async def test_a_fallback_to_a_tiny_model_sends_it_the_tiny_tool_set(
     )
     out = Console(file=io.StringIO())
     agent = Agent(
-        load(options, environ), options, ui=ConsoleUI(out, out), approver=None, environ=environ
+        load(options, environ), options, face=ConsoleUI(out, out), approver=None, environ=environ
     )
     (workspace / "notes.md").write_text("hello")
     fake_llm.script(
