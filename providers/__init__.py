@@ -1,7 +1,8 @@
 """The floor of the stack: messages, the `Provider` protocol, errors, events and adapters.
 
 The adapters (`providers.adapters`) are the only modules that import a vendor SDK; they are
-imported lazily, on the first request.
+imported lazily, on the first request. `providers.testing` holds fake models (a scripted one and
+one built from a function) for tests, benchmarks and users; nothing here imports it.
 """
 
 from providers.errors import ErrorKind, LlmError

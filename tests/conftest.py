@@ -1,4 +1,5 @@
-"""Fixtures shared by the whole suite. Test doubles live in `tests/fakes/`."""
+"""Fixtures shared by the whole suite. Test doubles live in `tests/fakes/`, fake models in
+`providers.testing`."""
 
 from __future__ import annotations
 

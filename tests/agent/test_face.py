@@ -7,7 +7,7 @@ from pathlib import Path
 from agent.engine.face import Face, Faces
 from agent.engine.loop import AgentLoop
 from providers import Event, Message, StreamDelta, ToolResultBlock, ToolUseBlock
-from tests.fakes.scripted import ScriptedProvider, text, tool_call
+from providers.testing import ScriptedProvider, text, tool_call
 from tools import ToolExecutor, ToolSettings
 
 

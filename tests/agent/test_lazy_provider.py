@@ -9,7 +9,7 @@ import pytest
 
 from providers import ChatRequest, Message, Provider
 from providers.lazy import LazyProvider
-from tests.fakes.scripted import ScriptedProvider, text
+from providers.testing import ScriptedProvider, text
 
 REQUEST = ChatRequest(messages=[Message.user("hi")])
 

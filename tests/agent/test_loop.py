@@ -20,8 +20,8 @@ from providers import (
     ToolUseBlock,
 )
 from providers.conversation import is_interrupted_result
+from providers.testing import ScriptedProvider, text, tool_call
 from tests.fakes.clock import VirtualClock
-from tests.fakes.scripted import ScriptedProvider, text, tool_call
 from tools import ToolExecutor, ToolSettings
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent.engine.loop import AgentLoop
 from agent.engine.outcome import TurnStatus
-from tests.fakes.scripted import ScriptedProvider, text, tool_call
+from providers.testing import ScriptedProvider, text, tool_call
 from tools import ToolExecutor, ToolSettings
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from agent.engine.loop import AgentLoop
 from agent.engine.outcome import TurnStatus
 from providers import ErrorKind, LlmError
-from tests.fakes.scripted import ScriptedProvider
+from providers.testing import ScriptedProvider
 from tools import ToolExecutor, ToolSettings
 
 

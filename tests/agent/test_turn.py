@@ -11,8 +11,8 @@ from agent.engine.turn import TurnRecoveryPolicy
 from compaction.compactor import Compactor
 from providers import Message, ToolResultBlock, ToolUseBlock
 from providers.models import ModelLimits
+from providers.testing import ScriptedProvider
 from sessions import SessionStore
-from tests.fakes.scripted import ScriptedProvider
 
 LIMITS = ModelLimits(context_window=2_000, max_output_tokens=100)
 

@@ -13,8 +13,8 @@ from compaction import (
 )
 from providers import ChatResponse, ErrorKind, Event, LlmError, Message, Purpose, Usage
 from providers.models import ModelLimits
+from providers.testing import ScriptedProvider, text
 from tests.compaction.conversations import step
-from tests.fakes.scripted import ScriptedProvider, text
 
 # usable = 4,000 - 1,000 reserved = 3,000 tokens; threshold 2,400; target 1,500.
 LIMITS = ModelLimits(context_window=4_000, max_output_tokens=1_000)

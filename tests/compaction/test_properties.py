@@ -23,8 +23,8 @@ from compaction.conversation import COMPACTION_MARK, is_note
 from compaction.stages import SNIP_MARK
 from providers import Block, ChatRequest, ChatResponse, Message, ToolResultBlock, ToolUseBlock
 from providers.models import ModelLimits
+from providers.testing import ScriptedProvider, text
 from tests.compaction.conversations import conversations
-from tests.fakes.scripted import ScriptedProvider, text
 
 estimate = TokenCounter().estimate
 Transform = Callable[[list[Message]], list[Message]]

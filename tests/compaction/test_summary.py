@@ -5,8 +5,8 @@ import pytest
 from compaction import Summariser, SummaryFailed, conversation_problems
 from compaction.summary import render_transcript
 from providers import ErrorKind, LlmError, Message, Purpose, StopReason
+from providers.testing import ScriptedProvider, text
 from tests.compaction.conversations import step
-from tests.fakes.scripted import ScriptedProvider, text
 
 
 def _conversation() -> list[Message]:

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from providers import ChatRequest, ChatResponse, DeltaHandler, ErrorKind, LlmError, Purpose
+from providers.testing import Answer, FunctionProvider
 from recovery import RecoveringProvider, RecoverySettings
 from tests.fakes.clock import VirtualClock
-from tests.fakes.function import Answer, FunctionProvider
 from tests.recovery.support import REQUEST, fail, target
 
 TRANSIENT = [kind for kind in ErrorKind if kind.transient]

@@ -11,13 +11,13 @@ import pytest
 
 from providers import ErrorKind, Event, LlmError
 from providers.ratelimit import Headroom, RateLimits
+from providers.testing import ScriptedProvider, text
 from recovery import ModelTarget, RecoveringProvider, RecoverySettings, RequestHeld
 from recovery.fleet import Fleet
 from recovery.fleet.file_store import FileStore
 from recovery.fleet.store import ProcessStore
 from recovery.settings import SharedSettings
 from tests.fakes.clock import VirtualClock
-from tests.fakes.scripted import ScriptedProvider, text
 from tests.recovery.support import REQUEST, fail, target
 
 

@@ -7,6 +7,7 @@ from structlog.testing import capture_logs
 
 from providers import ChatRequest, ChatResponse, DeltaHandler, ErrorKind, LlmError, Purpose
 from providers.models import ModelRef
+from providers.testing import FunctionProvider, ScriptedProvider, text
 from recovery import (
     BudgetExhausted,
     CircuitClosed,
@@ -16,8 +17,6 @@ from recovery import (
     RecoverySettings,
     RetryScheduled,
 )
-from tests.fakes.function import FunctionProvider
-from tests.fakes.scripted import ScriptedProvider, text
 from tests.recovery.support import REQUEST, Recorder, fail, target
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from providers import ErrorKind, LlmError
-from tests.fakes.scripted import ScriptedProvider, text
+from providers.testing import ScriptedProvider, text
 from tests.recovery.support import REQUEST, Recorder, fail, target
 
 

@@ -19,6 +19,7 @@ from providers import (
     TextDelta,
     Usage,
 )
+from providers.testing import FunctionProvider, ScriptedProvider, text
 from recovery import (
     RecoveringProvider,
     RecoverySettings,
@@ -26,8 +27,6 @@ from recovery import (
     StreamRestarted,
     TokensEscalated,
 )
-from tests.fakes.function import FunctionProvider
-from tests.fakes.scripted import ScriptedProvider, text
 from tests.recovery.support import REQUEST, Recorder, fail, target
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from providers import ChatRequest, Message, StopReason
-from tests.fakes.scripted import ScriptedProvider, text, tool_call
+from providers.testing import ScriptedProvider, text, tool_call
 from tests.tools.conftest import Harness
 from tools import UndoReport
 
