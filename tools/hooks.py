@@ -7,13 +7,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from providers.messages import ToolUseBlock
 from tools.base import Tool, ToolContext, ToolKind
 from tools.blocking import in_worker
+from tools.events import RefusedBy
 from tools.guard.policy import check_command
 from tools.guard.protected import protected_reason
 from tools.workspace import (
@@ -74,7 +75,7 @@ class Refusal:
 
     reason: str
     hint: str = ""
-    by: Literal["policy", "approval", "hook"] = "hook"
+    by: RefusedBy = "hook"
 
 
 BeforeToolHook = Callable[[ToolInvocation], Awaitable[Refusal | None]]
