@@ -17,6 +17,7 @@ from sessions.records import (
     MessageRecord,
     Record,
     TurnEndRecord,
+    TurnStatus,
     Unreadable,
     glance,
     parse_record,
@@ -25,7 +26,8 @@ from sessions.storage import read_file
 
 DAMAGED_HEADER_CWD = "(unknown: header damaged)"
 """The directory listed for a session whose header line is damaged."""
-Ending = Literal["done", "failed", "interrupted", "max_steps", "repeated_call", "incomplete", "new"]
+Ending = TurnStatus | Literal["incomplete", "new"]
+"""A finished turn's status, or what the listing says when no turn has finished last."""
 FIRST_PROMPT_LENGTH = 80
 
 

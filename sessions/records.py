@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import pydantic_core
@@ -35,7 +36,18 @@ MAX_TS = 1e10
 """Later than the year 2286: damage, not a time (and beyond what ``time.localtime`` takes)."""
 _INT64 = 2**63
 
-TurnStatus = Literal["done", "failed", "interrupted", "max_steps", "repeated_call"]
+
+class TurnStatus(StrEnum):
+    """How a turn ended: what the loop reports and a session file keeps."""
+
+    DONE = "done"
+    FAILED = "failed"
+    MAX_STEPS = "max_steps"
+    REPEATED_CALL = "repeated_call"
+    """The model kept making the same call (same result, or the same failure)."""
+    INTERRUPTED = "interrupted"
+
+
 Timestamp = Annotated[float, Field(ge=0, le=MAX_TS, allow_inf_nan=False)]
 PathText = Annotated[str, Field(min_length=1, max_length=4096, pattern=r"^[^\x00]*$")]
 """A path as the OS takes it: ``os.stat`` raises ValueError on a NUL byte."""

@@ -16,7 +16,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, cast, get_args
+from typing import Any
 
 from providers.events import Event
 from providers.messages import Message, Usage
@@ -40,8 +40,6 @@ from sessions.records import (
 from sessions.redact import Redactor
 from sessions.storage import storage_error, write_all
 from sessions.syncer import SYNC_INTERVAL, PacedSync
-
-TURN_STATUSES: tuple[str, ...] = get_args(TurnStatus)
 
 
 class SessionWriter:
@@ -162,16 +160,17 @@ class SessionWriter:
         )
         self.append_record(record)
 
-    def append_turn_end(self, status: str, error: str | None = None) -> None:
-        """Save how a turn ended: ``done``, ``failed``, ``interrupted``, ``max_steps`` or
-        ``repeated_call``.
+    def append_turn_end(self, status: TurnStatus | str, error: str | None = None) -> None:
+        """Save how a turn ended (a `TurnStatus`, or its value).
 
         Raises:
-            ValueError: ``status`` is none of those.
+            ValueError: ``status`` is no `TurnStatus`.
         """
-        if status not in TURN_STATUSES:
-            raise ValueError(f"turn status {status!r} must be one of {', '.join(TURN_STATUSES)}")
-        ending = cast(TurnStatus, str(status))
+        try:
+            ending = TurnStatus(status)
+        except ValueError:
+            allowed = ", ".join(TurnStatus)
+            raise ValueError(f"turn status {status!r} must be one of {allowed}") from None
         self.append_record(TurnEndRecord(ts=self._clock(), status=ending, error=error))
 
     @contextlib.contextmanager

@@ -20,8 +20,8 @@ from tools.settings import ToolSettings
 from tools.workspace import resolve_in_workspace
 
 ToolKind = Literal["read", "edit", "command"]
-"""What approval a tool needs: reads never, edits unless ``auto-edit``, commands unless
-``full-auto``."""
+"""What approval a tool needs: reads never, edits unless `ApprovalMode.AUTO_EDIT`, commands
+unless `ApprovalMode.FULL_AUTO`."""
 
 
 class ErrorCategory(StrEnum):

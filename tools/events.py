@@ -36,6 +36,10 @@ class ToolRetried(Event):
         return f"{self.tool}: retrying in {self.delay:g}s ({self.message})"
 
 
+RefusedBy = Literal["policy", "approval", "hook"]
+"""Who refused a tool call: the safety policy, the approval mode, or another hook."""
+
+
 class ToolRefused(Event):
     """The safety policy, the approval mode or a hook refused a call."""
 
@@ -43,7 +47,7 @@ class ToolRefused(Event):
     tool: str
     tool_use_id: str
     reason: str
-    by: Literal["policy", "approval", "hook"]
+    by: RefusedBy
 
     def describe(self) -> str:
         return f"{self.tool} refused: {self.reason}"

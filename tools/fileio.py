@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from tools.base import ErrorCategory, ToolError
+from tools.guard import file_words as words
 from tools.text import SNIFF_BYTES, decode, is_binary
 
 MAX_LINE_BYTES = 4_096
@@ -32,39 +33,24 @@ _MISSING_HINT = "check the name with list_files (e.g. pattern '**/*.py') or sear
 _OPEN_FLAGS = os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _kind(mode: int) -> str:
+def not_regular(shown: str, mode: int, *, hint: str = "use list_files") -> ToolError:
+    """The error for a path that exists but is not a regular file (``hint``: for a directory)."""
     if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    return "not a regular file"
-
-
-def not_regular(shown: str, mode: int) -> ToolError:
-    """The error for a path that exists but is not a regular file."""
-    kind = _kind(mode)
-    if stat.S_ISDIR(mode):
-        return ToolError(f"{shown} is a directory, not a file", hint="use list_files")
+        return ToolError(words.not_a_file(shown, mode), hint=hint)
     return ToolError(
-        f"{shown} is {kind}, not a regular file; file tools only work on regular files",
+        f"{words.not_a_file(shown, mode)}; file tools only work on regular files",
         hint="use run_command if you really need to read from it, with a timeout",
     )
 
 
 def _os_error(exc: OSError, shown: str, doing: str) -> ToolError:
     if isinstance(exc, FileNotFoundError):
-        return ToolError(f"file not found: {shown}", hint=_MISSING_HINT)
+        return ToolError(words.not_found(shown), hint=_MISSING_HINT)
     if isinstance(exc, PermissionError):
-        return ToolError(f"permission denied {doing} {shown}")
+        return ToolError(words.permission_denied(doing, shown))
     if isinstance(exc, BlockingIOError):  # a file locked by another process
-        return ToolError(f"{shown} is busy: {exc}", category=ErrorCategory.TRANSIENT)
-    return ToolError(f"cannot {doing.removesuffix('ing')} {shown}: {exc.strerror or exc}")
+        return ToolError(words.busy(shown, exc), category=ErrorCategory.TRANSIENT)
+    return ToolError(words.cannot(doing.removesuffix("ing"), shown, exc.strerror or exc))
 
 
 def existing_mode(path: Path) -> int | None:

@@ -34,9 +34,7 @@ def check_writable(path: Path, shown: str) -> bool:
     mode = existing_mode(path)
     if mode is None or stat.S_ISREG(mode):
         return mode is not None
-    if stat.S_ISDIR(mode):
-        raise ToolError(f"{shown} is a directory; give a file path")
-    raise not_regular(shown, mode)
+    raise not_regular(shown, mode, hint="give a file path")
 
 
 async def write_text(path: Path, text: str, ctx: ToolContext) -> bool:

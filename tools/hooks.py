@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from providers.messages import ToolUseBlock
 from tools.base import Tool, ToolContext, ToolKind
 from tools.blocking import in_worker
+from tools.events import RefusedBy
 from tools.guard.policy import check_command
 from tools.guard.protected import protected_reason
 from tools.workspace import (
@@ -22,9 +24,19 @@ from tools.workspace import (
     resolved_root,
 )
 
-ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
-"""``ask``: edits and commands need approval; ``auto-edit``: only commands do;
-``full-auto``: nothing does (the safety policy still applies)."""
+
+class ApprovalMode(StrEnum):
+    """Which tool calls need the person's approval (the safety policy applies in every mode).
+
+    The config file, ``--approval`` and the project trust check all take these values.
+    """
+
+    ASK = "ask"
+    """Edits and commands need approval."""
+    AUTO_EDIT = "auto-edit"
+    """Only commands need approval."""
+    FULL_AUTO = "full-auto"
+    """Nothing needs approval."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +75,7 @@ class Refusal:
 
     reason: str
     hint: str = ""
-    by: Literal["policy", "approval", "hook"] = "hook"
+    by: RefusedBy = "hook"
 
 
 BeforeToolHook = Callable[[ToolInvocation], Awaitable[Refusal | None]]
@@ -72,9 +84,9 @@ BeforeToolHook = Callable[[ToolInvocation], Awaitable[Refusal | None]]
 
 def needs_approval(mode: ApprovalMode, kind: ToolKind) -> bool:
     """Whether a tool of ``kind`` must be approved by the person under ``mode``."""
-    if kind == "read" or mode == "full-auto":
+    if kind == "read" or mode == ApprovalMode.FULL_AUTO:
         return False
-    return mode == "ask" or kind == "command"
+    return mode == ApprovalMode.ASK or kind == "command"
 
 
 def _protected_write(invocation: ToolInvocation) -> str | None:
@@ -128,7 +140,7 @@ class ApprovalGate:
     def __init__(
         self, mode: ApprovalMode, approver: Approver | None, *, allow_protected: bool = False
     ) -> None:
-        self._mode = mode
+        self._mode = ApprovalMode(mode)
         self._approver = approver
         self._allow_protected = allow_protected
 
@@ -146,7 +158,7 @@ class ApprovalGate:
             )
         if self._approver is None:
             return Refusal(
-                f"{tool.name} needs the person's approval (approval mode {self._mode!r}), "
+                f"{tool.name} needs the person's approval (approval mode '{self._mode}'), "
                 "but the agent is running non-interactively",
                 "do not retry this call; finish what you can without it and tell the person "
                 "to re-run with --yes (or a less strict --approval) to allow it",

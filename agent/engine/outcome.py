@@ -1,16 +1,19 @@
 """How a turn ended: its status, its result, the event that says so, and a prompt too long.
 
 These are what the REPL, ``-p``, the session and the loop agree on; they import nothing of
-the loop itself.
+the loop itself. `TurnStatus` is defined in `sessions` (a session file keeps it) and is
+re-exported here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Literal
 
 from providers import ErrorKind, Event, Usage
+from sessions import TurnStatus
+
+__all__ = ["PromptTooLong", "TurnEnded", "TurnResult", "TurnStatus"]
 
 
 class PromptTooLong(Exception):
@@ -38,17 +41,6 @@ class PromptTooLong(Exception):
             "a larger window with --model, or save the input to a file and ask the agent to "
             "read it in parts."
         )
-
-
-class TurnStatus(StrEnum):
-    """How a turn ended."""
-
-    DONE = "done"
-    FAILED = "failed"
-    MAX_STEPS = "max_steps"
-    REPEATED_CALL = "repeated_call"
-    """The model kept making the same call (same result, or the same failure)."""
-    INTERRUPTED = "interrupted"
 
 
 class TurnEnded(Event):

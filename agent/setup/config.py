@@ -131,7 +131,7 @@ class Config(BaseModel):
     turn_timeout: float | None = Field(default=None, gt=0)
     request_timeout: float = Field(default=600.0, gt=0)
     stream_idle_timeout: float = Field(default=90.0, gt=0)
-    approval: ApprovalMode = "ask"
+    approval: ApprovalMode = ApprovalMode.ASK
     local: LocalSettings = Field(default_factory=LocalSettings)
     recovery: RecoverySettings = Field(default_factory=RecoverySettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)

@@ -14,7 +14,7 @@ from pathlib import Path
 from rich.text import Text
 
 from recovery.budget import CircuitBreaker
-from tools.guard.sandbox import Sandbox
+from tools.guard.sandbox import Sandbox, SandboxMode
 from tools.mcp import McpServerSettings, ProjectApprovals, read_project_servers
 from tools.mcp.runtime import McpServers
 from tools.mcp.supervisor import ServerState, ServerStatus
@@ -66,7 +66,7 @@ def start_servers(
     Every stdio server starts through the launcher, even one whose entry says
     ``sandbox: false`` (it then runs unconfined): the launcher ends it with the agent.
     """
-    unconfined = Sandbox("off")
+    unconfined = Sandbox(SandboxMode.OFF)
 
     def wrap(argv: list[str], confined: bool) -> list[str]:
         return (sandbox if confined else unconfined).wrap(argv, workspace)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tools.guard.sandbox import SandboxMode
+from tools.hooks import ApprovalMode
 from tools.mcp import ProjectApprovals
 
 __all__ = ["HeldSettings", "ProjectTrust", "held_back", "without"]
@@ -34,7 +36,7 @@ def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
     A cloned repository is untrusted input; these apply only once the person allowed them.
     """
     held: dict[str, Any] = {}
-    if data.get("approval") not in (None, "ask"):
+    if data.get("approval") not in (None, ApprovalMode.ASK):
         held["approval"] = data["approval"]
     sandbox = data.get("sandbox")
     if isinstance(sandbox, dict):
@@ -53,7 +55,7 @@ def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def _loosens(key: str, value: Any) -> bool:
     if key == "mode":
-        return value not in ("workspace-write", "read-only")
+        return value not in (SandboxMode.WORKSPACE_WRITE, SandboxMode.READ_ONLY)
     if key in ("network", "allow_protected_writes"):
         return value is True
     return key == "writable_paths" and bool(value)
@@ -86,7 +88,7 @@ class HeldSettings:
         if "approval" in held:
             found.append(f"approval: {held['approval']} (run tools without asking you)")
         for key, value in (held.get("sandbox") or {}).items():
-            shown = "off" if value is False and key == "mode" else value  # YAML's unquoted off
+            shown = SandboxMode.OFF if value is False and key == "mode" else value  # YAML: off
             found.append(f"sandbox.{key}: {shown} (loosen the command sandbox)")
         for name, entry in (held.get("providers") or {}).items():
             where = entry.get("base_url") if isinstance(entry, dict) else None

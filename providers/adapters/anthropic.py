@@ -11,7 +11,6 @@ Failure modes of the SDK this handles, beside plain HTTP errors:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import anthropic
@@ -27,12 +26,17 @@ from providers.adapters.anthropic_mapping import (
     to_anthropic_tools,
     with_cache_breakpoints,
 )
-from providers.adapters.support import call_translating_errors, idle_guarded, with_rate_limits
-from providers.classify import classify, retry_after
-from providers.errors import ErrorKind, LlmError, MalformedAnswer, reading
+from providers.adapters.support import (
+    ErrorTranslator,
+    SdkErrors,
+    ServerAnswer,
+    call_translating_errors,
+    idle_guarded,
+    with_rate_limits,
+)
+from providers.errors import LlmError, reading
 from providers.models import known_limits
 from providers.provider import ChatRequest, ChatResponse, DeltaHandler, Purpose, ToolSpec
-from providers.ratelimit import rate_limits_from_headers
 from providers.wire_cache import WireCache
 from providers.wire_json import JsonBody
 
@@ -190,48 +194,32 @@ class AnthropicProvider:
         return with_rate_limits(response, stream.response.headers)
 
 
-def classify_anthropic(exc: Exception, *, provider: str = "anthropic", model: str = "") -> LlmError:
-    """Translate anything the Anthropic SDK (or its transport) raised into a `LlmError`."""
-    if isinstance(exc, anthropic.APIStatusError):
-        return _from_status_error(exc, provider=provider, model=model)
-    if isinstance(exc, (anthropic.APITimeoutError, httpx2.TimeoutException)):
-        kind, message = ErrorKind.TIMEOUT, "the request timed out"
-    elif isinstance(exc, (anthropic.APIConnectionError, httpx2.TransportError)):
-        kind, message = ErrorKind.CONNECTION, f"connection failed: {_describe(exc)}"
-    elif isinstance(exc, anthropic.APIResponseValidationError):
-        kind, message = ErrorKind.SERVER, str(exc)
-    elif isinstance(exc, MalformedAnswer):
-        kind, message = (
-            ErrorKind.SERVER,
-            f"the server's answer was not a valid Messages response: {exc}",
-        )
-    elif isinstance(exc, (json.JSONDecodeError, AssertionError, httpx2.DecodingError)):
-        kind, message = ErrorKind.SERVER, f"the server sent a malformed answer: {_describe(exc)}"
-    else:
-        kind, message = ErrorKind.UNKNOWN, _describe(exc)
-    return LlmError(kind, message, provider=provider, model=model)
-
-
-def _from_status_error(exc: anthropic.APIStatusError, *, provider: str, model: str) -> LlmError:
+def _server_answer(exc: anthropic.APIStatusError) -> ServerAnswer:
+    """Anthropic's error body is ``{"type": "error", "error": {"type": ..., "message": ...}}``."""
     body_error = exc.body.get("error") if isinstance(exc.body, dict) else None
     body_type = body_error.get("type") if isinstance(body_error, dict) else None
     message = exc.api_message or (exc.body if isinstance(exc.body, str) else exc.message)
-    server_type = exc.type or body_type
-    status = exc.status_code
-    kind = classify(status=status, server_types=(server_type,), message=str(message))
-    return LlmError(
-        kind or ErrorKind.UNKNOWN,
-        str(message)[:2_000],
-        status=status,
-        provider=provider,
-        model=model,
-        retry_after=retry_after(exc.response.headers, str(message)),
+    return ServerAnswer(
+        status=exc.status_code,
+        server_types=(exc.type or body_type,),
+        message=str(message),
+        headers=exc.response.headers,
         request_id=exc.request_id,
-        server_type=server_type,
-        rate_limits=rate_limits_from_headers(exc.response.headers),
     )
 
 
-def _describe(exc: BaseException) -> str:
-    text = str(exc) or str(exc.__cause__ or "")
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+_ERRORS = ErrorTranslator(
+    SdkErrors(
+        timeout=(anthropic.APITimeoutError,),
+        connection=(anthropic.APIConnectionError,),
+        invalid_response=(anthropic.APIResponseValidationError,),
+        server=anthropic.APIStatusError,
+        read_server=_server_answer,
+        answer_shape="Messages response",
+    )
+)
+
+
+def classify_anthropic(exc: Exception, *, provider: str = "anthropic", model: str = "") -> LlmError:
+    """Translate anything the Anthropic SDK (or its transport) raised into a `LlmError`."""
+    return _ERRORS(exc, provider=provider, model=model)

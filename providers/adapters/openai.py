@@ -10,7 +10,6 @@ body's type/code.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx2
@@ -19,11 +18,16 @@ import structlog
 
 from providers.adapters.openai_mapping import openai_wire, to_openai_messages, to_openai_tools
 from providers.adapters.openai_stream import ChunkAccumulator, response_from_completion
-from providers.adapters.support import call_translating_errors, idle_guarded, with_rate_limits
-from providers.classify import classify, retry_after
-from providers.errors import ErrorKind, LlmError, MalformedAnswer, reading
+from providers.adapters.support import (
+    ErrorTranslator,
+    SdkErrors,
+    ServerAnswer,
+    call_translating_errors,
+    idle_guarded,
+    with_rate_limits,
+)
+from providers.errors import LlmError, reading
 from providers.provider import ChatRequest, ChatResponse, DeltaHandler, ToolSpec
-from providers.ratelimit import rate_limits_from_headers
 from providers.wire_cache import WireCache
 from providers.wire_json import JsonBody
 
@@ -183,52 +187,34 @@ class OpenAIProvider:
         return with_rate_limits(response, stream.response.headers)
 
 
-def classify_openai(exc: Exception, *, provider: str = "openai", model: str = "") -> LlmError:
-    """Translate anything the OpenAI SDK (or its transport) raised into a `LlmError`."""
-    if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
-        kind, message = ErrorKind.TIMEOUT, "the request timed out"
-    elif isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
-        kind, message = ErrorKind.CONNECTION, f"connection failed: {_describe(exc)}"
-    elif isinstance(exc, openai.APIResponseValidationError):
-        kind, message = ErrorKind.SERVER, str(exc)
-    elif isinstance(exc, MalformedAnswer):
-        kind, message = (
-            ErrorKind.SERVER,
-            f"the server's answer was not a valid chat completion: {exc}",
-        )
-    elif isinstance(exc, openai.APIError):
-        return _from_api_error(exc, provider=provider, model=model)
-    elif isinstance(exc, json.JSONDecodeError | AssertionError | httpx2.DecodingError):
-        kind, message = ErrorKind.SERVER, f"the server sent a malformed answer: {_describe(exc)}"
-    else:
-        kind, message = ErrorKind.UNKNOWN, _describe(exc)
-    return LlmError(kind, message, provider=provider, model=model)
-
-
-def _from_api_error(exc: openai.APIError, *, provider: str, model: str) -> LlmError:
-    status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
+def _server_answer(exc: openai.APIError) -> ServerAnswer:
+    """A status error's body is ``{"error": {...}}``; an in-stream error's is the inner dict."""
+    status_error = exc if isinstance(exc, openai.APIStatusError) else None
     body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}
-    # A status error's body is {"error": {...}}; an in-stream error's body is the inner dict.
     nested = body.get("error")
     inner: dict[str, Any] = nested if isinstance(nested, dict) else body
     message = inner.get("message") or (exc.body if isinstance(exc.body, str) else exc.message)
-    server_types = (exc.code, exc.type, inner.get("code"), inner.get("type"))
-    kind = classify(status=status, server_types=server_types, message=str(message))
-    headers = exc.response.headers if isinstance(exc, openai.APIStatusError) else {}
-    request_id = exc.request_id if isinstance(exc, openai.APIStatusError) else None
-    return LlmError(
-        kind or ErrorKind.UNKNOWN,
-        str(message)[:2_000],
-        status=status,
-        provider=provider,
-        model=model,
-        retry_after=retry_after(headers, str(message)),
-        request_id=request_id,
-        server_type=next((str(t) for t in server_types if t), None),
-        rate_limits=rate_limits_from_headers(headers),
+    return ServerAnswer(
+        status=status_error.status_code if status_error else None,
+        server_types=(exc.code, exc.type, inner.get("code"), inner.get("type")),
+        message=str(message),
+        headers=status_error.response.headers if status_error else {},
+        request_id=status_error.request_id if status_error else None,
     )
 
 
-def _describe(exc: BaseException) -> str:
-    text = str(exc) or str(exc.__cause__ or "")
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+_ERRORS = ErrorTranslator(
+    SdkErrors(
+        timeout=(openai.APITimeoutError,),
+        connection=(openai.APIConnectionError,),
+        invalid_response=(openai.APIResponseValidationError,),
+        server=openai.APIError,
+        read_server=_server_answer,
+        answer_shape="chat completion",
+    )
+)
+
+
+def classify_openai(exc: Exception, *, provider: str = "openai", model: str = "") -> LlmError:
+    """Translate anything the OpenAI SDK (or its transport) raised into a `LlmError`."""
+    return _ERRORS(exc, provider=provider, model=model)

@@ -1,18 +1,38 @@
-"""Pieces both provider adapters need that do not depend on a vendor SDK."""
+"""Pieces both provider adapters need that do not depend on a vendor SDK.
+
+The exception table (`ErrorTranslator`) is the adapters' one place that turns what an SDK or
+its transport raised into a `LlmError`, like httpx's ``map_httpcore_exceptions``. Both SDKs
+are built alike, so each adapter only names its classes (`SdkErrors`) and says where its
+error body keeps the server's type and message.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
+import httpx2
 import structlog
 
-from providers.errors import ErrorKind, LlmError
+from providers.classify import classify, retry_after
+from providers.errors import ErrorKind, LlmError, MalformedAnswer
 from providers.provider import ChatResponse
 from providers.ratelimit import rate_limits_from_headers
 
-__all__ = ["StreamIdleTimeout", "call_translating_errors", "idle_guarded", "with_rate_limits"]
+__all__ = [
+    "ErrorTranslator",
+    "SdkErrors",
+    "ServerAnswer",
+    "StreamIdleTimeout",
+    "call_translating_errors",
+    "describe",
+    "error_from_server",
+    "idle_guarded",
+    "with_rate_limits",
+]
 
 Classifier = Callable[[Exception], LlmError]
 
@@ -117,3 +137,117 @@ async def call_translating_errors(
             exc_info=error.kind == ErrorKind.UNKNOWN,
         )
         raise error from exc
+
+
+@dataclass(frozen=True)
+class ServerAnswer:
+    """What the server said about a failed call: the evidence `classify` weighs.
+
+    Attributes:
+        status: HTTP status (200 for an in-stream error event, None when there was none).
+        server_types: The server's own error types and codes, where the body had them.
+        message: The server's message.
+        headers: The response headers (for the requested wait and the rate limits).
+        request_id: The provider's request id.
+    """
+
+    status: int | None
+    server_types: tuple[str | None, ...]
+    message: str
+    headers: Mapping[str, str]
+    request_id: str | None
+
+
+@dataclass(frozen=True)
+class SdkErrors:
+    """One vendor SDK's exception classes, sorted by what they mean.
+
+    Attributes:
+        timeout: Classes for a request that timed out.
+        connection: Classes for a connection that failed or dropped.
+        invalid_response: Classes for an answer the SDK itself could not validate.
+        server: The class that carries the server's error answer (status, body).
+        read_server: Where ``server``'s body keeps the type, code and message.
+        answer_shape: What a valid answer is called, for messages ("chat completion").
+    """
+
+    timeout: tuple[type[Exception], ...]
+    connection: tuple[type[Exception], ...]
+    invalid_response: tuple[type[Exception], ...]
+    server: type[Exception]
+    read_server: Callable[[Any], ServerAnswer]
+    answer_shape: str
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """Exceptions of ``types`` are of ``kind``; None: the server's answer decides."""
+
+    types: tuple[type[BaseException], ...]
+    kind: ErrorKind | None
+    message: Callable[[Exception], str]
+
+
+class ErrorTranslator:
+    """Turns anything an SDK (or its transport) raised into a `LlmError`, by one table.
+
+    The first row whose classes match decides, so subclasses come before their bases (an
+    OpenAI timeout is also an ``APIError``). For the server's own error answer the HTTP status
+    and the server's type or code weigh first, message keywords last (see `classify`).
+    """
+
+    def __init__(self, sdk: SdkErrors) -> None:
+        self._sdk = sdk
+        malformed = f"the server's answer was not a valid {sdk.answer_shape}"
+        self.rules: tuple[_Rule, ...] = (
+            _Rule(
+                (*sdk.timeout, httpx2.TimeoutException),
+                ErrorKind.TIMEOUT,
+                lambda _: "the request timed out",
+            ),
+            _Rule(
+                (*sdk.connection, httpx2.TransportError),
+                ErrorKind.CONNECTION,
+                lambda exc: f"connection failed: {describe(exc)}",
+            ),
+            _Rule(sdk.invalid_response, ErrorKind.SERVER, str),
+            _Rule((MalformedAnswer,), ErrorKind.SERVER, lambda exc: f"{malformed}: {exc}"),
+            _Rule((sdk.server,), None, str),
+            _Rule(
+                (json.JSONDecodeError, AssertionError, httpx2.DecodingError),
+                ErrorKind.SERVER,
+                lambda exc: f"the server sent a malformed answer: {describe(exc)}",
+            ),
+        )
+
+    def __call__(self, exc: Exception, *, provider: str, model: str) -> LlmError:
+        """The `LlmError` for ``exc``: the first matching row's, else `ErrorKind.UNKNOWN`."""
+        for rule in self.rules:
+            if isinstance(exc, rule.types):
+                if rule.kind is None:
+                    answer = self._sdk.read_server(exc)
+                    return error_from_server(answer, provider=provider, model=model)
+                return LlmError(rule.kind, rule.message(exc), provider=provider, model=model)
+        return LlmError(ErrorKind.UNKNOWN, describe(exc), provider=provider, model=model)
+
+
+def error_from_server(answer: ServerAnswer, *, provider: str, model: str) -> LlmError:
+    """The `LlmError` for a server's error answer, classified by `classify`."""
+    kind = classify(status=answer.status, server_types=answer.server_types, message=answer.message)
+    return LlmError(
+        kind or ErrorKind.UNKNOWN,
+        answer.message[:2_000],
+        status=answer.status,
+        provider=provider,
+        model=model,
+        retry_after=retry_after(answer.headers, answer.message),
+        request_id=answer.request_id,
+        server_type=next((str(t) for t in answer.server_types if t), None),
+        rate_limits=rate_limits_from_headers(answer.headers),
+    )
+
+
+def describe(exc: BaseException) -> str:
+    """``ClassName: text`` for an exception (its cause's text when it has none of its own)."""
+    text = str(exc) or str(exc.__cause__ or "")
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

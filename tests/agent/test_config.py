@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ import yaml
 
 from agent.setup.config import Config, ConfigError, load_config
 from providers.models import ModelRef
+from tools.guard.sandbox import SandboxMode
+from tools.hooks import ApprovalMode
 
 EXAMPLE = Path(__file__).parents[2] / "config.example.yaml"
 
@@ -139,3 +142,29 @@ def test_an_unquoted_off_means_off_not_false(tmp_path: Path) -> None:
     config_file.write_text("sandbox:\n  mode: on\n")  # true says nothing about which mode
     with pytest.raises(ConfigError, match=r"sandbox\.mode"):
         load_config(cwd=tmp_path, explicit=config_file, environ={})
+
+
+@pytest.mark.parametrize(
+    ("text", "choices"),
+    [("approval: yolo\n", ApprovalMode), ("sandbox:\n  mode: loose\n", SandboxMode)],
+)
+def test_a_bad_mode_is_refused_with_every_allowed_value(
+    tmp_path: Path, text: str, choices: type[StrEnum]
+) -> None:
+    config_file = tmp_path / "agent.yaml"
+    config_file.write_text(text)
+
+    with pytest.raises(ConfigError) as caught:
+        load_config(cwd=tmp_path, explicit=config_file, environ={})
+
+    assert all(f"'{choice}'" in str(caught.value) for choice in choices)
+
+
+@pytest.mark.parametrize("mode", list(ApprovalMode))
+def test_every_approval_mode_is_accepted_as_text(tmp_path: Path, mode: ApprovalMode) -> None:
+    config_file = tmp_path / "agent.yaml"
+    config_file.write_text(f"approval: {mode.value}\n")
+
+    config, _ = load_config(cwd=tmp_path, explicit=config_file, environ={})
+
+    assert config.approval is mode

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from providers import Event, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from sessions import AmbiguousSession, SessionNotFound, SessionStore
+from sessions import AmbiguousSession, SessionNotFound, SessionStore, TurnStatus
 from sessions.ids import id_time, new_session_id
 from tests.fakes.clock import VirtualClock
 
@@ -71,6 +71,15 @@ def test_turn_end_rejects_an_unknown_status(store: SessionStore, tmp_path: Path)
         pytest.raises(ValueError, match="must be one of"),
     ):
         writer.append_turn_end("exploded")
+
+
+def test_turn_end_error_lists_every_status(store: SessionStore, tmp_path: Path) -> None:
+    with store.create(cwd=tmp_path, model_chain=[]) as writer:
+        with pytest.raises(ValueError, match="must be one of") as caught:
+            writer.append_turn_end("exploded")
+        writer.append_turn_end(TurnStatus.REPEATED_CALL)
+
+    assert all(status.value in str(caught.value) for status in TurnStatus)
 
 
 def test_session_files_are_private_even_with_a_permissive_umask(

@@ -1,5 +1,6 @@
 """The guard: what a tool call may touch, decided before and enforced while it runs.
 
 The command policy (`policy`), protected paths (`protected`), confinement that never follows a
-symlink (`safe_fs`), and the OS sandbox for commands (`sandbox`, over `landlock`).
+symlink (`safe_fs`), the words both file layers use for a path's trouble (`file_words`),
+and the OS sandbox for commands (`sandbox`, over `landlock`).
 """

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from tools.guard import file_words as words
+
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _CHUNK = 1024 * 1024
 Sink = Callable[[bytes], None]
@@ -65,10 +67,10 @@ Observed = FileState | Other | None
 def split_relative(rel: str) -> list[str]:
     """The components of a relative POSIX path, refusing anything that could leave the root."""
     if not rel or "\x00" in rel or rel.startswith("/"):
-        raise Unreachable(f"{rel!r} is not a relative path inside the workspace")
+        raise Unreachable(words.not_relative(rel))
     parts = rel.split("/")
     if any(part in ("", ".", "..") for part in parts):
-        raise Unreachable(f"{rel!r} is not a plain relative path inside the workspace")
+        raise Unreachable(words.not_relative(rel))
     return parts
 
 
@@ -97,15 +99,15 @@ def _enter(parent: int, name: str, create: bool, shown: str) -> int:
         return os.open(name, _DIR_FLAGS, dir_fd=parent)
     except FileNotFoundError:
         if not create:
-            raise Unreachable(f"{shown} does not exist", missing=True) from None
+            raise Unreachable(words.not_found(shown, "directory"), missing=True) from None
     except OSError as exc:
         # ELOOP: a symlink (O_NOFOLLOW); ENOTDIR: a file where a directory should be.
-        raise Unreachable(f"{shown} is now a symlink or not a directory ({exc.strerror})") from None
+        raise Unreachable(words.not_a_directory(shown, exc.strerror)) from None
     try:
         os.mkdir(name, 0o777, dir_fd=parent)
         return os.open(name, _DIR_FLAGS, dir_fd=parent)
     except OSError as exc:
-        raise Unreachable(f"cannot create directory {shown}: {exc.strerror}") from None
+        raise Unreachable(words.cannot("create directory", shown, exc.strerror)) from None
 
 
 def observe(dir_fd: int, name: str, sink: Sink | None = None) -> Observed:
@@ -120,13 +122,13 @@ def observe(dir_fd: int, name: str, sink: Sink | None = None) -> Observed:
             sink(target)
         return FileState("symlink", hashlib.sha256(target).hexdigest(), 0o777)
     if not stat.S_ISREG(info.st_mode):
-        return Other(describe_mode(info.st_mode))
+        return Other(words.describe_mode(info.st_mode))
     # O_NONBLOCK: a FIFO swapped in after the lstat must not hang the open.
     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
     try:
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode):
-            return Other(describe_mode(opened.st_mode))
+            return Other(words.describe_mode(opened.st_mode))
         digest = hashlib.sha256()
         while chunk := os.read(fd, _CHUNK):
             digest.update(chunk)
@@ -135,19 +137,6 @@ def observe(dir_fd: int, name: str, sink: Sink | None = None) -> Observed:
         return FileState("file", digest.hexdigest(), stat.S_IMODE(opened.st_mode))
     finally:
         os.close(fd)
-
-
-def describe_mode(mode: int) -> str:
-    """``a directory``, ``a FIFO``, ... for a message."""
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
 
 
 def remove(dir_fd: int, name: str, current: Observed) -> None:

@@ -21,14 +21,27 @@ import os
 import sys
 import tempfile
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.guard import landlock
 
-SandboxMode = Literal["workspace-write", "read-only", "off"]
+
+class SandboxMode(StrEnum):
+    """What a confined command may write; the config file and ``--sandbox`` take these values."""
+
+    WORKSPACE_WRITE = "workspace-write"
+    READ_ONLY = "read-only"
+    OFF = "off"
+
+
+_MODE_HELP = {
+    SandboxMode.WORKSPACE_WRITE: "commands write only inside the workspace and temp directories",
+    SandboxMode.READ_ONLY: "no writes",
+    SandboxMode.OFF: "no sandbox",
+}
 
 _LAUNCHER = Path(landlock.__file__).resolve()
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom")
@@ -42,9 +55,8 @@ class SandboxSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     mode: SandboxMode = Field(
-        default="workspace-write",
-        description="workspace-write: commands write only inside the workspace and temp "
-        "directories; read-only: no writes; off: no sandbox.",
+        default=SandboxMode.WORKSPACE_WRITE,
+        description="; ".join(f"{mode}: {help}" for mode, help in _MODE_HELP.items()) + ".",
     )
     network: bool = Field(
         default=True, description="false: commands may not open TCP connections (Linux 6.7+)."
@@ -63,7 +75,7 @@ class SandboxSettings(BaseModel):
     @classmethod
     def _unquoted_off(cls, value: object) -> object:
         """YAML reads an unquoted ``off`` as false; it means "off" here."""
-        return "off" if value is False else value
+        return SandboxMode.OFF if value is False else value
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,9 @@ class Sandbox:
     cache: Path | None = None
     """The confined commands' own cache directory (inside a writable one)."""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mode", SandboxMode(self.mode))  # "off" given as text, too
+
     @classmethod
     def create(cls, settings: SandboxSettings, *, scratch: Path | None = None) -> Sandbox:
         """The sandbox for ``settings`` on this machine (probes the kernel once)."""
@@ -94,7 +109,7 @@ class Sandbox:
             except OSError:
                 cache = None
         writable += [Path(os.path.expanduser(p)) for p in settings.writable_paths]
-        abi = landlock.abi_version() if settings.mode != "off" else 0
+        abi = landlock.abi_version() if settings.mode != SandboxMode.OFF else 0
         return cls(
             settings.mode,
             settings.network,
@@ -107,7 +122,7 @@ class Sandbox:
     @property
     def enforced(self) -> bool:
         """Whether the kernel enforces the mode (False for ``off`` or without Landlock)."""
-        return self.mode != "off" and self.abi >= 1
+        return self.mode != SandboxMode.OFF and self.abi >= 1
 
     @property
     def blocks_network(self) -> bool:
@@ -124,14 +139,14 @@ class Sandbox:
         """
         argv = [sys.executable, "-I", "-S", str(_LAUNCHER), "--parent", str(os.getpid())]
         if self.enforced:
-            dirs = [workspace, *self.writable] if self.mode == "workspace-write" else []
+            dirs = [workspace, *self.writable] if self.mode is SandboxMode.WORKSPACE_WRITE else []
             for directory in dirs:
                 argv += ["--write", str(directory)]
             if os.path.isdir(_SHARED_MEMORY):
                 argv += ["--write", _SHARED_MEMORY]
             for device in _DEVICES:
                 argv += ["--write-file", device]
-            if self.mode == "workspace-write" and self.cache is not None:
+            if self.mode is SandboxMode.WORKSPACE_WRITE and self.cache is not None:
                 argv += ["--cache", str(self.cache)]
             if not self.network:
                 argv.append("--no-network")
@@ -141,7 +156,7 @@ class Sandbox:
 
     def describe(self) -> str:
         """The mode in force, for the start banner and ``/stats``."""
-        if self.mode == "off":
+        if self.mode is SandboxMode.OFF:
             return "off (commands run unconfined)"
         if not self.enforced:
             return f"{self.mode} not enforced (Landlock unavailable; the command policy applies)"
@@ -150,7 +165,7 @@ class Sandbox:
 
     def notice(self) -> str | None:
         """What to tell the person once at start, or None when the sandbox works as asked."""
-        if self.mode == "off":
+        if self.mode is SandboxMode.OFF:
             return (
                 "Sandbox is off: commands the model runs can change any file you can. "
                 "Remove 'sandbox: {mode: off}' or the --sandbox flag to turn it back on."
@@ -168,7 +183,7 @@ class Sandbox:
 
     def denied_hint(self) -> str:
         """Appended to a failed command's result when the sandbox may have refused a write."""
-        if self.mode == "read-only":
+        if self.mode is SandboxMode.READ_ONLY:
             return (
                 "[sandbox: read-only — commands may not write files. Describe the change or "
                 "make it with edit_file/write_file if allowed.]"
