@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 
-from recovery.policy import Charge
+from recovery.policy import Charge, charge_cost
 from recovery.settings import RecoverySettings
 
 
@@ -28,13 +28,7 @@ class RetryBudget:
 
     def cost(self, charge: Charge) -> float:
         """What a retry of class ``charge`` takes from the bucket."""
-        costs = {
-            Charge.NONE: 0.0,
-            Charge.RETRY: self._settings.retry_cost,
-            Charge.TIMEOUT: self._settings.timeout_cost,
-            Charge.DOUBLE: 2 * self._settings.retry_cost,
-        }
-        return costs[charge]
+        return charge_cost(charge, self._settings)
 
     def try_spend(self, charge: Charge) -> bool:
         """Take the cost of one retry if the bucket holds it; report whether it did."""

@@ -1,13 +1,15 @@
 """The retry policy: a table keyed by `ErrorKind` and pure functions that read it.
 
-`decide` turns one failed request into a `Decision` (retry after a delay, fall back to the
-next model, or raise at once). It has no state of its own and draws no random numbers: the
-caller passes the attempt count, the time already waited and a jitter value in ``[0, 1)``,
-so every row of the policy is testable with plain values.
+`decide` is the one place that chooses what a call does next: send a request, wait, retry
+after a delay, fall back to the next model, or raise at once. It has no state of its own and
+draws no random numbers: the caller gathers everything it reads into a `CallState` (attempts,
+time waited, the model's breaker, the retry budget left, what holds the next request back)
+and passes a jitter value in ``[0, 1)``, so every rule is testable with plain values.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -40,8 +42,15 @@ class Pace(StrEnum):
 
 
 class Action(StrEnum):
-    """What to do after a failed request."""
+    """What a call does next.
 
+    Before a request: ``SEND`` it now, ``WAIT`` for ``delay`` and look again, or
+    ``FALL_BACK``. After a failed one: ``RETRY`` after ``delay``, ``FALL_BACK`` to the next
+    model, or ``RAISE`` the error at once.
+    """
+
+    SEND = "send"
+    WAIT = "wait"
     RETRY = "retry"
     FALL_BACK = "fall_back"
     RAISE = "raise"
@@ -120,14 +129,25 @@ POLICY: Mapping[ErrorKind, KindPolicy] = {
 
 @dataclass(frozen=True)
 class CallState:
-    """Where one call stands on its current model when a request has just failed.
+    """Where one call stands on its current model, gathered before each decision.
+
+    The defaults of the last four fields are what holds when they were not gathered: the
+    caller reads the breaker when a call comes to a model and after each failure, the budget
+    after each failure, and the hold before each send.
 
     Attributes:
-        attempt: Requests sent to this model in this call, the failed one included.
-        waited: Seconds this call has already spent waiting between retries.
+        attempt: Requests sent to this model in this call (after a failure, the failed
+            one included).
+        waited: Seconds this call has already spent waiting.
         consecutive_overloads: Overloads in a row on this model, the failed one included.
         purpose: Who is waiting for the call.
         has_fallback: Whether another model is left to try.
+        breaker_open: Seconds the model is still skipped because it kept failing, in this
+            session or (with a fleet) for any agent, the latest failure counted (0: not).
+        budget_left: Retry tokens left: the session's, or the fleet's when that is lower.
+        held: Seconds before the next request may go: a server's wait (told to this
+            session or, through the fleet, to another agent) or the fleet's pacing.
+        held_by_server: Whether ``held`` is a server's wait rather than pacing.
     """
 
     attempt: int
@@ -135,6 +155,10 @@ class CallState:
     consecutive_overloads: int
     purpose: Purpose
     has_fallback: bool
+    breaker_open: float = 0.0
+    budget_left: float = math.inf
+    held: float = 0.0
+    held_by_server: bool = False
 
 
 @dataclass(frozen=True)
@@ -146,7 +170,9 @@ class Decision:
         reason: Why, in a few words for the person (``"3 overloads in a row"``).
         delay: Seconds to wait before the retry.
         charge: What the retry costs the budget.
-        retry_after: For a refused long server wait: seconds until the server accepts again.
+        retry_after: For a fallback: seconds until the model may accept requests again,
+            if known.
+        budget_exhausted: The fallback is because the retry budget cannot pay for a retry.
     """
 
     action: Action
@@ -154,6 +180,7 @@ class Decision:
     delay: float = 0.0
     charge: Charge = Charge.NONE
     retry_after: float | None = None
+    budget_exhausted: bool = False
 
 
 def backoff_delay(
@@ -193,10 +220,64 @@ def overload_threshold(purpose: Purpose, settings: RecoverySettings) -> int:
     return settings.overload_fallback_after
 
 
+def charge_cost(charge: Charge, settings: RecoverySettings) -> float:
+    """The retry tokens a retry of class ``charge`` takes from the budget."""
+    costs = {
+        Charge.NONE: 0.0,
+        Charge.RETRY: settings.retry_cost,
+        Charge.TIMEOUT: settings.timeout_cost,
+        Charge.DOUBLE: 2 * settings.retry_cost,
+    }
+    return costs[charge]
+
+
 def decide(
+    error: LlmError | None, state: CallState, settings: RecoverySettings, jitter: float
+) -> Decision:
+    """Decide what a call does next. Pure: same inputs, same decision.
+
+    Args:
+        error: The request that just failed; None before a request is sent.
+        state: Where the call stands, gathered just before.
+        settings: The limits on attempts, waits and fallbacks.
+        jitter: A uniform draw from ``[0, 1)`` for the backoff (unused before a send).
+
+    Returns:
+        Before a send: `Action.SEND`, `Action.WAIT` or `Action.FALL_BACK`. After a failure:
+        `Action.RETRY`, `Action.FALL_BACK` or `Action.RAISE`.
+    """
+    if error is None:
+        return _before_send(state, settings)
+    decision = _after_failure(error, state, settings, jitter)
+    if decision.action is not Action.RETRY:
+        return decision
+    # With no other model, an open breaker does not end the call: it goes on at the kind's
+    # pace, bounded by the budget and max_total_wait, and answers once the model is back.
+    # New calls still skip (or fail fast) while the breaker is open.
+    if state.breaker_open > 0 and state.has_fallback:
+        return Decision(Action.FALL_BACK, "failing repeatedly", retry_after=state.breaker_open)
+    if charge_cost(decision.charge, settings) > state.budget_left:
+        return Decision(Action.FALL_BACK, "retry budget used up", budget_exhausted=True)
+    return decision
+
+
+def _before_send(state: CallState, settings: RecoverySettings) -> Decision:
+    if state.breaker_open > 0:
+        note = f"skipped: failing repeatedly, next trial in {state.breaker_open:.0f}s"
+        return Decision(Action.FALL_BACK, note, retry_after=state.breaker_open)
+    if state.held <= 0:
+        return Decision(Action.SEND, "nothing holds it back")
+    too_long = state.held_by_server and state.held > settings.max_retry_wait
+    if too_long or state.waited + state.held > settings.max_total_wait:
+        what = "server asked to wait" if state.held_by_server else "rate limit: next slot in"
+        return Decision(Action.FALL_BACK, f"{what} {state.held:.0f}s", retry_after=state.held)
+    return Decision(Action.WAIT, "held back", delay=state.held)
+
+
+def _after_failure(
     error: LlmError, state: CallState, settings: RecoverySettings, jitter: float
 ) -> Decision:
-    """Decide what follows a failed request. Pure: same inputs, same decision."""
+    """What the kind, the attempts and the waits say, before the breaker and the budget."""
     policy = POLICY[error.kind]
     if not policy.retry:
         action = Action.FALL_BACK if policy.fall_back else Action.RAISE

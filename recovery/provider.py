@@ -34,7 +34,7 @@ from recovery.events import (
     TokensEscalated,
 )
 from recovery.fleet import Fleet, FleetView
-from recovery.report import Failure, combined_error
+from recovery.report import combined_error
 from recovery.retry import CallLog, DeltaCounter, ModelTarget, RetryLoop
 from recovery.settings import RecoverySettings
 
@@ -210,12 +210,8 @@ class RecoveringProvider:
         order = self._order()
         for position, index in enumerate(order):
             target = self._chain[index]
-            wait = self._retry.skipped_for(target, shared=len(self._chain) > 1)
-            if wait > 0:
-                note = f"skipped: failing repeatedly, next trial in {wait:.0f}s"
-                call.failures.append(
-                    Failure(target.ref, note, self._retry.last_error.get(target.ref), wait)
-                )
+            others = len(self._chain) > 1
+            if self._retry.passes_by(target, call, request.purpose, other_models=others):
                 continue
             if index != self._active:
                 reason = call.failures[-1].note if call.failures else "switched"

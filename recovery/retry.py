@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from providers import (
     ChatRequest,
@@ -18,6 +18,7 @@ from providers import (
     ErrorKind,
     LlmError,
     Provider,
+    Purpose,
     StopReason,
     StreamDelta,
     StreamReset,
@@ -149,6 +150,22 @@ class RetryLoop:
             return local
         return max(local, self.fleet.open_for(target.fleet_key))
 
+    def passes_by(
+        self, target: ModelTarget, call: CallLog, purpose: Purpose, *, other_models: bool
+    ) -> bool:
+        """Whether a call skips ``target`` without a request (its breaker is open).
+
+        A skipped model is added to ``call.failures``, saying when it is tried again.
+        ``other_models``: the chain has another model (see `skipped_for`).
+        """
+        here = CallState(0, call.waited, 0, purpose, other_models)
+        here = replace(here, breaker_open=self.skipped_for(target, shared=other_models))
+        decision = decide(None, here, self._settings, jitter=0.0)
+        if decision.action is not Action.FALL_BACK:
+            return False
+        self._leave(target, decision, call)
+        return True
+
     async def run(
         self,
         target: ModelTarget,
@@ -159,12 +176,22 @@ class RetryLoop:
     ) -> ChatResponse | None:
         """Send ``request`` to ``target`` until it answers (the response) or is given up on (None).
 
+        Each step gathers where the call stands into a `CallState`, lets
+        `recovery.policy.decide` choose, and carries the choice out.
+
         Raises:
             LlmError: for kinds the policy never retries nor falls back on.
         """
         attempt = overloads = 0
         while True:
-            if not await self._wait_turn(target, request, call):
+            here = CallState(attempt, call.waited, overloads, request.purpose, has_fallback)
+            here = self._held(here, target, request)
+            decision = decide(None, here, self._settings, jitter=0.0)
+            if decision.action is Action.WAIT:
+                await self._hold_back(decision, target, call, server=here.held_by_server)
+                continue
+            if decision.action is Action.FALL_BACK:
+                self._leave(target, decision, call)
                 return None
             attempt += 1
             self._restart_stream(on_delta, call, target)
@@ -173,22 +200,20 @@ class RetryLoop:
                 response = await self._send(target, request, tracker, call)
             except LlmError as error:
                 overloads = overloads + 1 if POLICY[error.kind].overload else 0
-                state = CallState(attempt, call.waited, overloads, request.purpose, has_fallback)
-                decision = self._judge(error, target, state)
+                self._note(error, target, has_fallback)
+                here = CallState(attempt, call.waited, overloads, request.purpose, has_fallback)
+                here = self._standing(here, target)
+                decision = decide(error, here, self._settings, self._rng.random())
                 if tracker is not None and tracker.count:
                     call.stale_stream = f"{error.kind.value}: {error.message}"
                 if decision.action is Action.RAISE:
                     raise
                 if decision.action is Action.FALL_BACK:
-                    call.failures.append(
-                        Failure(target.ref, decision.reason, error, decision.retry_after)
-                    )
+                    self._leave(target, decision, call)
                     return None
-                await self._wait(decision, error, target, attempt, call)
+                await self._retry(decision, error, target, attempt, call)
             else:
-                self.budget.refill()
-                if self.breaker(target.ref).record_success():
-                    self._emit(CircuitClosed(model=str(target.ref)), None)
+                self._answered(target)
                 return response
 
     async def _send(
@@ -224,97 +249,96 @@ class RetryLoop:
             )
         return response
 
-    async def _wait_turn(self, target: ModelTarget, request: ChatRequest, call: CallLog) -> bool:
-        """Wait until the next request may go; False if that would take too long.
+    def _held(self, here: CallState, target: ModelTarget, request: ChatRequest) -> CallState:
+        """``here`` with what holds the next request back.
 
         A server's wait binds the whole session (with a fleet, every agent on the key), not
         just the call that was told: a request sent earlier would be rejected again and
-        counts against the client. The fleet also paces requests when headroom is low.
+        counts against the client. The fleet also paces requests when headroom is low; when
+        nothing holds the request back, the fleet has reserved its slot.
         """
-        while True:
-            hold = self._hold(target, request)
-            if hold.seconds <= 0:
-                return True
-            settings = self._settings
-            too_long = hold.server and hold.seconds > settings.max_retry_wait
-            if too_long or call.waited + hold.seconds > settings.max_total_wait:
-                what = "server asked to wait" if hold.server else "rate limit: next slot in"
-                note = f"{what} {hold.seconds:.0f}s"
-                error = self.last_error.get(target.ref)
-                call.failures.append(Failure(target.ref, note, error, hold.seconds))
-                return False
-            call.waited += hold.seconds
-            self.waited += hold.seconds
-            if hold.seconds >= HELD_NOTICE_AFTER:
-                held = RequestHeld(
-                    model=str(target.ref),
-                    delay=hold.seconds,
-                    retry_at=self._clock() + hold.seconds,
-                    server=hold.server,
-                )
-                self._emit(held, None)
-            await self._sleep(hold.seconds)
-
-    def _hold(self, target: ModelTarget, request: ChatRequest) -> Hold:
-        """What holds the next request back: a server's wait, else the fleet's pacing."""
         local = self.not_before.get(target.ref, 0.0) - self._clock()
         if local > 0:
-            return Hold(local, server=True)
-        if self.fleet is None:
-            return Hold(0.0)
-        # About four characters a token: enough to pace on a tokens-per-minute limit.
-        tokens = request.chars() // 4
-        return self.fleet.acquire(target.fleet_key, tokens)
+            hold = Hold(local, server=True)
+        elif self.fleet is None:
+            hold = Hold(0.0)
+        else:
+            # About four characters a token: enough to pace on a tokens-per-minute limit.
+            hold = self.fleet.acquire(target.fleet_key, request.chars() // 4)
+        return replace(here, held=hold.seconds, held_by_server=hold.server)
 
-    def _judge(self, error: LlmError, target: ModelTarget, state: CallState) -> Decision:
-        """`decide`, plus what the session's breaker and budget have to say."""
+    def _standing(self, here: CallState, target: ModelTarget) -> CallState:
+        """``here`` with the model's breakers and the retry budget left (session and fleet)."""
+        budget = self.budget.tokens
+        if self.fleet is not None:
+            budget = min(budget, self.fleet.budget_left(target.fleet_key))
+        return replace(here, breaker_open=self.skipped_for(target), budget_left=budget)
+
+    def _note(self, error: LlmError, target: ModelTarget, has_fallback: bool) -> None:
+        """Record a failure where later requests see it, before anything is decided.
+
+        The failure is a fact whatever the call does next: the server's wait binds every
+        later request, and the breakers count it first so that the failure that opens one
+        is the one that moves the call on.
+        """
         self.last_error[target.ref] = error
-        if POLICY[error.kind].honour_server_wait and error.retry_after is not None:
+        row = POLICY[error.kind]
+        if row.honour_server_wait and error.retry_after is not None:
             until = self._clock() + error.retry_after
             self.not_before[target.ref] = max(self.not_before.get(target.ref, until), until)
             if self.fleet is not None:
                 self.fleet.server_wait(target.fleet_key, error.retry_after)
-        breaker = self.breaker(target.ref)
-        if POLICY[error.kind].model_fault and self.fleet is not None:
+        if not row.model_fault:
+            return
+        if self.fleet is not None:
             self.fleet.failure(target.fleet_key)
-        if POLICY[error.kind].model_fault and breaker.record_failure():
+        breaker = self.breaker(target.ref)
+        if breaker.record_failure():
             cooldown = self._settings.breaker_cooldown
-            self._emit(
-                CircuitOpened(
-                    model=str(target.ref),
-                    failures=breaker.failures,
-                    cooldown=cooldown,
-                    retry_at=self._clock() + cooldown,
-                    fallback=state.has_fallback,
-                ),
-                error.request_id,
+            opened = CircuitOpened(
+                model=str(target.ref),
+                failures=breaker.failures,
+                cooldown=cooldown,
+                retry_at=self._clock() + cooldown,
+                fallback=has_fallback,
             )
-        decision = decide(error, state, self._settings, self._rng.random())
-        if decision.action is not Action.RETRY:
-            return decision
-        # With no other model, an open breaker does not end the call: it goes on at the
-        # kind's pace, bounded by the budget and max_total_wait, and answers once the
-        # model is back. New calls still skip (or fail fast) while the breaker is open.
-        if self.skipped_for(target) > 0 and state.has_fallback:
-            return Decision(Action.FALL_BACK, "failing repeatedly", retry_after=breaker.reopens_in)
-        if not self._spend(target, decision):
+            self._emit(opened, error.request_id)
+
+    def _leave(self, target: ModelTarget, decision: Decision, call: CallLog) -> None:
+        """Carry out a fallback: say why the call stops using ``target``."""
+        error = self.last_error.get(target.ref)
+        if decision.budget_exhausted and error is not None:
             event = BudgetExhausted(
                 model=str(target.ref), kind=error.kind, tokens_left=self.budget.tokens
             )
             self._emit(event, error.request_id)
-            return Decision(Action.FALL_BACK, "retry budget used up")
-        return decision
+        call.failures.append(Failure(target.ref, decision.reason, error, decision.retry_after))
 
-    def _spend(self, target: ModelTarget, decision: Decision) -> bool:
-        """Pay for a retry from the session's budget and, with a fleet, the fleet's."""
-        if not self.budget.try_spend(decision.charge):
-            return False
-        cost = self.budget.cost(decision.charge)
-        return self.fleet is None or self.fleet.try_spend(target.fleet_key, cost)
+    async def _hold_back(
+        self, decision: Decision, target: ModelTarget, call: CallLog, *, server: bool
+    ) -> None:
+        """Carry out a wait before a send (announced when the person would notice it)."""
+        call.waited += decision.delay
+        self.waited += decision.delay
+        if decision.delay >= HELD_NOTICE_AFTER:
+            held = RequestHeld(
+                model=str(target.ref),
+                delay=decision.delay,
+                retry_at=self._clock() + decision.delay,
+                server=server,
+            )
+            self._emit(held, None)
+        await self._sleep(decision.delay)
 
-    async def _wait(
+    async def _retry(
         self, decision: Decision, error: LlmError, target: ModelTarget, attempt: int, call: CallLog
     ) -> None:
+        """Carry out a retry: pay for it, announce it, and wait its backoff."""
+        # decide saw these tokens and nothing has run since; another agent may have taken
+        # the fleet's in between, and then this one retry goes unpaid there.
+        self.budget.try_spend(decision.charge)
+        if self.fleet is not None:
+            self.fleet.try_spend(target.fleet_key, self.budget.cost(decision.charge))
         event = RetryScheduled(
             kind=error.kind,
             attempt=attempt + 1,
@@ -330,6 +354,12 @@ class RetryLoop:
         call.waited += decision.delay
         self.waited += decision.delay
         await self._sleep(decision.delay)
+
+    def _answered(self, target: ModelTarget) -> None:
+        """A request was answered: refill the budget and close the model's breaker."""
+        self.budget.refill()
+        if self.breaker(target.ref).record_success():
+            self._emit(CircuitClosed(model=str(target.ref)), None)
 
     def _restart_stream(
         self, on_delta: DeltaHandler | None, call: CallLog, target: ModelTarget

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 import os
 import secrets
 import socket
@@ -211,6 +212,17 @@ class Fleet:
         self.flush(key)
         record = self.store.snapshot().get(key, {})
         return state.breaker_open_for(record, self._clock())
+
+    def budget_left(self, key: str) -> float:
+        """Retry tokens left in the fleet's budget for ``key``.
+
+        Alone (per-process store) the session's own budget decides: infinite.
+        """
+        if not self._shared:
+            return math.inf
+        self.flush(key)
+        record = self.store.snapshot().get(key, {})
+        return state.budget_level(record, self._clock(), self._settings.budget_capacity)
 
     def try_spend(self, key: str, cost: float) -> bool:
         """Take ``cost`` from the fleet's retry budget; True if it could pay.
