@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -290,6 +291,15 @@ class Agent:
         """Tokens used in this run."""
         return self.loop.usage
 
+    @property
+    def api_seconds(self) -> float:
+        """Time this run spent waiting for models."""
+        return self.loop.api_seconds
+
+    def cost_usd(self) -> float | None:
+        """What this run's tokens cost; None while any model's price is unknown."""
+        return None
+
     def recovery_stats(self) -> RecoveryStats:
         return self.provider.stats()
 
@@ -305,6 +315,22 @@ class Agent:
 
     def saved_sessions(self) -> list[SessionSummary]:
         return self.store.list()
+
+    def describe_start(self) -> dict[str, Any]:
+        """What this run starts with, for a script: models, tools, servers, modes."""
+        return {
+            "session_id": self.session_id,
+            "cwd": str(self.workspace),
+            "model": self.model,
+            "fallback_models": self.models()[1:],
+            "tools": [spec.name for spec in self.tools.specs()],
+            "mcp_servers": [
+                {"name": status.name, "status": status.state.value}
+                for status in self.mcp.statuses()
+            ],
+            "approval": self.config.approval,
+            "sandbox": self.config.sandbox.mode,
+        }
 
     @property
     def stopped_mid_turn(self) -> bool:

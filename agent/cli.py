@@ -10,18 +10,17 @@ from __future__ import annotations
 import shlex
 import sys
 import traceback
-from collections.abc import Callable
 from difflib import get_close_matches
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
-import yaml
 from typer.core import TyperGroup
 
 from agent import __version__
 from agent.exit_codes import ExitCode
+from agent.setup.flags import choice, config_option, flag_overrides
 
 PROMPT_OPTIONS = ("-p", "--print")
 
@@ -29,6 +28,12 @@ PROMPT_OPTIONS = ("-p", "--print")
 class OutputFormat(StrEnum):
     text = "text"
     json = "json"
+    stream_json = "stream-json"
+
+
+class InputFormat(StrEnum):
+    text = "text"
+    stream_json = "stream-json"
 
 
 class SandboxMode(StrEnum):
@@ -41,81 +46,6 @@ class Approval(StrEnum):
     ask = "ask"
     auto_edit = "auto-edit"
     full_auto = "full-auto"
-
-
-Choice = TypeVar("Choice", bound=StrEnum)
-
-CONFIG_FLAGS: dict[str, str] = {}
-"""Option name → the configuration key it sets (`config_option`)."""
-CONSTANT_FLAGS: dict[str, tuple[str, str]] = {}
-"""Switches that set a configuration key to one value: option name → (key, value)."""
-
-
-def config_option(key: str, *names: str, constant: str | None = None, **kwargs: Any) -> Any:
-    """A Typer option that sets the configuration key ``key`` (dotted: ``sandbox.mode``).
-
-    This is the only place a flag is tied to configuration: its value becomes an override in
-    `Options.overrides`, which wins over every file and the environment.
-    """
-    if constant is None:
-        CONFIG_FLAGS[names[0]] = key
-    else:
-        CONSTANT_FLAGS[names[0]] = (key, constant)
-    return typer.Option(*names, **kwargs)
-
-
-def flag_overrides(ctx: typer.Context, settings: list[str]) -> dict[str, Any]:
-    """The configuration the flags on the command line set, by dotted key.
-
-    ``settings`` are ``--set KEY=VALUE`` pairs (the value read as YAML: ``3``, ``true``,
-    ``[a, b]``); the dedicated flags win over them, and switches such as ``--yes`` win last.
-    """
-    overrides = dict(_key_value(item) for item in settings)
-    for param in ctx.command.params:
-        name, value = param.opts[0], ctx.params.get(param.name or "")
-        if name in CONFIG_FLAGS and value not in (None, [], ()):
-            overrides[CONFIG_FLAGS[name]] = _plain(value)
-    for param in ctx.command.params:
-        name = param.opts[0]
-        if name in CONSTANT_FLAGS and ctx.params.get(param.name or ""):
-            key, constant = CONSTANT_FLAGS[name]
-            overrides[key] = constant
-    return overrides
-
-
-def _key_value(item: str) -> tuple[str, Any]:
-    key, sep, text = item.partition("=")
-    if not sep or not key.strip():
-        raise typer.BadParameter(f"{item!r} is not KEY=VALUE (e.g. --set recovery.max_attempts=5)")
-    try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError:
-        value = text
-    return key.strip(), value
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, StrEnum):
-        return value.value
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    return value
-
-
-def choice(kind: type[Choice]) -> Callable[[str], Choice]:
-    """Parse an option value into ``kind``; a bad value gets one line listing the choices.
-
-    (Typer's own enum parsing goes through pydantic, whose message starts "Value error,".)
-    """
-
-    def parse(value: str) -> Choice:
-        try:
-            return kind(value)
-        except ValueError:
-            choices = ", ".join(member.value for member in kind)
-            raise typer.BadParameter(f"{value!r} is not one of {choices}.") from None
-
-    return parse
 
 
 class AgentGroup(TyperGroup):
@@ -167,9 +97,26 @@ def run(
             "--output-format",
             parser=choice(OutputFormat),
             metavar="FORMAT",
-            help="Output of -p: text or json.",
+            help="Output of -p: text, json (one object) or stream-json (JSON lines).",
         ),
     ] = OutputFormat.text,
+    input_format: Annotated[
+        InputFormat,
+        typer.Option(
+            "--input-format",
+            parser=choice(InputFormat),
+            metavar="FORMAT",
+            help="Input of -p: text, or stream-json (user messages as JSON lines on stdin; "
+            "needs --output-format stream-json).",
+        ),
+    ] = InputFormat.text,
+    include_partial: Annotated[
+        bool,
+        typer.Option(
+            "--include-partial-messages",
+            help="With stream-json output, also stream the answer's text as it is written.",
+        ),
+    ] = False,
     model: Annotated[
         str | None,
         config_option(
@@ -263,23 +210,29 @@ def run(
         continue_latest=continue_,
         verbose=verbose,
     )
-    if prompt == "-":
+    streaming_in = input_format is InputFormat.stream_json
+    if streaming_in and output_format is not OutputFormat.stream_json:
+        raise typer.BadParameter(
+            "stream-json input needs --output-format stream-json", param_hint="--input-format"
+        )
+    if streaming_in and prompt is None:
+        prompt = ""  # the prompts come on stdin
+    if prompt == "-" and not streaming_in:
         prompt = sys.stdin.read()
     resuming = resume is not None or continue_
-    if prompt is not None and not prompt.strip() and not resuming:
+    if prompt is not None and not prompt.strip() and not resuming and not streaming_in:
         raise typer.BadParameter(
             "the prompt is empty (without a prompt, -p only continues a session given with "
             "--resume ID or --continue)",
             param_hint="-p",
         )
     if prompt is not None:
-        from agent.oneshot import exit_now, run_once
+        from agent.oneshot import Output, exit_now, run_once
 
-        code = run_once(
-            options,
-            prompt if prompt.strip() else None,
-            json_output=output_format is OutputFormat.json,
+        output = Output(
+            format=output_format.value, partial=include_partial, stream_input=streaming_in
         )
+        code = run_once(options, prompt if prompt.strip() else None, output)
         exit_now(code)
     else:
         if not sys.stdin.isatty():

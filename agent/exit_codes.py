@@ -14,5 +14,10 @@ class ExitCode(IntEnum):
     """The turn failed after recovery; the session is saved."""
     USAGE = 2
     """Bad command line or configuration; nothing ran."""
+    UNAVAILABLE = 75
+    """The provider cannot answer now (``EX_TEMPFAIL``): a long rate limit, an outage past
+    the retry budget, no network. Try again later; the session is saved."""
     INTERRUPTED = 130
-    """Ctrl-C or a termination signal; the session is saved."""
+    """Ctrl-C (or SIGHUP); the session is saved."""
+    TERMINATED = 143
+    """SIGTERM; the session is saved."""

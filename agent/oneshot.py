@@ -1,4 +1,9 @@
-"""``agent -p``: one turn, non-interactive, text or JSON output."""
+"""``agent -p``: one turn (or, with stream-json input, one per line), non-interactive.
+
+Output: ``text`` (the answer), ``json`` (one object at the end) or ``stream-json`` (JSON
+lines as the run goes, `agent.script.StreamJsonFace`). Every format reports the same run,
+summed up by one `agent.script.RunReport` from the engine's stream.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +14,24 @@ import json
 import os
 import signal
 import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import structlog
 from rich.console import Console
 from rich.markup import escape
 
+from agent import __version__
 from agent.app import Agent
+from agent.engine.face import Face, Faces
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
+from agent.script import RunReport, StreamJsonFace, result_subtype
+from agent.script.input import BadInputLine, prompt_from_line
+from agent.script.report import provider_unavailable
 from agent.setup.logs import flush_logs
-from agent.setup.startup import Options, SetupError, boot
+from agent.setup.startup import Options, SetupError, Started, boot
 from agent.terminal.banners import notice_line
 from agent.terminal.console import SafeConsole
 from agent.terminal.ui import ConsoleUI
@@ -27,35 +39,51 @@ from agent.terminal.ui import ConsoleUI
 log = structlog.get_logger("agent.oneshot")
 
 
-def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
-    """Run one turn; print the answer (or a JSON object). Returns the exit code.
+@dataclass(frozen=True)
+class Output:
+    """How ``-p`` reads and reports: ``format`` text, json or stream-json."""
+
+    format: str = "text"
+    partial: bool = False
+    """``--include-partial-messages``: stream-json also carries text deltas."""
+    stream_input: bool = False
+    """``--input-format stream-json``: prompts are JSON lines on stdin."""
+
+
+def run_once(options: Options, prompt: str | None, output: Output | None = None) -> int:
+    """Run the turn(s); report them as ``output`` asks. Returns the exit code.
 
     A resumed session that stopped mid-turn gets ``prompt`` in the same request as the rest of
     that turn (one turn, one answer); ``prompt`` None continues that turn as it was.
     """
+    output = output or Output()
     no_color = bool(os.environ.get("NO_COLOR"))
     out = SafeConsole(file=sys.stdout, no_color=no_color, highlight=False, soft_wrap=True)
     err = SafeConsole(file=sys.stderr, no_color=no_color, highlight=False, soft_wrap=True)
-    environ = dict(os.environ)
-    # Text already written to a pipe cannot be taken back when a stream restarts, so a
-    # pipe gets the finished answer once, at the end; a terminal sees it stream.
-    stream = not json_output and out.is_terminal
+    json_output = output.format == "json"
     try:
-        started = boot(options, environ)
-        ui = ConsoleUI(out, err, stream=stream, verbose=options.verbose, redact=started.redact)
-        agent = Agent(started.config, options, face=ui, approver=None, environ=started.environ)
+        started = boot(options, dict(os.environ))
     except SetupError as problem:
-        return _usage_error(str(problem), None, err, json_output=json_output)
+        return _usage_error(str(problem), None, err, output)
+    report = RunReport(options.workspace)
+    run = _Run(started, output, out, err, report)
+    try:
+        agent = Agent(
+            started.config, options, face=run.face, approver=None, environ=started.environ
+        )
+    except SetupError as problem:
+        return _usage_error(str(problem), None, err, output)
+    run.bind(agent)
     if (held_back := started.trust.held) is not None:
         held = f"{held_back.describe()}. Not applied: run `agent trust` here to allow it."
         err.print(f"[yellow]! {escape(held)}[/yellow]")
-    if prompt is None and not agent.stopped_mid_turn:
+    if prompt is None and not output.stream_input and not agent.stopped_mid_turn:
         agent.close()
         nothing = (
             f"Session {agent.session_id} did not stop mid-turn, so there is nothing to continue. "
             f'Give a prompt: agent -p "..." --resume {agent.session_id}'
         )
-        return _usage_error(nothing, agent.session_id, err, json_output=json_output)
+        return _usage_error(nothing, agent.session_id, err, output)
     for start_notice in agent.notices:
         err.print(notice_line(start_notice))
     if agent.mcp.pending:
@@ -64,32 +92,118 @@ def run_once(options: Options, prompt: str | None, *, json_output: bool) -> int:
         err.print(f"[yellow]! {escape(pending_notice(agent.mcp.pending))}[/yellow]")
     for notice in agent.resume_notices():
         err.print(f"[yellow]! {escape(notice)}[/yellow]")
-    status, result = _run_guarded(agent, prompt)
-    ui.finish()
+    prompts = _stdin_prompts(run) if output.stream_input else _one(prompt)
+    code = _run_guarded(agent, prompts, run)
+    if run.ui is not None:
+        run.ui.finish()
     agent.close()
-    error = (
-        result.error if result else ("Interrupted." if status is TurnStatus.INTERRUPTED else None)
-    )
-    # What goes to a terminal or a CI log hides secrets, as the session and the log do: a
-    # server's error may quote the key it was sent.
-    redact = started.redactor
-    error = redact.text(error) if error else error
-    if json_output:
-        events = [redact.value(event.model_dump(mode="json")) for event in agent.recorded]
-        usage = agent.usage.model_dump()
-        answer = redact.text(result.answer) if result else ""
-        print(json.dumps(_payload(agent.session_id, status.value, answer, error, events, usage)))
-    elif not stream and result is not None and result.answer:
-        out.print(redact.text(result.answer), markup=False, highlight=False, emoji=False)
-    if not json_output and error:
+    if not json_output and output.format != "stream-json" and run.last_error:
         # Errors quote the server, whose "[...]" must not be read as rich markup.
-        err.print(f"[red]{escape(error)}[/red]")
+        err.print(f"[red]{escape(run.last_error)}[/red]")
     hint = agent.resume_hint()
-    if status is not TurnStatus.DONE and hint:
+    if code != ExitCode.OK and hint and output.format != "stream-json":
         err.print(hint)
-    if status is TurnStatus.DONE:
-        return ExitCode.OK
-    return ExitCode.INTERRUPTED if status is TurnStatus.INTERRUPTED else ExitCode.FAILED
+    return code
+
+
+class _Run:
+    """One ``-p`` run: its faces, and what it reports after each turn."""
+
+    def __init__(
+        self, started: Started, output: Output, out: Console, err: Console, report: RunReport
+    ) -> None:
+        self.started = started
+        self.output = output
+        self.out = out
+        self.report = report
+        self.last_error: str | None = None
+        self.stream: StreamJsonFace | None = None
+        self.ui: ConsoleUI | None = None
+        self.agent: Agent | None = None
+        main: Face
+        if output.format == "stream-json":
+            self.stream = StreamJsonFace(
+                sys.stdout,
+                session_id="",
+                model=lambda: self.agent.model if self.agent is not None else "",
+                redact=started.redact,
+                partial=output.partial,
+            )
+            main = self.stream
+        else:
+            # Text already written to a pipe cannot be taken back when a stream restarts, so
+            # a pipe gets the finished answer once, at the end; a terminal sees it stream.
+            live = output.format == "text" and out.is_terminal
+            self.ui = ConsoleUI(
+                out, err, stream=live, verbose=started.options.verbose, redact=started.redact
+            )
+            main = self.ui
+        self.face = Faces([main, report])
+
+    def bind(self, agent: Agent) -> None:
+        """The agent is built: the stream can say what it starts with."""
+        self.agent = agent
+        if self.stream is not None:
+            self.stream.session_id = agent.session_id
+            self.stream.start({**agent.describe_start(), "version": __version__})
+
+    def turn_ended(self, status: TurnStatus, result: TurnResult | None, code: int) -> None:
+        """Report one turn: the answer, or the result object."""
+        agent = self.agent
+        assert agent is not None
+        redact = self.started.redactor
+        error = (
+            result.error
+            if result
+            else ("Interrupted." if status is TurnStatus.INTERRUPTED else None)
+        )
+        self.last_error = redact.text(error) if error else None
+        answer = redact.text(result.answer) if result else ""
+        fields = {
+            "subtype": result_subtype(status, result),
+            "is_error": status is not TurnStatus.DONE,
+            "result": answer,
+            "session_id": agent.session_id,
+            **self.report.fields(),
+            "duration_api_ms": round(agent.api_seconds * 1000),
+            "usage": agent.usage.model_dump(),
+            "total_cost_usd": agent.cost_usd(),
+            "exit_code": code,
+        }
+        if code == ExitCode.UNAVAILABLE:
+            fields["retry_after"] = self.report.retry_after
+            fields["resume"] = f"agent --resume {agent.session_id}"
+        if self.stream is not None:
+            if status is not TurnStatus.DONE:
+                self.stream.system("session_saved", resume=f"agent --resume {agent.session_id}")
+            self.stream.write({"type": "result", **fields})
+        elif self.output.format == "json":
+            events = [redact.value(event.model_dump(mode="json")) for event in agent.recorded]
+            payload = _payload(
+                agent.session_id, status.value, answer, self.last_error, events, None
+            )
+            print(json.dumps({**payload, **fields, "result": answer}))
+        elif self.ui is not None and not self.ui.stream and answer:
+            self.out.print(answer, markup=False, highlight=False, emoji=False)
+
+
+async def _one(prompt: str | None) -> AsyncIterator[str | None]:
+    yield prompt
+
+
+async def _stdin_prompts(run: _Run) -> AsyncIterator[str | None]:
+    """Each user message on stdin; a malformed line is reported and skipped. EOF ends it."""
+    running = asyncio.get_running_loop()
+    number = 0
+    while line := await running.run_in_executor(None, sys.stdin.readline):
+        number += 1
+        if not line.strip():
+            continue
+        try:
+            yield prompt_from_line(line)
+        except BadInputLine as error:
+            if run.stream is not None:
+                run.stream.system("input_error", line=number, error=str(error))
 
 
 def exit_now(code: int) -> NoReturn:
@@ -109,9 +223,12 @@ def exit_now(code: int) -> NoReturn:
     os._exit(code)
 
 
-def _usage_error(problem: str, session_id: str | None, err: Console, *, json_output: bool) -> int:
-    if json_output:
+def _usage_error(problem: str, session_id: str | None, err: Console, output: Output) -> int:
+    if output.format == "json":
         print(json.dumps(_payload(session_id, "error", "", problem, [], None)))
+    elif output.format == "stream-json":
+        line = {"type": "result", "subtype": "error_usage", "is_error": True, "result": problem}
+        print(json.dumps({**line, "session_id": session_id, "exit_code": ExitCode.USAGE}))
     err.print(f"[red]agent: {escape(problem)}[/red]")
     return ExitCode.USAGE
 
@@ -134,25 +251,48 @@ def _payload(
     }
 
 
-def _run_guarded(agent: Agent, prompt: str | None) -> tuple[TurnStatus, TurnResult | None]:
-    """Run the turn; SIGINT, SIGTERM and SIGHUP cancel it and leave the session consistent."""
+def _run_guarded(agent: Agent, prompts: AsyncIterator[str | None], run: _Run) -> int:
+    """Run each prompt's turn; SIGINT, SIGTERM and SIGHUP cancel the run and leave the
+    session consistent. Returns the exit code of the last turn."""
+    stopped_by: list[int] = []
+    code: int = ExitCode.OK
 
-    async def main() -> TurnResult:
+    async def main() -> None:
+        nonlocal code
         task = asyncio.current_task()
         assert task is not None
         running = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            running.add_signal_handler(sig, task.cancel)
-        return await agent.run_turn(prompt)
+            running.add_signal_handler(sig, _stop, task, sig)
+        async for prompt in prompts:
+            result = await agent.run_turn(prompt)
+            code = exit_code(result.status, result)
+            run.turn_ended(result.status, result, code)
+
+    def _stop(task: asyncio.Task[None], sig: int) -> None:
+        stopped_by.append(sig)
+        task.cancel()
 
     try:
-        result = asyncio.run(main())
+        asyncio.run(main())
     except (KeyboardInterrupt, asyncio.CancelledError):
         agent.interrupted()
-        return TurnStatus.INTERRUPTED, None
+        code = ExitCode.TERMINATED if signal.SIGTERM in stopped_by else ExitCode.INTERRUPTED
+        run.turn_ended(TurnStatus.INTERRUPTED, None, code)
     except Exception as error:  # the session must stay consistent whatever went wrong
         log.exception("turn_crashed")
         message = f"Internal error: {error!r}. Details are in the log."
         agent.record_crash(message)
-        return TurnStatus.FAILED, TurnResult(status=TurnStatus.FAILED, error=message)
-    return result.status, result
+        failed = TurnResult(status=TurnStatus.FAILED, error=message)
+        code = ExitCode.FAILED
+        run.turn_ended(TurnStatus.FAILED, failed, code)
+    return code
+
+
+def exit_code(status: TurnStatus, result: TurnResult | None) -> int:
+    """The exit code of a turn that ended with ``status``."""
+    if status is TurnStatus.DONE:
+        return ExitCode.OK
+    if status is TurnStatus.INTERRUPTED:
+        return ExitCode.INTERRUPTED
+    return ExitCode.UNAVAILABLE if provider_unavailable(result) else ExitCode.FAILED

@@ -173,6 +173,9 @@ class Decision:
         retry_after: For a fallback: seconds until the model may accept requests again,
             if known.
         budget_exhausted: The fallback is because the retry budget cannot pay for a retry.
+        unavailable: For a fallback before a send: the kind of unavailability (an open
+            breaker, a server's wait learned from another agent), which no error of this
+            call may say.
     """
 
     action: Action
@@ -181,6 +184,7 @@ class Decision:
     charge: Charge = Charge.NONE
     retry_after: float | None = None
     budget_exhausted: bool = False
+    unavailable: ErrorKind | None = None
 
 
 def backoff_delay(
@@ -264,13 +268,23 @@ def decide(
 def _before_send(state: CallState, settings: RecoverySettings) -> Decision:
     if state.breaker_open > 0:
         note = f"skipped: failing repeatedly, next trial in {state.breaker_open:.0f}s"
-        return Decision(Action.FALL_BACK, note, retry_after=state.breaker_open)
+        return Decision(
+            Action.FALL_BACK,
+            note,
+            retry_after=state.breaker_open,
+            unavailable=ErrorKind.OVERLOADED,
+        )
     if state.held <= 0:
         return Decision(Action.SEND, "nothing holds it back")
     too_long = state.held_by_server and state.held > settings.max_retry_wait
     if too_long or state.waited + state.held > settings.max_total_wait:
         what = "server asked to wait" if state.held_by_server else "rate limit: next slot in"
-        return Decision(Action.FALL_BACK, f"{what} {state.held:.0f}s", retry_after=state.held)
+        return Decision(
+            Action.FALL_BACK,
+            f"{what} {state.held:.0f}s",
+            retry_after=state.held,
+            unavailable=ErrorKind.RATE_LIMIT,
+        )
     return Decision(Action.WAIT, "held back", delay=state.held)
 
 

@@ -307,6 +307,15 @@ class RetryLoop:
     def _leave(self, target: ModelTarget, decision: Decision, call: CallLog) -> None:
         """Carry out a fallback: say why the call stops using ``target``."""
         error = self.last_error.get(target.ref)
+        if error is None and decision.unavailable is not None:
+            # Known only from the shared state (another agent was told): say what it means.
+            error = LlmError(
+                decision.unavailable,
+                decision.reason,
+                provider=target.ref.provider,
+                model=str(target.ref),
+                retry_after=decision.retry_after,
+            )
         if decision.budget_exhausted and error is not None:
             event = BudgetExhausted(
                 model=str(target.ref), kind=error.kind, tokens_left=self.budget.tokens

@@ -177,6 +177,8 @@ class AgentLoop:
         self.turn_timeout = turn_timeout
         self.clock = clock
         self.usage = Usage()
+        self.api_seconds = 0.0
+        """Time spent waiting for the model (retries and waits included)."""
         self.tool_ids = tool_ids if tool_ids is not None else ToolCallIds.of(self.messages)
 
     def _append(self, message: Message) -> None:
@@ -298,9 +300,11 @@ class AgentLoop:
             request = ChatRequest(
                 system=self.system, messages=self.messages, tools=specs, max_tokens=self.max_tokens
             )
+            sent = self.clock()
             try:
                 response = await self.provider.chat(request, self.on_delta)
             except LlmError as error:
+                self.api_seconds += self.clock() - sent
                 if error.kind is not ErrorKind.CONTEXT_OVERFLOW or self.recovery is None:
                     raise
                 smaller = await self.recovery.on_overflow(
@@ -310,6 +314,7 @@ class AgentLoop:
                     raise
                 self.messages = smaller
                 continue
+            self.api_seconds += self.clock() - sent
             self.usage = self.usage + response.usage
             self.transcript.append_usage(response.usage, response.model)
             if self.recovery is not None:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from providers import ChatRequest, ChatResponse, DeltaHandler, ErrorKind, LlmError, Purpose
+from providers.testing import FunctionProvider
 from recovery import RecoverySettings
 from recovery.policy import Action, CallState, Decision, decide
-from tests.fakes.function import FunctionProvider
 from tests.recovery.support import REQUEST, Recorder, target
 
 SETTINGS = RecoverySettings(

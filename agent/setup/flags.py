@@ -1,0 +1,89 @@
+"""Command-line flags as configuration: each flag that sets a key is declared once, with it.
+
+A flag's value becomes an override keyed by its dotted configuration path (``sandbox.mode``),
+as codex's ``-c key=value`` does; ``--set KEY=VALUE`` reaches every other key. Overrides win
+over every file and the environment (`agent.setup.startup.Options`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any, TypeVar
+
+import typer
+import yaml
+
+Choice = TypeVar("Choice", bound=StrEnum)
+
+CONFIG_FLAGS: dict[str, str] = {}
+"""Option name → the configuration key it sets (`config_option`)."""
+CONSTANT_FLAGS: dict[str, tuple[str, str]] = {}
+"""Switches that set a configuration key to one value: option name → (key, value)."""
+
+
+def config_option(key: str, *names: str, constant: str | None = None, **kwargs: Any) -> Any:
+    """A Typer option that sets the configuration key ``key`` (dotted: ``sandbox.mode``).
+
+    This is the only place a flag is tied to configuration: its value becomes an override in
+    `Options.overrides`, which wins over every file and the environment.
+    """
+    if constant is None:
+        CONFIG_FLAGS[names[0]] = key
+    else:
+        CONSTANT_FLAGS[names[0]] = (key, constant)
+    return typer.Option(*names, **kwargs)
+
+
+def flag_overrides(ctx: typer.Context, settings: list[str]) -> dict[str, Any]:
+    """The configuration the flags on the command line set, by dotted key.
+
+    ``settings`` are ``--set KEY=VALUE`` pairs (the value read as YAML: ``3``, ``true``,
+    ``[a, b]``); the dedicated flags win over them, and switches such as ``--yes`` win last.
+    """
+    overrides = dict(_key_value(item) for item in settings)
+    for param in ctx.command.params:
+        name, value = param.opts[0], ctx.params.get(param.name or "")
+        if name in CONFIG_FLAGS and value not in (None, [], ()):
+            overrides[CONFIG_FLAGS[name]] = _plain(value)
+    for param in ctx.command.params:
+        name = param.opts[0]
+        if name in CONSTANT_FLAGS and ctx.params.get(param.name or ""):
+            key, constant = CONSTANT_FLAGS[name]
+            overrides[key] = constant
+    return overrides
+
+
+def _key_value(item: str) -> tuple[str, Any]:
+    key, sep, text = item.partition("=")
+    if not sep or not key.strip():
+        raise typer.BadParameter(f"{item!r} is not KEY=VALUE (e.g. --set recovery.max_attempts=5)")
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        value = text
+    return key.strip(), value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def choice(kind: type[Choice]) -> Callable[[str], Choice]:
+    """Parse an option value into ``kind``; a bad value gets one line listing the choices.
+
+    (Typer's own enum parsing goes through pydantic, whose message starts "Value error,".)
+    """
+
+    def parse(value: str) -> Choice:
+        try:
+            return kind(value)
+        except ValueError:
+            choices = ", ".join(member.value for member in kind)
+            raise typer.BadParameter(f"{value!r} is not one of {choices}.") from None
+
+    return parse

@@ -1,0 +1,240 @@
+"""The scripting contract: stream-json events, stream-json input, and exit codes."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.cli import agent_command, agent_env, run_agent, wait_for_descendant
+from tests.fakes.llm_script import Fault, Reply
+from tests.fakes.llm_server import FakeLlmServer
+
+
+def _lines(stdout: str) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    assert all(isinstance(line, dict) for line in lines)
+    return lines
+
+
+def _system(lines: list[dict[str, Any]], subtype: str) -> list[dict[str, Any]]:
+    return [line for line in lines if line["type"] == "system" and line["subtype"] == subtype]
+
+
+def test_stream_json_starts_with_init_carries_messages_and_ends_with_the_result(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "hello.py", "content": "print('hi')\n"}),
+        Reply.text("Created hello.py."),
+    )
+    run = run_agent(
+        "-p",
+        "create hello.py",
+        "--yes",
+        "--model",
+        "anthropic:claude-test",
+        "--output-format",
+        "stream-json",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 0, run.stderr
+    lines = _lines(run.stdout)
+    init, result = lines[0], lines[-1]
+    assert (init["type"], init["subtype"]) == ("system", "init")
+    assert init["model"] == "anthropic:claude-test"
+    assert "write_file" in init["tools"]
+    assert init["approval"] == "full-auto"
+    assert init["session_id"]
+    assert init["version"]
+    kinds = [line["type"] for line in lines[1:-1]]
+    assert kinds == ["assistant", "user", "assistant"]
+    tool_use = lines[1]["message"]["content"][-1]
+    assert tool_use["type"] == "tool_use"
+    assert tool_use["name"] == "write_file"
+    tool_result = lines[2]["message"]["content"][0]
+    assert tool_result["type"] == "tool_result"
+    assert tool_result["tool_use_id"] == tool_use["id"]
+    assert lines[3]["message"]["content"] == [{"type": "text", "text": "Created hello.py."}]
+    assert result["type"] == "result"
+    assert result["subtype"] == "success"
+    assert result["is_error"] is False
+    assert result["result"] == "Created hello.py."
+    assert result["changed_files"] == ["hello.py"]
+    assert result["num_turns"] == 2
+    assert result["tool_calls"] == 1
+    assert result["session_id"] == init["session_id"]
+    assert {"duration_ms", "duration_api_ms", "usage", "total_cost_usd"} <= result.keys()
+    assert all(line["session_id"] == init["session_id"] for line in lines)
+
+
+def test_recovery_shows_in_the_stream_and_in_the_result(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(
+        Fault.status(529, "overloaded_error"),
+        Fault.status(401, "authentication_error"),
+        Reply.text("from the fallback"),
+    )
+    run = run_agent(
+        "-p",
+        "hi",
+        "--model",
+        "anthropic:claude-test",
+        "--fallback-model",
+        "openai:gpt-test",
+        "--include-partial-messages",
+        "--output-format",
+        "stream-json",
+        "--set",
+        "recovery.overload_backoff=0.01",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 0, run.stderr
+    lines = _lines(run.stdout)
+    (retry,) = _system(lines, "api_retry")
+    assert retry["error"] == "overloaded"
+    assert retry["attempt"] == 2
+    (fallback,) = _system(lines, "model_fallback")
+    assert (fallback["from"], fallback["to"]) == ("anthropic:claude-test", "openai:gpt-test")
+    deltas = [line for line in lines if line["type"] == "stream_event"]
+    assert "".join(d["event"]["delta"]["text"] for d in deltas) == "from the fallback"
+    result = lines[-1]
+    assert result["retries"] == 1
+    assert result["fallbacks"] == [
+        {"from": "anthropic:claude-test", "to": "openai:gpt-test", "reason": fallback["reason"]}
+    ]
+
+
+def test_a_provider_that_cannot_answer_now_exits_75_with_the_resume_command(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Fault.status(429, "rate_limit_error", headers={"retry-after": "7200"}))
+    run = run_agent(
+        "-p",
+        "hi",
+        "--output-format",
+        "stream-json",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 75, run.stderr
+    lines = _lines(run.stdout)
+    result = lines[-1]
+    assert result["subtype"] == "error_provider_unavailable"
+    assert result["is_error"]
+    assert result["resume"] == f"agent --resume {result['session_id']}"
+    assert _system(lines, "session_saved")
+
+    text_run = run_agent("-p", "hi", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert text_run.code == 75
+    assert "agent --resume" in text_run.stderr
+
+
+def test_json_output_carries_the_same_run_report(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("I created hello.py."))  # a claim no tool backs
+    run = run_agent(
+        "-p",
+        "create hello.py",
+        "--output-format",
+        "json",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 0, run.stderr
+    data = run.json()
+    assert data["status"] == "done"
+    assert data["subtype"] == "success"
+    assert data["changed_files"] == []
+    assert data["tool_calls"] == 0
+    assert isinstance(data["events"], list)
+
+
+def test_stream_json_input_answers_each_line_and_skips_a_malformed_one(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("one"), Reply.text("two"))
+    stdin = "\n".join(
+        [
+            json.dumps({"type": "user", "message": {"role": "user", "content": "first"}}),
+            "{not json",
+            json.dumps({"type": "assistant", "message": {}}),
+            json.dumps(
+                {
+                    "type": "user",
+                    "message": {"role": "user", "content": [{"type": "text", "text": "second"}]},
+                }
+            ),
+        ]
+    )
+    proc = subprocess.run(
+        agent_command("-p", "--input-format", "stream-json", "--output-format", "stream-json"),
+        cwd=workspace,
+        env=agent_env(fake_llm, decoy_home),
+        input=stdin + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = _lines(proc.stdout)
+    results = [line for line in lines if line["type"] == "result"]
+    assert [r["result"] for r in results] == ["one", "two"]
+    errors = _system(lines, "input_error")
+    assert [e["line"] for e in errors] == [2, 3]
+    assert "not JSON" in errors[0]["error"]
+    second_request = fake_llm.requests[1].body["messages"]
+    assert "first" in json.dumps(second_request)
+    assert "second" in json.dumps(second_request)
+
+
+def test_stream_json_input_needs_stream_json_output(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    run = run_agent(
+        "-p",
+        "--input-format",
+        "stream-json",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 2
+    assert "--output-format stream-json" in run.stderr
+
+
+def test_sigterm_saves_the_session_and_exits_143(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "sleep 30"}), Reply.text("unreachable")
+    )
+    proc = subprocess.Popen(
+        agent_command("-p", "wait", "--yes", "--output-format", "stream-json"),
+        cwd=workspace,
+        env=agent_env(fake_llm, decoy_home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_descendant(proc.pid, ["sleep", "30"])
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, stderr
+    lines = _lines(stdout)
+    assert lines[-1]["type"] == "result"
+    assert lines[-1]["exit_code"] == 143
+    assert _system(lines, "session_saved")
