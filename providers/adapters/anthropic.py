@@ -30,7 +30,7 @@ from providers.adapters.anthropic_mapping import (
 from providers.adapters.support import call_translating_errors, idle_guarded, with_rate_limits
 from providers.classify import classify, retry_after
 from providers.errors import ErrorKind, LlmError, MalformedAnswer, reading
-from providers.models import known_limits
+from providers.profiles import model_profile
 from providers.provider import ChatRequest, ChatResponse, DeltaHandler, Purpose, ToolSpec
 from providers.ratelimit import rate_limits_from_headers
 from providers.wire_cache import WireCache
@@ -112,10 +112,12 @@ class AnthropicProvider:
 
     def _body(self, request: ChatRequest, *, stream: bool) -> bytes:
         """The request as the JSON bytes sent (see `JsonBody`)."""
-        ceiling = known_limits(request.model).max_output_tokens
+        profile = model_profile(request.model)
+        ceiling = profile.limits.max_output_tokens
         messages = to_anthropic_messages(request.messages, self._wire)
         # A one-off background request (a summary) would pay for a cache write nobody reads.
-        cache = self._prompt_cache and request.purpose is Purpose.FOREGROUND
+        foreground = request.purpose is Purpose.FOREGROUND
+        cache = self._prompt_cache and profile.prompt_cache and foreground
         fields: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens or min(DEFAULT_MAX_TOKENS, ceiling),
