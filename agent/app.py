@@ -21,14 +21,15 @@ from agent.engine.turn import TurnRecoveryPolicy
 from agent.setup.config import Config, agent_home
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, create_provider, embedded_default
+from agent.setup.profiles import Profiles
 from agent.setup.session_start import naming_the_resumed_model, open_session
-from agent.setup.small_models import fit_to_tiny_model
 from agent.setup.startup import Options, SetupError, secret_redactor
 from agent.terminal.ui import ConsoleUI
 from compaction import Compactor
 from providers import Event, EventBus
 from providers.lazy import LazyProvider
-from providers.models import ModelLimits, ModelRef
+from providers.models import ModelRef
+from providers.profiles import ModelProfile
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider
 from recovery.fleet import Fleet, open_store
 from sessions import SessionError, SessionStore
@@ -59,9 +60,8 @@ class Agent:
         if embedded is not None:
             config = embedded
             self.notices.append(Text(EMBEDDED_NOTICE))
-        self._configured = config
-        """The configuration before any tiny-model limits (`fit_to_tiny_model`)."""
-        config, tiny_notice = fit_to_tiny_model(config)
+        self.profiles = Profiles(config)
+        """Each model's limits, tiny-model settings and price, read when they are needed."""
         self.model_notice: str | None = None
         self.turns_started = 0
         self.config = config
@@ -117,10 +117,9 @@ class Agent:
         self.tools = self._tool_executor(approver)
         self.turn_recovery = TurnRecoveryPolicy(
             compactor=Compactor(
-                self.provider, self._limits(), config.compaction, events=self.events
+                self.provider, lambda: self.profile().limits, config.compaction, events=self.events
             ),
             log=self.session,
-            limits=self._limits,
             events=self.events,
             max_continuations=config.compaction.max_output_recovery_limit,
             model=lambda: str(self.provider.current),
@@ -135,21 +134,19 @@ class Agent:
             on_delta=ui.on_delta,
             on_tool_result=ui.on_tool_result,
             recovery=self.turn_recovery,
-            max_steps=config.max_steps,
+            max_steps=lambda: self.profiles.max_steps(self.provider.current),
             turn_timeout=config.turn_timeout,
             max_tokens=config.max_tokens,
             tool_ids=ToolCallIds.of(self.loaded.messages if self.loaded else ()),
         )
-        if self.provider.current != config.model_chain()[0]:  # resumed on another model
-            tiny_notice = self.fit_to_model()
-        if tiny_notice:
+        if tiny_notice := self.profiles.notice(self.provider.current):
             self.notices.append(Text(tiny_notice, style="dim"))
-        self.events.subscribe(self._refit_on_fallback)
+        self.events.subscribe(self._notice_on_fallback)
 
-    def _refit_on_fallback(self, event: Event) -> None:
-        """A fallback to (or from) a tiny model changes the tools from the next request on
-        (the request that failed over was built already)."""
-        if isinstance(event, FallbackActivated) and (notice := self.fit_to_model()):
+    def _notice_on_fallback(self, event: Event) -> None:
+        """Say so when the chain falls back to a tiny model: from the next request on it gets
+        the tiny-model tools (the request that failed over was built already)."""
+        if isinstance(event, FallbackActivated) and (notice := self.tiny_notice()):
             self.ui.show(Text(notice, style="dim"))
 
     def _tool_executor(self, approver: Approver | None) -> ToolExecutor:
@@ -158,7 +155,7 @@ class Agent:
             self._prune_checkpoints()
             return ToolExecutor(
                 workspace=self.workspace,
-                settings=self.config.tools,
+                settings=lambda: self.profiles.tool_settings(self.provider.current),
                 approval=self.config.approval,
                 approver=approver,
                 events=self.events,
@@ -214,43 +211,37 @@ class Agent:
 
     def use_model(self, ref: ModelRef) -> str | None:
         """Switch to ``ref`` for the rest of the session, building it if it is not in the chain;
-        a notice when it is a tiny model (see `fit_to_model`).
+        a notice when it is a tiny model (see `tiny_notice`).
 
         Raises:
             SetupError: ``ref`` cannot be used (no key for its provider, say).
         """
         self._switch_to(ref)
-        return self.fit_to_model()
+        return self.tiny_notice()
 
     def _switch_to(self, ref: ModelRef) -> None:
         if all(target.ref != ref for target in self.provider.chain):
             adapter = create_provider(self.config, ref, self.environ)
             self.provider.switch_to(
-                ModelTarget(ref=ref, provider=adapter, limits=self.config.limits(ref))
+                ModelTarget(ref=ref, provider=adapter, limits=self.profiles.of(ref).limits)
             )
         else:
             self.provider.switch_to(ref)
 
-    def fit_to_model(self) -> str | None:
-        """Apply the tools and limits the current model can cope with; a notice if tiny.
+    def profile(self) -> ModelProfile:
+        """The current model's profile; the loop, tools and compaction read it per request."""
+        return self.profiles.of(self.provider.current)
 
-        A tiny model (`agent.setup.small_models`) gets three tools and a short turn; switching to a
-        capable one gives the configured tool set and limits back, and the other way round.
-        """
-        fitted, notice = fit_to_tiny_model(self._configured, self.provider.current)
-        self.config = fitted
-        self.tools.configure(fitted.tools)
-        self.loop.max_steps = fitted.max_steps
-        return notice
+    def tiny_notice(self) -> str | None:
+        """What applies to the current model if it is a tiny one (`agent.setup.profiles`):
+        three tools and a short turn, unless the person chose otherwise."""
+        return self.profiles.notice(self.provider.current)
 
     def warm_up(self) -> None:
         """Start building the current model's adapter (its SDK import) in the background."""
         for target in self.provider.chain:
             if target.ref == self.provider.current and isinstance(target.provider, LazyProvider):
                 target.provider.warm_up()
-
-    def _limits(self) -> ModelLimits:
-        return self.config.limits(self.provider.current)
 
     def _persist_event(self, event: Event) -> None:
         if self.session.closed:

@@ -137,7 +137,8 @@ class AgentLoop:
         events: Receives the loop's events.
         on_delta: Receives streamed output.
         recovery: Turn-level recovery (continuation, compaction); optional.
-        max_steps: Model calls allowed per turn.
+        max_steps: Model calls allowed per turn, or what gives them: it is asked at the start
+            of each turn (the budget depends on the current model).
         turn_timeout: Wall-clock seconds a turn may run before it stops (None: no limit).
         clock: Monotonic time, injected for tests.
         max_tokens: Output tokens to ask for per call (None: the provider's choice).
@@ -157,7 +158,7 @@ class AgentLoop:
         on_delta: DeltaHandler | None = None,
         on_tool_result: Callable[[ToolUseBlock, ToolResultBlock], None] | None = None,
         recovery: TurnRecovery | None = None,
-        max_steps: int = 50,
+        max_steps: int | Callable[[], int] = 50,
         max_tokens: int | None = None,
         turn_timeout: float | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -172,12 +173,17 @@ class AgentLoop:
         self.on_delta = on_delta
         self.on_tool_result = on_tool_result
         self.recovery = recovery
-        self.max_steps = max_steps
+        self._max_steps = max_steps
         self.max_tokens = max_tokens
         self.turn_timeout = turn_timeout
         self.clock = clock
         self.usage = Usage()
         self.tool_ids = tool_ids if tool_ids is not None else ToolCallIds.of(self.messages)
+
+    @property
+    def max_steps(self) -> int:
+        """Model calls allowed in a turn that starts now."""
+        return self._max_steps() if callable(self._max_steps) else self._max_steps
 
     def _append(self, message: Message) -> None:
         self.transcript.append_message(message)
@@ -237,7 +243,8 @@ class AgentLoop:
     async def _steps(self) -> TurnResult:
         answer: list[str] = []
         started = self.clock()
-        for step in range(1, self.max_steps + 1):
+        max_steps = self.max_steps
+        for step in range(1, max_steps + 1):
             if self.turn_timeout is not None and self.clock() - started > self.turn_timeout:
                 return TurnResult(
                     status=TurnStatus.FAILED,
@@ -280,8 +287,8 @@ class AgentLoop:
         return TurnResult(
             status=TurnStatus.MAX_STEPS,
             answer="".join(answer),
-            error=f"Stopped after {self.max_steps} steps (max_steps). Continue with a new prompt.",
-            steps=self.max_steps,
+            error=f"Stopped after {max_steps} steps (max_steps). Continue with a new prompt.",
+            steps=max_steps,
         )
 
     async def _request(self) -> ChatResponse:
