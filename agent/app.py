@@ -22,13 +22,14 @@ from agent.engine.turn import TurnRecoveryPolicy
 from agent.setup.config import Config, agent_home
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, create_provider, embedded_default
+from agent.setup.profiles import Profiles
 from agent.setup.session_start import naming_the_resumed_model, open_session
-from agent.setup.small_models import fit_to_tiny_model
 from agent.setup.startup import Options, SetupError, secret_redactor
 from compaction import Compactor
 from providers import Event, EventBus, Notice, Usage
 from providers.lazy import LazyProvider
-from providers.models import ModelLimits, ModelRef
+from providers.models import ModelRef
+from providers.profiles import ModelProfile, model_profile
 from recovery import FallbackActivated, ModelTarget, RecoveringProvider, RecoveryStats
 from recovery.fleet import Fleet, open_store
 from sessions import SessionError, SessionStore, SessionSummary
@@ -67,9 +68,8 @@ class Agent:
         if embedded is not None:
             config = embedded
             self.notices.append(Notice(text=EMBEDDED_NOTICE, level="note"))
-        self._configured = config
-        """The configuration before any tiny-model limits (`fit_to_tiny_model`)."""
-        config, tiny_notice = fit_to_tiny_model(config)
+        self.profiles = Profiles(config)
+        """Each model's limits, tiny-model settings and price, read when they are needed."""
         self.model_notice: str | None = None
         self.turns_started = 0
         self.config = config
@@ -123,10 +123,9 @@ class Agent:
         self.tools = self._tool_executor(approver)
         self.turn_recovery = TurnRecoveryPolicy(
             compactor=Compactor(
-                self.provider, self._limits(), config.compaction, events=self.events
+                self.provider, lambda: self.profile().limits, config.compaction, events=self.events
             ),
             log=self.session,
-            limits=self._limits,
             events=self.events,
             max_continuations=config.compaction.max_output_recovery_limit,
             model=lambda: str(self.provider.current),
@@ -140,21 +139,19 @@ class Agent:
             events=self.events,
             face=face,
             recovery=self.turn_recovery,
-            max_steps=config.max_steps,
+            max_steps=lambda: self.profiles.max_steps(self.provider.current),
             turn_timeout=config.turn_timeout,
             max_tokens=config.max_tokens,
             tool_ids=ToolCallIds.of(self.loaded.messages if self.loaded else ()),
         )
-        if self.provider.current != config.model_chain()[0]:  # resumed on another model
-            tiny_notice = self.fit_to_model()
-        if tiny_notice:
+        if tiny_notice := self.profiles.notice(self.provider.current):
             self.notices.append(Notice(text=tiny_notice, level="info"))
-        self.events.subscribe(self._refit_on_fallback)
+        self.events.subscribe(self._notice_on_fallback)
 
-    def _refit_on_fallback(self, event: Event) -> None:
-        """A fallback to (or from) a tiny model changes the tools from the next request on
-        (the request that failed over was built already)."""
-        if isinstance(event, FallbackActivated) and (notice := self.fit_to_model()):
+    def _notice_on_fallback(self, event: Event) -> None:
+        """Say so when the chain falls back to a tiny model: from the next request on it gets
+        the tiny-model tools (the request that failed over was built already)."""
+        if isinstance(event, FallbackActivated) and (notice := self.tiny_notice()):
             self.events(Notice(text=notice, level="info"))
 
     def _tool_executor(self, approver: Approver | None) -> ToolExecutor:
@@ -163,7 +160,7 @@ class Agent:
             self._prune_checkpoints()
             return ToolExecutor(
                 workspace=self.workspace,
-                settings=self.config.tools,
+                settings=lambda: self.profiles.tool_settings(self.provider.current),
                 approval=self.config.approval,
                 approver=approver,
                 events=self.events,
@@ -219,7 +216,7 @@ class Agent:
 
     def use_model(self, ref: ModelRef) -> str | None:
         """Switch to ``ref`` for the rest of the session, building it if it is not in the chain;
-        a notice when it is a tiny model (see `fit_to_model`).
+        a notice when it is a tiny model (see `tiny_notice`).
 
         Raises:
             SetupError: ``ref`` cannot be used (no key for its provider, say).
@@ -227,37 +224,31 @@ class Agent:
         """
         self._switch_to(ref)
         self.session.append_model_switch(str(ref), sticky=True, reason="/model")
-        return self.fit_to_model()
+        return self.tiny_notice()
 
     def _switch_to(self, ref: ModelRef) -> None:
         if all(target.ref != ref for target in self.provider.chain):
             adapter = create_provider(self.config, ref, self.environ)
             self.provider.switch_to(
-                ModelTarget(ref=ref, provider=adapter, limits=self.config.limits(ref))
+                ModelTarget(ref=ref, provider=adapter, limits=self.profiles.of(ref).limits)
             )
         else:
             self.provider.switch_to(ref)
 
-    def fit_to_model(self) -> str | None:
-        """Apply the tools and limits the current model can cope with; a notice if tiny.
+    def profile(self) -> ModelProfile:
+        """The current model's profile; the loop, tools and compaction read it per request."""
+        return self.profiles.of(self.provider.current)
 
-        A tiny model (`agent.setup.small_models`) gets three tools and a short turn; switching to a
-        capable one gives the configured tool set and limits back, and the other way round.
-        """
-        fitted, notice = fit_to_tiny_model(self._configured, self.provider.current)
-        self.config = fitted
-        self.tools.configure(fitted.tools)
-        self.loop.max_steps = fitted.max_steps
-        return notice
+    def tiny_notice(self) -> str | None:
+        """What applies to the current model if it is a tiny one (`agent.setup.profiles`):
+        three tools and a short turn, unless the person chose otherwise."""
+        return self.profiles.notice(self.provider.current)
 
     def warm_up(self) -> None:
         """Start building the current model's adapter (its SDK import) in the background."""
         for target in self.provider.chain:
             if target.ref == self.provider.current and isinstance(target.provider, LazyProvider):
                 target.provider.warm_up()
-
-    def _limits(self) -> ModelLimits:
-        return self.config.limits(self.provider.current)
 
     def _persist_event(self, event: Event) -> None:
         if self.session.closed:
@@ -297,8 +288,15 @@ class Agent:
         return self.loop.api_seconds
 
     def cost_usd(self) -> float | None:
-        """What this run's tokens cost; None while any model's price is unknown."""
-        return None
+        """What this run's tokens cost at list prices; None if any model's price is unknown."""
+        total = 0.0
+        for model, usage in self.loop.usage_by_model.items():
+            pricing = model_profile(model).pricing
+            cost = pricing.cost(usage) if pricing is not None else None
+            if cost is None:
+                return None
+            total += cost
+        return round(total, 6)
 
     def recovery_stats(self) -> RecoveryStats:
         return self.provider.stats()

@@ -7,7 +7,7 @@ the loop swaps in the returned view.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import structlog
@@ -67,7 +67,8 @@ class Compactor:
 
     Args:
         provider: Writes summaries; pass the recovering provider.
-        limits: Context window and output ceiling of the current model (settable).
+        limits: Context window and output ceiling of the current model, or what gives them:
+            asked each time they are needed (they change when the chain falls back).
         settings: The ``compaction:`` configuration.
         events: Receives `CompactionStarted`, `CompactionApplied`, `CompactionFailed`,
             `CompactionDisabled`.
@@ -77,7 +78,7 @@ class Compactor:
     def __init__(
         self,
         provider: Provider,
-        limits: ModelLimits,
+        limits: ModelLimits | Callable[[], ModelLimits],
         settings: CompactionSettings | None = None,
         *,
         events: EventSink | None = None,
@@ -85,11 +86,16 @@ class Compactor:
     ) -> None:
         self.provider = provider
         self.settings = settings or CompactionSettings()
-        self.limits = limits
+        self._limits = limits
         self.events: EventSink = events or (lambda event: None)
         self.counter = counter or TokenCounter(self.settings.chars_per_token)
         self.failures = 0
         self._next_reactive = 0
+
+    @property
+    def limits(self) -> ModelLimits:
+        """The current model's context window and output ceiling."""
+        return self._limits() if callable(self._limits) else self._limits
 
     @property
     def budget(self) -> ContextBudget:
@@ -282,8 +288,9 @@ class Compactor:
         return await summariser.compact(messages, k, focus)
 
     def _summariser(self) -> Summariser:
-        max_tokens = min(self.settings.max_summary_tokens, self.limits.max_output_tokens)
-        room = self.limits.context_window - max_tokens - SUMMARY_PROMPT_TOKENS
+        limits = self.limits
+        max_tokens = min(self.settings.max_summary_tokens, limits.max_output_tokens)
+        room = limits.context_window - max_tokens - SUMMARY_PROMPT_TOKENS
         # 10% slack: the estimate is rough, and this request must not overflow in turn.
         chars = int(max(1_000, room) * self.settings.chars_per_token * 0.9)
         return Summariser(self.provider, max_summary_tokens=max_tokens, max_transcript_chars=chars)

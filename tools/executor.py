@@ -70,7 +70,8 @@ class ToolExecutor:
 
     Args:
         workspace: The directory tools are confined to.
-        settings: Limits (output size, timeouts, retries).
+        settings: Limits (output size, timeouts, retries), or what gives the current ones,
+            asked before each request and call (the tools offered depend on the model).
         approval: Which calls need the person's approval.
         approver: Asks the person; None means non-interactive, so calls that need
             approval are refused with a result saying so.
@@ -91,7 +92,7 @@ class ToolExecutor:
         self,
         *,
         workspace: Path,
-        settings: ToolSettings,
+        settings: ToolSettings | Callable[[], ToolSettings],
         approval: ApprovalMode,
         approver: Approver | None,
         events: EventSink | None = None,
@@ -109,7 +110,8 @@ class ToolExecutor:
         self._events = events
         self._sleep = sleep
         self._all_tools = builtin_tools(sandbox) if tools is None else list(tools)
-        self.configure(settings)
+        self._settings_of = settings if callable(settings) else itertools.repeat(settings).__next__
+        self._configure(self._settings_of())
         self._more_tools = more_tools or (lambda: ())
         self._hooks: list[BeforeToolHook] = [
             SafetyPolicy(home),
@@ -125,9 +127,9 @@ class ToolExecutor:
             self._workspace,
             self._store.blobs,
             SnapshotLimits(
-                max_file_bytes=settings.snapshot_max_file_bytes,
-                max_total_bytes=settings.snapshot_max_total_bytes,
-                max_files=settings.snapshot_max_files,
+                max_file_bytes=self._settings.snapshot_max_file_bytes,
+                max_total_bytes=self._settings.snapshot_max_total_bytes,
+                max_files=self._settings.snapshot_max_files,
             ),
         )
         self._commands = CommandRecorder(self._scanner, self._store)
@@ -136,12 +138,8 @@ class ToolExecutor:
         self._calls = itertools.count(self._store.last_call + 1)
         self._specs: tuple[tuple[Tool[Any], ...], list[ToolSpec]] | None = None
 
-    def configure(self, settings: ToolSettings) -> None:
-        """Use ``settings`` from the next call on: which tools are offered, limits, retries.
-
-        The agent changes them when the person switches between a tiny model and a capable
-        one (`agent.setup.small_models`); the counts of repeated calls start again.
-        """
+    def _configure(self, settings: ToolSettings) -> None:
+        """Use ``settings`` from now on; the counts of repeated calls start again."""
         self._settings = settings
         self._attempts = Attempts(settings, self._emit, self._sleep, self._redact)
         chosen = self._all_tools
@@ -172,6 +170,8 @@ class ToolExecutor:
         return list(self._specs[1])
 
     def _offered(self) -> dict[str, Tool[Any]]:
+        if (settings := self._settings_of()) is not self._settings:
+            self._configure(settings)  # another model's, a tiny one's say
         enabled = self._settings.enabled
         extra = {
             tool.name: tool

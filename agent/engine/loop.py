@@ -11,13 +11,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
-from typing import Protocol
 
 import structlog
 
 from agent.engine.face import Face
 from agent.engine.outcome import PromptTooLong, TurnEnded, TurnResult, TurnStatus
+from agent.engine.ports import ToolRunner, Transcript, TurnRecovery, _NoTranscript
 from agent.engine.tool_ids import ToolCallIds
 from providers import (
     ChatRequest,
@@ -31,7 +30,6 @@ from providers import (
     StopReason,
     TextBlock,
     ToolResultBlock,
-    ToolSpec,
     ToolUseBlock,
     Usage,
 )
@@ -49,83 +47,6 @@ INTERRUPTED_REASON = "the turn was stopped"
 EMPTY_ANSWER = EMPTY_REPLY
 
 
-class ToolRunner(Protocol):
-    """What the loop needs from the tool layer (`tools.ToolExecutor` implements it)."""
-
-    def specs(self) -> list[ToolSpec]: ...
-
-    async def execute(self, call: ToolUseBlock) -> ToolResultBlock: ...
-
-    def begin_turn(self) -> None: ...
-
-    @property
-    def repeated_call_stop(self) -> str | None:
-        """Why the turn must stop because the model repeats a call, if it must."""
-        ...
-
-
-class Transcript(Protocol):
-    """Where the loop persists the conversation before moving on (a session, or nothing)."""
-
-    def append_message(self, message: Message) -> None: ...
-
-    def append_usage(self, usage: Usage, model: str) -> None: ...
-
-    def group_commit(self) -> AbstractContextManager[None]:
-        """Records appended inside are made durable together (one fsync per step)."""
-        ...
-
-
-class TurnRecovery(Protocol):
-    """Turn-level recovery: what to do when a response is truncated or the context overflows."""
-
-    async def before_request(
-        self, messages: list[Message], *, system: str, tools: Sequence[ToolSpec]
-    ) -> list[Message]:
-        """Return the messages to send (compacted if they are over the threshold).
-
-        Raises:
-            PromptTooLong: The latest prompt alone does not fit the model's window.
-        """
-        ...
-
-    async def on_overflow(
-        self,
-        messages: list[Message],
-        error: LlmError,
-        *,
-        system: str,
-        tools: Sequence[ToolSpec],
-    ) -> list[Message] | None:
-        """Return a smaller conversation to retry with, or None when nothing more can be done.
-
-        Raises:
-            PromptTooLong: Nothing is left to compact and the prompt is most of what remains.
-        """
-        ...
-
-    def on_truncated(self, response: ChatResponse, dropped_tool_call: bool) -> Message | None:
-        """Return a continuation prompt for a truncated answer, or None when out of tries."""
-        ...
-
-    def observe(self, response: ChatResponse, messages: list[Message]) -> None:
-        """Learn from a successful response (e.g. calibrate token accounting)."""
-        ...
-
-    def start_turn(self) -> None: ...
-
-
-class _NoTranscript:
-    def append_message(self, message: Message) -> None:
-        pass
-
-    def append_usage(self, usage: Usage, model: str) -> None:
-        pass
-
-    def group_commit(self) -> AbstractContextManager[None]:
-        return nullcontext()
-
-
 class AgentLoop:
     """Runs turns of a conversation against a provider with tools.
 
@@ -138,7 +59,8 @@ class AgentLoop:
         events: Receives the loop's events.
         face: Hears streamed output, each message added and each tool result (`Face`).
         recovery: Turn-level recovery (continuation, compaction); optional.
-        max_steps: Model calls allowed per turn.
+        max_steps: Model calls allowed per turn, or what gives them: it is asked at the start
+            of each turn (the budget depends on the current model).
         turn_timeout: Wall-clock seconds a turn may run before it stops (None: no limit).
         clock: Monotonic time, injected for tests.
         max_tokens: Output tokens to ask for per call (None: the provider's choice).
@@ -157,7 +79,7 @@ class AgentLoop:
         events: EventSink | None = None,
         face: Face | None = None,
         recovery: TurnRecovery | None = None,
-        max_steps: int = 50,
+        max_steps: int | Callable[[], int] = 50,
         max_tokens: int | None = None,
         turn_timeout: float | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -172,14 +94,20 @@ class AgentLoop:
         self.face = face
         self.on_delta: DeltaHandler | None = face.on_delta if face is not None else None
         self.recovery = recovery
-        self.max_steps = max_steps
+        self._max_steps = max_steps
         self.max_tokens = max_tokens
         self.turn_timeout = turn_timeout
         self.clock = clock
         self.usage = Usage()
+        self.usage_by_model: dict[str, Usage] = {}
         self.api_seconds = 0.0
         """Time spent waiting for the model (retries and waits included)."""
         self.tool_ids = tool_ids if tool_ids is not None else ToolCallIds.of(self.messages)
+
+    @property
+    def max_steps(self) -> int:
+        """Model calls allowed in a turn that starts now."""
+        return self._max_steps() if callable(self._max_steps) else self._max_steps
 
     def _append(self, message: Message) -> None:
         self.transcript.append_message(message)
@@ -243,7 +171,8 @@ class AgentLoop:
     async def _steps(self) -> TurnResult:
         answer: list[str] = []
         started = self.clock()
-        for step in range(1, self.max_steps + 1):
+        max_steps = self.max_steps
+        for step in range(1, max_steps + 1):
             if self.turn_timeout is not None and self.clock() - started > self.turn_timeout:
                 return TurnResult(
                     status=TurnStatus.FAILED,
@@ -286,8 +215,8 @@ class AgentLoop:
         return TurnResult(
             status=TurnStatus.MAX_STEPS,
             answer="".join(answer),
-            error=f"Stopped after {self.max_steps} steps (max_steps). Continue with a new prompt.",
-            steps=self.max_steps,
+            error=f"Stopped after {max_steps} steps (max_steps). Continue with a new prompt.",
+            steps=max_steps,
         )
 
     async def _request(self) -> ChatResponse:
@@ -316,6 +245,8 @@ class AgentLoop:
                 continue
             self.api_seconds += self.clock() - sent
             self.usage = self.usage + response.usage
+            used = self.usage_by_model.get(response.model, Usage())
+            self.usage_by_model[response.model] = used + response.usage
             self.transcript.append_usage(response.usage, response.model)
             if self.recovery is not None:
                 self.recovery.observe(response, self.messages)

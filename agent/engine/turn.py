@@ -12,7 +12,6 @@ from typing import Literal, Protocol
 from agent.engine.outcome import PromptTooLong
 from compaction import Compactor
 from providers import ChatResponse, Event, EventSink, LlmError, Message, TextBlock, ToolSpec
-from providers.models import ModelLimits
 
 CONTINUE_PROMPT = (
     "Your previous response was cut off by the output limit. Resume directly from where it "
@@ -59,9 +58,8 @@ class TurnRecoveryPolicy:
     """Implements the loop's `TurnRecovery` with a `Compactor` and a continuation budget.
 
     Args:
-        compactor: Decides how to shrink the conversation.
+        compactor: Decides how to shrink the conversation (it reads the current limits).
         log: Records each compacted view so a resume rebuilds it.
-        limits: The current model's limits (they change when the chain falls back).
         events: Receives continuation events.
         max_continuations: Continuation prompts allowed per turn.
         model: The current model's name, for messages to the person.
@@ -72,7 +70,6 @@ class TurnRecoveryPolicy:
         *,
         compactor: Compactor,
         log: CompactionLog,
-        limits: Callable[[], ModelLimits],
         events: EventSink | None = None,
         max_continuations: int = 3,
         model: Callable[[], str] = lambda: "the model",
@@ -80,7 +77,6 @@ class TurnRecoveryPolicy:
         self.model = model
         self.compactor = compactor
         self.log = log
-        self.limits = limits
         self.events: EventSink = events or (lambda event: None)
         self.max_continuations = max_continuations
         self.continuations = 0
@@ -95,7 +91,6 @@ class TurnRecoveryPolicy:
     async def before_request(
         self, messages: list[Message], *, system: str, tools: Sequence[ToolSpec]
     ) -> list[Message]:
-        self.compactor.limits = self.limits()
         prompt = self._prompt_tokens(messages, system, tools)
         if prompt > self.compactor.limits.context_window:
             raise self._too_long(prompt)
@@ -111,7 +106,6 @@ class TurnRecoveryPolicy:
         system: str,
         tools: Sequence[ToolSpec],
     ) -> list[Message] | None:
-        self.compactor.limits = self.limits()
         smaller = await self.compactor.on_overflow(messages, system=system, tools=tools)
         if smaller is not None:
             self._record(messages, smaller, "reactive")
@@ -159,7 +153,6 @@ class TurnRecoveryPolicy:
         self, messages: list[Message], *, focus: str | None, system: str, tools: Sequence[ToolSpec]
     ) -> list[Message]:
         """``/compact [focus]``: summarise now; returns the new view (unchanged on failure)."""
-        self.compactor.limits = self.limits()
         result = await self.compactor.compact(messages, focus=focus, system=system, tools=tools)
         self._record(messages, result.messages, "manual")
         return result.messages

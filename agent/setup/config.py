@@ -26,7 +26,8 @@ from pydantic import (
 
 from agent.setup.trust import held_back, without
 from compaction.settings import CompactionSettings
-from providers.models import ModelLimits, ModelRef, known_limits
+from providers.models import ModelLimits, ModelRef
+from providers.profiles import model_profile
 from recovery.settings import RecoverySettings
 from sessions.settings import SessionSettings
 from tools.guard.sandbox import SandboxSettings
@@ -183,7 +184,7 @@ class Config(BaseModel):
 
     def limits(self, ref: ModelRef) -> ModelLimits:
         """Context window and output ceiling of ``ref``: configured, else known defaults."""
-        known = known_limits(ref.name)
+        known = model_profile(ref.name).limits
         if ref.provider == "local" or self.provider(ref.provider).type == "local":
             known = ModelLimits(self.local.n_ctx, self.local.max_output_tokens)
         override = self.models.get(str(ref))

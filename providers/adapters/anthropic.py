@@ -35,7 +35,7 @@ from providers.adapters.support import (
     with_rate_limits,
 )
 from providers.errors import LlmError, reading
-from providers.models import known_limits
+from providers.profiles import model_profile
 from providers.provider import ChatRequest, ChatResponse, DeltaHandler, Purpose, ToolSpec
 from providers.wire_cache import WireCache
 from providers.wire_json import JsonBody
@@ -116,10 +116,12 @@ class AnthropicProvider:
 
     def _body(self, request: ChatRequest, *, stream: bool) -> bytes:
         """The request as the JSON bytes sent (see `JsonBody`)."""
-        ceiling = known_limits(request.model).max_output_tokens
+        profile = model_profile(request.model)
+        ceiling = profile.limits.max_output_tokens
         messages = to_anthropic_messages(request.messages, self._wire)
         # A one-off background request (a summary) would pay for a cache write nobody reads.
-        cache = self._prompt_cache and request.purpose is Purpose.FOREGROUND
+        foreground = request.purpose is Purpose.FOREGROUND
+        cache = self._prompt_cache and profile.prompt_cache and foreground
         fields: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens or min(DEFAULT_MAX_TOKENS, ceiling),

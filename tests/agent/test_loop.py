@@ -46,6 +46,23 @@ async def test_tool_results_go_back_to_the_model(workspace: Path) -> None:
     assert not sent.is_error
 
 
+async def test_the_step_budget_is_asked_for_at_the_start_of_each_turn(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("alpha\n")
+    read = tool_call("read_file", path="a.txt")
+    provider = ScriptedProvider([read, text("Done."), read, read])
+    budget = [5]  # the current model's, as the agent passes it
+    loop = _loop(provider, workspace, max_steps=lambda: budget[0])
+
+    assert (await loop.run_turn("first")).status is TurnStatus.DONE
+    budget[0] = 1  # a fallback to a model with a shorter turn
+    result = await loop.run_turn("second")
+
+    assert result.status is TurnStatus.MAX_STEPS
+    assert result.error is not None
+    assert "Stopped after 1 steps" in result.error
+    assert loop.max_steps == 1
+
+
 async def test_provider_failure_ends_the_turn_with_an_actionable_message(workspace: Path) -> None:
     error = LlmError(ErrorKind.AUTH, "invalid x-api-key", status=401, provider="anthropic")
     loop = _loop(ScriptedProvider([error]), workspace)

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from agent.app import Agent
 from agent.setup.config import Config
-from agent.setup.small_models import TINY_MAX_STEPS, TINY_TOOLS, fit_to_tiny_model, is_tiny
+from agent.setup.profiles import TINY_MAX_STEPS, TINY_TOOLS, Profiles, is_tiny
 from agent.setup.startup import Options, load
 from agent.terminal.ui import ConsoleUI
 from providers.models import ModelRef
@@ -26,12 +26,16 @@ def test_the_bundled_model_is_tiny_and_hosted_models_are_not() -> None:
     assert not is_tiny("/models/qwen2.5-coder-7b.gguf")
 
 
-def test_a_tiny_model_gets_few_tools_few_steps_and_an_early_stop() -> None:
-    fitted, notice = fit_to_tiny_model(Config(model="local:smollm2"))
+SMOLLM2 = ModelRef.parse("local:smollm2")
 
-    assert fitted.tools.enabled == TINY_TOOLS
-    assert fitted.max_steps == TINY_MAX_STEPS
-    assert fitted.tools.repeated_call_limit == 3
+
+def test_a_tiny_model_gets_few_tools_few_steps_and_an_early_stop() -> None:
+    profiles = Profiles(Config(model="local:smollm2"))
+    notice = profiles.notice(SMOLLM2)
+
+    assert profiles.tool_settings(SMOLLM2).enabled == TINY_TOOLS
+    assert profiles.max_steps(SMOLLM2) == TINY_MAX_STEPS
+    assert profiles.tool_settings(SMOLLM2).repeated_call_limit == 3
     assert notice is not None
     assert "tiny model" in notice
     assert "offered read_file, list_files, search" in notice
@@ -44,30 +48,36 @@ def test_what_the_person_chose_is_kept() -> None:
         max_steps=20,
         tools=ToolSettings(enabled=["read_file"], repeated_call_limit=6),
     )
-    fitted, notice = fit_to_tiny_model(config)
-    assert fitted == config
-    assert notice is None
+    profiles = Profiles(config)
+    assert profiles.tool_settings(SMOLLM2) == config.tools
+    assert profiles.max_steps(SMOLLM2) == 20
+    assert profiles.notice(SMOLLM2) is None
 
 
 def test_defaults_copied_from_the_example_config_count_as_not_chosen() -> None:
     config = Config.model_validate(
         {"model": "local:smollm2", "max_steps": 50, "tools": {"enabled": None}}
     )
-    fitted, _ = fit_to_tiny_model(config)
-    assert fitted.max_steps == TINY_MAX_STEPS
-    assert fitted.tools.enabled == TINY_TOOLS
+    profiles = Profiles(config)
+    assert profiles.max_steps(SMOLLM2) == TINY_MAX_STEPS
+    assert profiles.tool_settings(SMOLLM2).enabled == TINY_TOOLS
 
 
 def test_other_models_are_left_alone() -> None:
     config = Config(model="anthropic:claude-sonnet-4-5")
-    assert fit_to_tiny_model(config) == (config, None)
+    profiles = Profiles(config)
+    ref = config.model_chain()[0]
+    assert profiles.of(ref).tiny is None
+    assert profiles.tool_settings(ref) is config.tools
+    assert profiles.max_steps(ref) == config.max_steps
+    assert profiles.notice(ref) is None
 
 
 def test_the_notice_says_what_applies_when_the_person_chose_no_tools() -> None:
     config = Config.model_validate({"model": "local:smollm2", "tools": {"enabled": []}})
-    fitted, notice = fit_to_tiny_model(config)
-    assert fitted.tools.enabled == []
-    assert "offered no tools" in (notice or "")
+    profiles = Profiles(config)
+    assert profiles.tool_settings(SMOLLM2).enabled == []
+    assert "offered no tools" in (profiles.notice(SMOLLM2) or "")
 
 
 def test_switching_models_with_slash_model_refits_the_tools_and_limits(

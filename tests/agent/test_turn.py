@@ -20,9 +20,7 @@ LIMITS = ModelLimits(context_window=2_000, max_output_tokens=100)
 @pytest.fixture
 def policy(tmp_path: Path) -> TurnRecoveryPolicy:
     log = SessionStore(tmp_path / "home", fsync=False).create(cwd=tmp_path, model_chain=["x:m"])
-    return TurnRecoveryPolicy(
-        compactor=Compactor(ScriptedProvider([]), LIMITS), log=log, limits=lambda: LIMITS
-    )
+    return TurnRecoveryPolicy(compactor=Compactor(ScriptedProvider([]), LIMITS), log=log)
 
 
 def step(n: int) -> list[Message]:

@@ -258,3 +258,15 @@ def test_events_describe_themselves_for_the_person() -> None:
     assert applied.describe() == "Compacted: snipped old tool results, ~120,000 → ~40,000 tokens"
     assert applied.model_dump(mode="json")["type"] == "compaction_applied"
     assert "/compact" in CompactionDisabled(failures=3).describe()
+
+
+def test_limits_given_as_a_function_are_read_each_time() -> None:
+    current = [LIMITS]  # the current model's, as the agent passes them
+    compactor = Compactor(ScriptedProvider([]), lambda: current[0], SETTINGS)
+    assert compactor.limits == LIMITS
+    messages = tool_heavy()
+    assert compactor.should_compact(messages)
+
+    current[0] = ModelLimits(context_window=200_000, max_output_tokens=8_000)  # a fallback
+    assert compactor.limits == current[0]
+    assert not compactor.should_compact(messages)

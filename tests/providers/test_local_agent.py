@@ -152,7 +152,6 @@ async def test_a_truncated_answer_is_escalated_then_continued(workspace: Path) -
     recovery = TurnRecoveryPolicy(
         compactor=Compactor(provider, limits),
         log=SessionStore(workspace / ".home").create(cwd=workspace, model_chain=["local:smollm2"]),
-        limits=lambda: limits,
         events=lambda event: events.append(event.type),
         max_continuations=1,
     )

@@ -59,7 +59,7 @@ def make_harness(workspace: Path, decoy_home: Path, clock: VirtualClock) -> Make
     def make(
         approval: ApprovalMode = "full-auto",
         approver: Approver | None = None,
-        settings: ToolSettings | None = None,
+        settings: ToolSettings | Callable[[], ToolSettings] | None = None,
         **kwargs: Any,
     ) -> Harness:
         events: list[Event] = []

@@ -102,6 +102,20 @@ def test_specs_are_built_once_and_rebuilt_when_the_tool_set_changes(
     assert [spec.name for spec in executor.specs()] == ["flaky"]
 
 
+async def test_settings_given_as_a_function_are_followed_from_the_next_request(
+    make_harness: MakeHarness,
+) -> None:
+    # The agent passes the current model's settings: a fallback to a tiny model narrows them.
+    current = [ToolSettings()]
+    harness = make_harness(settings=lambda: current[0])
+    assert len(harness.executor.specs()) == len(builtin_tools())
+
+    current[0] = ToolSettings(enabled=["read_file"])
+    assert [spec.name for spec in harness.executor.specs()] == ["read_file"]
+    refused = await harness.run("list_files")
+    assert refused.is_error
+
+
 def test_builtin_tools_declare_idempotence_and_kind() -> None:
     flags = {tool.name: (tool.idempotent, tool.kind) for tool in builtin_tools()}
     assert flags == {
