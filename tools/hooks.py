@@ -66,8 +66,24 @@ class Refusal:
     by: Literal["policy", "approval", "hook"] = "hook"
 
 
-BeforeToolHook = Callable[[ToolInvocation], Awaitable[Refusal | None]]
-"""Returns a `Refusal` to stop the call, or None to let it through."""
+@dataclass(frozen=True)
+class Permit:
+    """A hook's "yes, but": skip or force the approval prompt, and/or replace the input.
+
+    ``allow`` skips the approval prompt of the approval mode (never the safety policy, the
+    sandbox, or the question about a protected path); ``ask`` asks the person even where
+    the mode would not (with nobody to ask, the call is refused). ``updated_input`` replaces
+    the call's arguments; they are validated against the tool's schema and checked by the
+    safety policy again.
+    """
+
+    decision: Literal["allow", "ask"] | None = None
+    updated_input: dict[str, Any] | None = None
+
+
+BeforeToolHook = Callable[[ToolInvocation], Awaitable[Refusal | Permit | None]]
+"""Returns a `Refusal` to stop the call, a `Permit` to change how it goes on, or None to
+let it through."""
 
 
 def needs_approval(mode: ApprovalMode, kind: ToolKind) -> bool:
@@ -132,10 +148,14 @@ class ApprovalGate:
         self._approver = approver
         self._allow_protected = allow_protected
 
-    async def __call__(self, invocation: ToolInvocation) -> Refusal | None:
+    async def __call__(
+        self, invocation: ToolInvocation, *, permit: Literal["allow", "ask"] | None = None
+    ) -> Refusal | None:
+        """Ask if needed; ``permit`` (a hook's word) skips or forces the mode's question."""
         tool, args = invocation.tool, invocation.args
         protected = None if self._allow_protected else _protected_write(invocation)
-        if protected is None and not needs_approval(self._mode, tool.kind):
+        asked = needs_approval(self._mode, tool.kind) if permit is None else permit == "ask"
+        if protected is None and not asked:
             return None
         if self._approver is None and protected is not None:
             return Refusal(
@@ -145,8 +165,9 @@ class ApprovalGate:
                 by="policy",
             )
         if self._approver is None:
+            why = "a hook asked for it" if permit == "ask" else f"approval mode {self._mode!r}"
             return Refusal(
-                f"{tool.name} needs the person's approval (approval mode {self._mode!r}), "
+                f"{tool.name} needs the person's approval ({why}), "
                 "but the agent is running non-interactively",
                 "do not retry this call; finish what you can without it and tell the person "
                 "to re-run with --yes (or a less strict --approval) to allow it",
