@@ -11,7 +11,7 @@ from agent.hooks import HookMatcher
 from providers import Event, ToolResultBlock
 from tests.agent.hooks.conftest import HookScripts, make_hooks, records, settings
 from tests.tools.conftest import RecordingApprover, call
-from tools import ApprovalMode, Approver, ToolExecutor, ToolSettings
+from tools import ApprovalMode, Approver, ToolExecutor, ToolRefused, ToolSettings
 
 
 def executor(
@@ -61,7 +61,7 @@ async def test_exit_2_refuses_and_the_model_reads_stderr(
     assert result.is_error
     assert "writes are frozen today" in result.content
     assert not (workspace / "a.txt").exists()
-    assert [e.by for e in events if e.type == "tool_refused"] == ["hook"]  # type: ignore[attr-defined]
+    assert [e.by for e in events if isinstance(e, ToolRefused)] == ["hook"]
 
 
 async def test_json_decision_block_refuses(
