@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 import structlog
 
@@ -48,7 +47,7 @@ class BeforeToolChecks:
         refusal = await _guarded(self._policy, invocation)
         if isinstance(refusal, Refusal):
             return refusal
-        permit: Literal["allow", "ask"] | None = None
+        permit: Permit | None = None
         for hook in self._hooks:
             verdict = await _guarded(hook, invocation)
             if isinstance(verdict, Refusal):
@@ -61,7 +60,7 @@ class BeforeToolChecks:
                     return rewritten
                 invocation = rewritten
             if verdict.decision == "ask" or (verdict.decision == "allow" and permit is None):
-                permit = verdict.decision
+                permit = verdict
         try:
             refusal = await self._gate(invocation, permit=permit)
         except asyncio.CancelledError:

@@ -79,6 +79,8 @@ class Permit:
 
     decision: Literal["allow", "ask"] | None = None
     updated_input: dict[str, Any] | None = None
+    reason: str = ""
+    """Why; shown to the person with the question when the decision is ``ask``."""
 
 
 BeforeToolHook = Callable[[ToolInvocation], Awaitable[Refusal | Permit | None]]
@@ -149,12 +151,13 @@ class ApprovalGate:
         self._allow_protected = allow_protected
 
     async def __call__(
-        self, invocation: ToolInvocation, *, permit: Literal["allow", "ask"] | None = None
+        self, invocation: ToolInvocation, *, permit: Permit | None = None
     ) -> Refusal | None:
-        """Ask if needed; ``permit`` (a hook's word) skips or forces the mode's question."""
+        """Ask if needed; a hook's ``permit`` skips or forces the mode's question."""
+        decision = None if permit is None else permit.decision
         tool, args = invocation.tool, invocation.args
         protected = None if self._allow_protected else _protected_write(invocation)
-        asked = needs_approval(self._mode, tool.kind) if permit is None else permit == "ask"
+        asked = needs_approval(self._mode, tool.kind) if decision is None else decision == "ask"
         if protected is None and not asked:
             return None
         if self._approver is None and protected is not None:
@@ -164,10 +167,18 @@ class ApprovalGate:
                 "do not retry; tell the person the exact change to make to that file",
                 by="policy",
             )
-        if self._approver is None:
-            why = "a hook asked for it" if permit == "ask" else f"approval mode {self._mode!r}"
+        if self._approver is None and decision == "ask":
             return Refusal(
-                f"{tool.name} needs the person's approval ({why}), "
+                f"{tool.name} needs the person's approval (a hook asked for it"
+                f"{': ' + permit.reason if permit and permit.reason else ''}), "
+                "but the agent is running non-interactively",
+                "do not retry this call; finish what you can without it and tell the person "
+                "what you could not do",
+                by="approval",
+            )
+        if self._approver is None:
+            return Refusal(
+                f"{tool.name} needs the person's approval (approval mode {self._mode!r}), "
                 "but the agent is running non-interactively",
                 "do not retry this call; finish what you can without it and tell the person "
                 "to re-run with --yes (or a less strict --approval) to allow it",
@@ -186,6 +197,8 @@ class ApprovalGate:
         summary = tool.summary(args)
         if protected is not None:
             summary = f"{summary}  [{protected}]"
+        if decision == "ask" and permit is not None and permit.reason:
+            summary = f"{summary}  [hook: {permit.reason}]"
         request = ApprovalRequest(tool.name, summary, details, tool.kind)
         if await self._approver.approve(request):
             return None

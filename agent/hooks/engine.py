@@ -113,7 +113,8 @@ class Hooks:
         updated = next((v.updated_input for v in reversed(verdicts) if v.updated_input), None)
         if decision is None and updated is None:
             return None
-        return Permit(decision=decision, updated_input=updated)
+        why = _joined(v.permission_reason for v in verdicts if v.permission == decision)
+        return Permit(decision=decision, updated_input=updated, reason=why or "")
 
     def take_feedback(self) -> list[str]:
         """What PostToolUse hooks (a block's reason, ``additionalContext``) and PreToolUse's

@@ -120,6 +120,7 @@ async def test_ask_forces_the_prompt_even_in_full_auto(
     tools, _ = executor(workspace, decoy_home, settings("PreToolUse", command), approver=approver)
     result = await tools.execute(call("read_file", path="missing.txt"))
     assert [r.tool for r in approver.requests] == ["read_file"]
+    assert "[hook: double-check]" in approver.requests[0].summary
     assert "Refused" not in result.content
 
 
