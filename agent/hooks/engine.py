@@ -243,6 +243,8 @@ class Hooks:
                 self._notice(f"{event} {verdict.error}", "warning")
             if verdict.block and not block_is_reason and event in _SHOWN_BLOCKS:
                 self._notice(f"{event} hook: {verdict.block}", "warning")
+            if verdict.stop and event not in _CAN_STOP:
+                self._notice(f"{event} hook asked to stop: {verdict.stop}", "warning")
         return verdicts
 
     def _common(self, event: HookEvent) -> dict[str, Any]:
@@ -274,6 +276,8 @@ class Hooks:
 # Events whose block cannot stop anything: the person is told instead (Claude Code shows
 # their exit-2 stderr to the user).
 _SHOWN_BLOCKS = {"SessionStart", "SessionEnd", "Notification", "PreCompact", "Recovery"}
+# Events whose ``continue: false`` can act; for the others it is shown to the person.
+_CAN_STOP = {"PreToolUse", "UserPromptSubmit", "Stop"}
 
 
 def _tool_fields(call: ToolUseBlock) -> dict[str, Any]:

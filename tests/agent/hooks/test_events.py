@@ -207,3 +207,16 @@ async def test_system_message_and_a_hanging_hook_become_notices(
     texts = [e.describe() for e in events]
     assert "bye" in texts
     assert any("timed out" in text for text in texts)
+
+
+async def test_continue_false_refuses_a_tool_call_and_is_shown_elsewhere(
+    scripts: HookScripts, workspace: Path
+) -> None:
+    body = "print(json.dumps({'continue': False, 'stopReason': 'budget spent'}))"
+    events: list[Event] = []
+    config = settings("PostToolUse", scripts.command(body))
+    hooks = make_hooks(config, workspace, events)
+    call = ToolUseBlock(id="t1", name="read_file", input={"path": "a"})
+    hooks.on_tool_result(call, ToolResultBlock(tool_use_id="t1", content="..."))
+    await hooks.drain()
+    assert [e.describe() for e in events] == ["PostToolUse hook asked to stop: budget spent"]

@@ -237,3 +237,14 @@ async def test_the_documented_hook_forbids_git_push(workspace: Path, decoy_home:
     assert not fine.is_error, fine.content
     assert "not allowed" not in fine.content
     assert "ok" in fine.content
+
+
+async def test_continue_false_refuses_the_call(
+    scripts: HookScripts, workspace: Path, decoy_home: Path
+) -> None:
+    body = "print(json.dumps({'continue': False, 'stopReason': 'budget spent'}))"
+    tools, _ = executor(workspace, decoy_home, settings("PreToolUse", scripts.command(body)))
+    result = await write(tools)
+    assert result.is_error
+    assert "budget spent" in result.content
+    assert not (workspace / "a.txt").exists()
