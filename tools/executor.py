@@ -27,6 +27,7 @@ from providers.messages import ToolResultBlock, ToolUseBlock
 from providers.provider import ToolSpec
 from tools.attempts import Attempts
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
+from tools.before_tool import BeforeToolChecks
 from tools.blocking import in_worker
 from tools.builtin import builtin_tools
 from tools.events import (
@@ -77,7 +78,8 @@ class ToolExecutor:
             approval are refused with a result saying so.
         events: Receives `ToolFailed`, `ToolRetried`, `CheckpointRecorded`, ... events.
         tools: The tools offered (default: the built-in coding tools).
-        hooks: Extra ``before_tool`` hooks, run after the safety policy and before approval.
+        hooks: Extra ``before_tool`` hooks, run after the safety policy and before approval;
+            a `Permit` may skip or force approval, or rewrite the input (`BeforeToolChecks`).
         sleep: Waits between retries (inject a virtual clock's in tests).
         checkpoint_dir: Keep checkpoints there (they survive a restart, so ``/undo`` works
             after ``--resume``) instead of in memory.
@@ -113,15 +115,16 @@ class ToolExecutor:
         self._settings_of = settings if callable(settings) else itertools.repeat(settings).__next__
         self._configure(self._settings_of())
         self._more_tools = more_tools or (lambda: ())
-        self._hooks: list[BeforeToolHook] = [
+        self._checks = BeforeToolChecks(
             SafetyPolicy(home),
-            *hooks,
+            hooks,
             ApprovalGate(
                 approval,
                 approver,
                 allow_protected=sandbox is not None and sandbox.allow_protected_writes,
             ),
-        ]
+            self._redact,
+        )
         self._store = CheckpointStore(self._workspace, checkpoint_dir)
         self._scanner = WorkspaceScanner(
             self._workspace,
@@ -257,9 +260,10 @@ class ToolExecutor:
             emit=self._emit,
             redact=self._redact,
         )
-        refusal = await self._check_hooks(ToolInvocation(call, tool, args, ctx))
-        if refusal is not None:
-            return self._refused(call, refusal)
+        checked = await self._checks.check(ToolInvocation(call, tool, args, ctx))
+        if isinstance(checked, Refusal):
+            return self._refused(call, checked)
+        args = checked.args  # a hook may have rewritten them
         if tool.kind == "command":
             return await self._commands.run(
                 call,
@@ -271,19 +275,6 @@ class ToolExecutor:
         if self._store.unsealed(call_number):  # a read recorded nothing: no thread hop
             await in_worker(self._store.seal_call, call_number)
         return result
-
-    async def _check_hooks(self, invocation: ToolInvocation) -> Refusal | None:
-        for hook in self._hooks:
-            try:
-                refusal = await hook(invocation)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # fail closed: a broken guard must not let a call through
-                log.exception("before_tool_hook_failed", tool=invocation.tool.name)
-                refusal = Refusal(f"a safety check failed ({exc})", "try another approach")
-            if refusal is not None:
-                return refusal
-        return None
 
     async def _run(
         self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext, number: int

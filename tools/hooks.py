@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
@@ -78,8 +78,26 @@ class Refusal:
     by: RefusedBy = "hook"
 
 
-BeforeToolHook = Callable[[ToolInvocation], Awaitable[Refusal | None]]
-"""Returns a `Refusal` to stop the call, or None to let it through."""
+@dataclass(frozen=True)
+class Permit:
+    """A hook's "yes, but": skip or force the approval prompt, and/or replace the input.
+
+    ``allow`` skips the approval prompt of the approval mode (never the safety policy, the
+    sandbox, or the question about a protected path); ``ask`` asks the person even where
+    the mode would not (with nobody to ask, the call is refused). ``updated_input`` replaces
+    the call's arguments; they are validated against the tool's schema and checked by the
+    safety policy again.
+    """
+
+    decision: Literal["allow", "ask"] | None = None
+    updated_input: dict[str, Any] | None = None
+    reason: str = ""
+    """Why; shown to the person with the question when the decision is ``ask``."""
+
+
+BeforeToolHook = Callable[[ToolInvocation], Awaitable[Refusal | Permit | None]]
+"""Returns a `Refusal` to stop the call, a `Permit` to change how it goes on, or None to
+let it through."""
 
 
 def needs_approval(mode: ApprovalMode, kind: ToolKind) -> bool:
@@ -144,10 +162,15 @@ class ApprovalGate:
         self._approver = approver
         self._allow_protected = allow_protected
 
-    async def __call__(self, invocation: ToolInvocation) -> Refusal | None:
+    async def __call__(
+        self, invocation: ToolInvocation, *, permit: Permit | None = None
+    ) -> Refusal | None:
+        """Ask if needed; a hook's ``permit`` skips or forces the mode's question."""
+        decision = None if permit is None else permit.decision
         tool, args = invocation.tool, invocation.args
         protected = None if self._allow_protected else _protected_write(invocation)
-        if protected is None and not needs_approval(self._mode, tool.kind):
+        asked = needs_approval(self._mode, tool.kind) if decision is None else decision == "ask"
+        if protected is None and not asked:
             return None
         if self._approver is None and protected is not None:
             return Refusal(
@@ -155,6 +178,15 @@ class ApprovalGate:
                 "running non-interactively",
                 "do not retry; tell the person the exact change to make to that file",
                 by="policy",
+            )
+        if self._approver is None and decision == "ask":
+            return Refusal(
+                f"{tool.name} needs the person's approval (a hook asked for it"
+                f"{': ' + permit.reason if permit and permit.reason else ''}), "
+                "but the agent is running non-interactively",
+                "do not retry this call; finish what you can without it and tell the person "
+                "what you could not do",
+                by="approval",
             )
         if self._approver is None:
             return Refusal(
@@ -177,6 +209,8 @@ class ApprovalGate:
         summary = tool.summary(args)
         if protected is not None:
             summary = f"{summary}  [{protected}]"
+        if decision == "ask" and permit is not None and permit.reason:
+            summary = f"{summary}  [hook: {permit.reason}]"
         request = ApprovalRequest(tool.name, summary, details, tool.kind)
         if await self._approver.approve(request):
             return None

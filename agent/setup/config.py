@@ -24,6 +24,7 @@ from pydantic import (
     field_validator,
 )
 
+from agent.hooks.settings import HookMatcher, check_hook_events, merge_hooks
 from agent.setup.trust import held_back, without
 from compaction.settings import CompactionSettings
 from providers.models import ModelLimits, ModelRef
@@ -140,6 +141,13 @@ class Config(BaseModel):
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    hooks: dict[str, list[HookMatcher]] = Field(default_factory=dict)
+    """Claude Code-style hooks, event name → matcher entries (`agent.hooks`)."""
+
+    @field_validator("hooks", mode="before")
+    @classmethod
+    def _check_hook_events(cls, value: Any) -> Any:
+        return check_hook_events(value) if isinstance(value, dict) else value
 
     @field_validator("mcp_servers")
     @classmethod
@@ -271,7 +279,10 @@ def load_config(
                 data = without(data, held)
         for key in data:
             origin[key] = path
+        hooks = merge_hooks(merged.get("hooks"), data.get("hooks"))
         merged = _deep_merge(merged, data)
+        if hooks is not None:
+            merged["hooks"] = hooks
     env_layer = _environment_layer(env)
     merged = _deep_merge(merged, env_layer)
     merged = _deep_merge(merged, dict(overrides or {}))

@@ -31,7 +31,8 @@ def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
     """The settings of a project's ``agent.yaml`` that would let the repository act against
     the person: run commands without asking (``approval`` other than ``ask``), loosen the
     sandbox, send requests and their API key to another server (``providers``, and the
-    ``model``/``fallback_models`` naming those), or start programs (``mcp_servers``).
+    ``model``/``fallback_models`` naming those), or start programs (``mcp_servers``, and
+    ``hooks``, which run as the person outside the sandbox).
 
     A cloned repository is untrusted input; these apply only once the person allowed them.
     """
@@ -43,7 +44,7 @@ def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
         looser = {key: value for key, value in sandbox.items() if _loosens(key, value)}
         if looser:
             held["sandbox"] = looser
-    for key in ("providers", "mcp_servers"):
+    for key in ("providers", "mcp_servers", "hooks"):
         if data.get(key):
             held[key] = data[key]
     defined = set(held.get("providers") or ())
@@ -98,6 +99,9 @@ class HeldSettings:
                 found.append(f"{key}: {held[key]}")
         if servers := held.get("mcp_servers"):
             found.append(f"MCP servers: {', '.join(map(str, servers))} (start programs)")
+        if hooks := held.get("hooks"):
+            names = ", ".join(map(str, hooks))
+            found.append(f"hooks for {names} (run commands as you, outside the sandbox)")
         return found
 
     def describe(self) -> str:
