@@ -13,13 +13,16 @@ from typing import Any
 
 import structlog
 
-from agent.engine.face import Face
+from agent.engine.face import Face, Faces
 from agent.engine.loop import AgentLoop
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.engine.system_prompt import build_system_prompt
 from agent.engine.tool_ids import ToolCallIds
 from agent.engine.turn import TurnRecoveryPolicy
+from agent.hooks import Hooks
+from agent.hooks.turns import run_hooked_turn
 from agent.setup.config import Config, agent_home
+from agent.setup.home import prune_undo_copies, scratch_dir
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, create_provider, embedded_default
 from agent.setup.profiles import Profiles
@@ -39,7 +42,6 @@ from tools import (
     ToolExecutor,
     UndoReport,
     file_in_workspace,
-    prune_checkpoints,
 )
 from tools.guard.sandbox import Sandbox
 
@@ -95,6 +97,19 @@ class Agent:
             raise SetupError(naming_the_resumed_model(str(error), self.store, options)) from None
         self.loaded, self.session = open_session(self.store, options, config.model_chain())
         self.changed_files_note = self.loaded.changed_files_note if self.loaded else None
+        self.hooks: Hooks | None = None
+        if config.hooks:
+            self.hooks = Hooks(
+                config.hooks,
+                workspace=self.workspace,
+                session_id=self.session.id,
+                transcript_path=self.session.path,
+                approval=config.approval,
+                events=self.events,
+                environ=environ,
+            )
+            self.events.subscribe(self.hooks.on_event)
+            face = Faces([face, self.hooks])
         self.events.subscribe(self._persist_event)
         store = open_store(
             config.recovery.shared,
@@ -107,7 +122,7 @@ class Agent:
         )
         if self.loaded is not None:
             self._restore_model(self.loaded.model_state.current)
-        self.sandbox = Sandbox.create(config.sandbox, scratch=self._scratch_dir())
+        self.sandbox = Sandbox.create(config.sandbox, scratch=scratch_dir(self.home))
         if notice := self.sandbox.notice():
             self.notices.append(Notice(text=notice))
         self.mcp = McpLink(
@@ -157,7 +172,7 @@ class Agent:
     def _tool_executor(self, approver: Approver | None) -> ToolExecutor:
         checkpoints = self.home / "checkpoints"
         try:
-            self._prune_checkpoints()
+            prune_undo_copies(self.home, self.store.directory, self.session.id, self.config.tools)
             return ToolExecutor(
                 workspace=self.workspace,
                 settings=lambda: self.profiles.tool_settings(self.provider.current),
@@ -169,6 +184,7 @@ class Agent:
                 sandbox=self.sandbox,
                 redact=self.redactor.text,
                 more_tools=self.mcp.tools,
+                hooks=[self.hooks.before_tool] if self.hooks is not None else (),
             )
         except OSError as error:
             self.close()
@@ -176,26 +192,6 @@ class Agent:
                 f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
                 "Check that AGENT_HOME is a writable directory."
             ) from None
-
-    def _prune_checkpoints(self) -> None:
-        """Drop the undo copies of deleted sessions and of sessions untouched for too long."""
-        sessions = self.store.directory
-        prune_checkpoints(
-            self.home / "checkpoints",
-            keep=self.session.id,
-            session_exists=lambda sid: (sessions / f"{sid}.jsonl").exists(),
-            max_age=self.config.tools.checkpoint_max_age_days * 86_400,
-        )
-
-    def _scratch_dir(self) -> Path | None:
-        """A directory commands may write besides the workspace (created 0700)."""
-        scratch = self.home / "scratch"
-        try:
-            scratch.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError as error:
-            log.warning("scratch_dir_unavailable", path=str(scratch), reason=str(error))
-            return None
-        return scratch
 
     def _restore_model(self, current: str) -> None:
         """Continue on the model the session last used, or say why it cannot be used here.
@@ -343,8 +339,33 @@ class Agent:
         """Run one turn; the session records how it ended.
 
         A record that cannot be saved (disk full, say) ends the turn as failed, with the
-        storage error as its one-sentence ``error``.
+        storage error as its one-sentence ``error``. Hooks (`agent.hooks`) run around it:
+        SessionStart before the first, UserPromptSubmit before the prompt is sent (a block
+        ends the turn unsent), and Stop once the model answered (a block makes it go on).
         """
+        if self.hooks is None:
+            return await self._turn(prompt)
+        return await run_hooked_turn(
+            self.hooks,
+            self._turn,
+            prompt,
+            start=None if self.turns_started else ("resume" if self.loaded else "startup"),
+            model=self.model,
+            note=self._add_note,
+        )
+
+    async def end(self, reason: str = "other") -> None:
+        """The session ends (SessionEnd hooks); call before `close`."""
+        if self.hooks is not None:
+            await self.hooks.session_end(reason)
+            await self.hooks.drain()
+
+    def _add_note(self, note: str) -> None:
+        """Tell the model ``note`` with the next prompt."""
+        previous = self.changed_files_note
+        self.changed_files_note = f"{previous}\n\n{note}" if previous else note
+
+    async def _turn(self, prompt: str | None) -> TurnResult:
         self.turns_started += 1
         note, self.changed_files_note = self.changed_files_note, None
         if note and prompt is not None:
@@ -367,6 +388,8 @@ class Agent:
 
     async def compact(self, focus: str | None = None) -> None:
         """``/compact [focus]``: summarise the conversation now."""
+        if self.hooks is not None:
+            await self.hooks.pre_compact("manual", focus or "")
         view = await self.turn_recovery.compact(
             self.loop.messages, focus=focus, system=self.loop.system, tools=self.tools.specs()
         )

@@ -268,6 +268,7 @@ def _run_guarded(agent: Agent, prompts: AsyncIterator[str | None], run: _Run) ->
             result = await agent.run_turn(prompt)
             code = exit_code(result.status, result)
             run.turn_ended(result.status, result, code)
+        await agent.end("other")
 
     def _stop(task: asyncio.Task[None], sig: int) -> None:
         stopped_by.append(sig)

@@ -13,6 +13,12 @@ import os
 import stat
 from pathlib import Path
 
+import structlog
+
+from tools import ToolSettings, prune_checkpoints
+
+log = structlog.get_logger("agent.setup.home")
+
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 PRIVATE_DIRS = ("sessions", "logs", "checkpoints")
@@ -60,3 +66,29 @@ def _is_personal_home(path: Path) -> bool:
         return path.resolve() == Path.home().resolve()
     except (OSError, RuntimeError):
         return False
+
+
+def scratch_dir(home: Path) -> Path | None:
+    """A directory commands may write besides the workspace (created 0700); None if it
+    cannot be made (commands then write only the workspace and the temp dir)."""
+    scratch = home / "scratch"
+    try:
+        scratch.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as error:
+        log.warning("scratch_dir_unavailable", path=str(scratch), reason=str(error))
+        return None
+    return scratch
+
+
+def prune_undo_copies(home: Path, sessions: Path, keep: str, settings: ToolSettings) -> None:
+    """Drop the undo copies of deleted sessions and of sessions untouched for too long.
+
+    Raises:
+        OSError: the checkpoint directory cannot be read or changed.
+    """
+    prune_checkpoints(
+        home / "checkpoints",
+        keep=keep,
+        session_exists=lambda sid: (sessions / f"{sid}.jsonl").exists(),
+        max_age=settings.checkpoint_max_age_days * 86_400,
+    )
