@@ -6,449 +6,183 @@ Everything else receives its collaborators as arguments; only this module constr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import structlog
 
 from agent.engine.face import Face, Faces
 from agent.engine.loop import AgentLoop
-from agent.engine.outcome import TurnResult, TurnStatus
 from agent.engine.system_prompt import build_system_prompt
 from agent.engine.tool_ids import ToolCallIds
 from agent.engine.turn import TurnRecoveryPolicy
 from agent.hooks import Hooks
-from agent.hooks.turns import run_hooked_turn
+from agent.session import Agent, Parts, persisting
 from agent.setup.config import Config, agent_home
 from agent.setup.home import prune_undo_copies, scratch_dir
 from agent.setup.mcp_link import McpLink
-from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, create_provider, embedded_default
+from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_default
 from agent.setup.profiles import Profiles
 from agent.setup.session_start import naming_the_resumed_model, open_session
 from agent.setup.startup import Options, SetupError, secret_redactor
 from compaction import Compactor
-from providers import Event, EventBus, Notice, Usage
-from providers.lazy import LazyProvider
-from providers.models import ModelRef
-from providers.profiles import ModelProfile, model_profile
-from recovery import FallbackActivated, ModelTarget, RecoveringProvider, RecoveryStats
+from providers import Event, EventBus, Notice
+from recovery import RecoveringProvider
 from recovery.fleet import Fleet, open_store
-from sessions import SessionError, SessionStore, SessionSummary
-from tools import (
-    Approver,
-    CheckpointRecorded,
-    ToolExecutor,
-    UndoReport,
-    file_in_workspace,
-)
+from sessions import SessionStore
+from tools import Approver, ToolExecutor, file_in_workspace
 from tools.guard.sandbox import Sandbox
+
+__all__ = ["Agent", "build_agent"]
 
 log = structlog.get_logger("agent.app")
 
 
-class Agent:
-    """One running agent: session, model chain, tools and loop, wired together."""
+def build_agent(
+    config: Config,
+    options: Options,
+    *,
+    face: Face,
+    approver: Approver | None,
+    environ: Mapping[str, str],
+    previous: Agent | None = None,
+) -> Agent:
+    """Wire one agent for ``options``: its session, model chain, recovery, tools and loop.
 
-    def __init__(
-        self,
-        config: Config,
-        options: Options,
-        *,
-        face: Face,
-        approver: Approver | None,
-        environ: Mapping[str, str],
-        previous: Agent | None = None,
-    ) -> None:
-        """``previous``: the agent this one replaces in the same REPL (``/clear``,
-        ``/resume``); its running MCP servers are shared, not started again (`McpLink`).
-        ``face`` hears everything the agent does (`agent.engine.face.Face`)."""
-        self.notices: list[Notice] = []
-        """What the person should know about this start; the REPL shows them once."""
-        embedded = embedded_default(config, environ)
-        if embedded is not None:
-            config = embedded
-            self.notices.append(Notice(text=EMBEDDED_NOTICE, level="note"))
-        self.profiles = Profiles(config)
-        """Each model's limits, tiny-model settings and price, read when they are needed."""
-        self.model_notice: str | None = None
-        self.turns_started = 0
-        self.config = config
-        self.environ = environ
-        self.workspace = options.workspace
-        self.home = agent_home(environ)
-        self.redactor = secret_redactor(config, environ)
-        self.events = EventBus()
-        self.recorded: list[Event] = []
-        self.events.subscribe(self.recorded.append)
-        self.events.subscribe(face.on_event)
-        self.events.subscribe(_log_event)
-        self.store = SessionStore(
-            self.home,
-            redactor=self.redactor,
-            fsync=config.sessions.fsync,
-            hash_limit=config.sessions.hash_limit_bytes,
-            resolve_path=partial(file_in_workspace, self.workspace),
-        )
-        try:
-            chain = build_chain(config, environ)
-        except SetupError as error:
-            raise SetupError(naming_the_resumed_model(str(error), self.store, options)) from None
-        self.loaded, self.session = open_session(self.store, options, config.model_chain())
-        self.changed_files_note = self.loaded.changed_files_note if self.loaded else None
-        self.hooks: Hooks | None = None
-        if config.hooks:
-            self.hooks = Hooks(
-                config.hooks,
-                workspace=self.workspace,
-                session_id=self.session.id,
-                transcript_path=self.session.path,
-                approval=config.approval,
-                events=self.events,
-                environ=environ,
-            )
-            self.events.subscribe(self.hooks.on_event)
-            face = Faces([face, self.hooks])
-        self.events.subscribe(self._persist_event)
-        store = open_store(
-            config.recovery.shared,
-            self.home / "recovery",
-            lambda text: self.events(Notice(text=text)),
-        )
-        self.fleet = Fleet(store, config.recovery)
-        self.provider = RecoveringProvider(
-            chain, settings=config.recovery, events=self.events, fleet=self.fleet
-        )
-        if self.loaded is not None:
-            self._restore_model(self.loaded.model_state.current)
-        self.sandbox = Sandbox.create(config.sandbox, scratch=scratch_dir(self.home))
-        if notice := self.sandbox.notice():
-            self.notices.append(Notice(text=notice))
-        self.mcp = McpLink(
-            workspace=self.workspace,
-            home=self.home,
+    ``face`` hears everything the agent does (`agent.engine.face.Face`). ``previous``: the
+    agent this one replaces in the same REPL (``/clear``, ``/resume``); its running MCP
+    servers are shared, not started again (`McpLink`).
+
+    Raises:
+        SetupError: something the person must change first; the message says what.
+    """
+    notices: list[Notice] = []
+    embedded = embedded_default(config, environ)
+    if embedded is not None:
+        config = embedded
+        notices.append(Notice(text=EMBEDDED_NOTICE, level="note"))
+    profiles = Profiles(config)
+    workspace = options.workspace
+    home = agent_home(environ)
+    redactor = secret_redactor(config, environ)
+    events = EventBus()
+    recorded: list[Event] = []
+    events.subscribe(recorded.append)
+    events.subscribe(face.on_event)
+    events.subscribe(_log_event)
+    store = SessionStore(
+        home,
+        redactor=redactor,
+        fsync=config.sessions.fsync,
+        hash_limit=config.sessions.hash_limit_bytes,
+        resolve_path=partial(file_in_workspace, workspace),
+    )
+    try:
+        chain = build_chain(config, environ)
+    except SetupError as error:
+        raise SetupError(naming_the_resumed_model(str(error), store, options)) from None
+    loaded, session = open_session(store, options, config.model_chain())
+    hooks: Hooks | None = None
+    if config.hooks:
+        hooks = Hooks(
+            config.hooks,
+            workspace=workspace,
+            session_id=session.id,
+            transcript_path=session.path,
+            approval=config.approval,
+            events=events,
             environ=environ,
-            sandbox=self.sandbox,
-            redact=self.redactor.text,
-            show=lambda text: self.events(Notice(text=text)),
-            emit=self.events,
         )
-        self.mcp.start(config.mcp_servers, previous.mcp if previous is not None else None)
-        self.tools = self._tool_executor(approver)
-        self.turn_recovery = TurnRecoveryPolicy(
-            compactor=Compactor(
-                self.provider, lambda: self.profile().limits, config.compaction, events=self.events
-            ),
-            log=self.session,
-            events=self.events,
-            max_continuations=config.compaction.max_output_recovery_limit,
-            model=lambda: str(self.provider.current),
+        events.subscribe(hooks.on_event)
+        face = Faces([face, hooks])
+    events.subscribe(persisting(session, workspace))
+    shared = open_store(
+        config.recovery.shared, home / "recovery", lambda text: events(Notice(text=text))
+    )
+    fleet = Fleet(shared, config.recovery)
+    provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
+    sandbox = Sandbox.create(config.sandbox, scratch=scratch_dir(home))
+    if notice := sandbox.notice():
+        notices.append(Notice(text=notice))
+    mcp = McpLink(
+        workspace=workspace,
+        home=home,
+        environ=environ,
+        sandbox=sandbox,
+        redact=redactor.text,
+        show=lambda text: events(Notice(text=text)),
+        emit=events,
+    )
+    mcp.start(config.mcp_servers, previous.mcp if previous is not None else None)
+    checkpoints = home / "checkpoints"
+    try:
+        prune_undo_copies(home, store.directory, session.id, config.tools)
+        tools = ToolExecutor(
+            workspace=workspace,
+            settings=lambda: profiles.tool_settings(provider.current),
+            approval=config.approval,
+            approver=approver,
+            events=events,
+            checkpoint_dir=checkpoints / session.id,
+            home=Path(environ.get("HOME", "~")).expanduser(),
+            sandbox=sandbox,
+            redact=redactor.text,
+            more_tools=mcp.tools,
+            hooks=[hooks.before_tool] if hooks is not None else (),
         )
-        self.loop = AgentLoop(
-            provider=self.provider,
-            tools=self.tools,
-            system=build_system_prompt(self.workspace),
-            history=self.loaded.view if self.loaded else (),
-            transcript=self.session,
-            events=self.events,
-            face=face,
-            recovery=self.turn_recovery,
-            max_steps=lambda: self.profiles.max_steps(self.provider.current),
-            turn_timeout=config.turn_timeout,
-            max_tokens=config.max_tokens,
-            tool_ids=ToolCallIds.of(self.loaded.messages if self.loaded else ()),
-        )
-        if tiny_notice := self.profiles.notice(self.provider.current):
-            self.notices.append(Notice(text=tiny_notice, level="info"))
-        self.events.subscribe(self._notice_on_fallback)
-
-    def _notice_on_fallback(self, event: Event) -> None:
-        """Say so when the chain falls back to a tiny model: from the next request on it gets
-        the tiny-model tools (the request that failed over was built already)."""
-        if isinstance(event, FallbackActivated) and (notice := self.tiny_notice()):
-            self.events(Notice(text=notice, level="info"))
-
-    def _tool_executor(self, approver: Approver | None) -> ToolExecutor:
-        checkpoints = self.home / "checkpoints"
-        try:
-            prune_undo_copies(self.home, self.store.directory, self.session.id, self.config.tools)
-            return ToolExecutor(
-                workspace=self.workspace,
-                settings=lambda: self.profiles.tool_settings(self.provider.current),
-                approval=self.config.approval,
-                approver=approver,
-                events=self.events,
-                checkpoint_dir=checkpoints / self.session.id,
-                home=Path(self.environ.get("HOME", "~")).expanduser(),
-                sandbox=self.sandbox,
-                redact=self.redactor.text,
-                more_tools=self.mcp.tools,
-                hooks=[self.hooks.before_tool] if self.hooks is not None else (),
-            )
-        except OSError as error:
-            self.close()
-            raise SetupError(
-                f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
-                "Check that AGENT_HOME is a writable directory."
-            ) from None
-
-    def _restore_model(self, current: str) -> None:
-        """Continue on the model the session last used, or say why it cannot be used here.
-
-        A session started where ``agent.yaml`` defines a provider may be resumed elsewhere:
-        the session goes on with this directory's model, and the person is told what to add.
-        """
-        try:
-            self._switch_to(ModelRef.parse(current))
-        except (ValueError, SetupError) as error:
-            log.info("resumed_model_unavailable", model=current, reason=str(error))
-            started = self.loaded.header.cwd if self.loaded is not None else None
-            where = f" (started in {started})" if started else ""
-            self.model_notice = (
-                f"This session used {current}{where}, which cannot be used here. {error} "
-                f"Continuing with {self.provider.current}; /model picks another."
-            )
-
-    def use_model(self, ref: ModelRef) -> str | None:
-        """Switch to ``ref`` for the rest of the session, building it if it is not in the chain;
-        a notice when it is a tiny model (see `tiny_notice`).
-
-        Raises:
-            SetupError: ``ref`` cannot be used (no key for its provider, say).
-            SessionError: the switch cannot be recorded.
-        """
-        self._switch_to(ref)
-        self.session.append_model_switch(str(ref), sticky=True, reason="/model")
-        return self.tiny_notice()
-
-    def _switch_to(self, ref: ModelRef) -> None:
-        if all(target.ref != ref for target in self.provider.chain):
-            adapter = create_provider(self.config, ref, self.environ)
-            self.provider.switch_to(
-                ModelTarget(ref=ref, provider=adapter, limits=self.profiles.of(ref).limits)
-            )
-        else:
-            self.provider.switch_to(ref)
-
-    def profile(self) -> ModelProfile:
-        """The current model's profile; the loop, tools and compaction read it per request."""
-        return self.profiles.of(self.provider.current)
-
-    def tiny_notice(self) -> str | None:
-        """What applies to the current model if it is a tiny one (`agent.setup.profiles`):
-        three tools and a short turn, unless the person chose otherwise."""
-        return self.profiles.notice(self.provider.current)
-
-    def warm_up(self) -> None:
-        """Start building the current model's adapter (its SDK import) in the background."""
-        for target in self.provider.chain:
-            if target.ref == self.provider.current and isinstance(target.provider, LazyProvider):
-                target.provider.warm_up()
-
-    def _persist_event(self, event: Event) -> None:
-        if self.session.closed:
-            return
-        self.session.append_event(event)
-        if isinstance(event, FallbackActivated):
-            self.session.append_model_switch(event.to_model, sticky=True, reason=event.reason)
-        elif isinstance(event, CheckpointRecorded):
-            path = self.workspace / event.path
-            self.session.append_checkpoint(
-                path, existed_before=event.existed_before, content_hash=None, turn=event.turn
-            )
-
-    @property
-    def session_id(self) -> str:
-        return self.session.id
-
-    # What the faces read and ask for. They never reach into the engine's objects.
-
-    @property
-    def model(self) -> str:
-        """The model requests go to now (a fallback, after a switch)."""
-        return str(self.provider.current)
-
-    def models(self) -> list[str]:
-        """The model chain, in order."""
-        return [str(target.ref) for target in self.provider.chain]
-
-    @property
-    def usage(self) -> Usage:
-        """Tokens used in this run."""
-        return self.loop.usage
-
-    @property
-    def api_seconds(self) -> float:
-        """Time this run spent waiting for models."""
-        return self.loop.api_seconds
-
-    def cost_usd(self) -> float | None:
-        """What this run's tokens cost at list prices; None if any model's price is unknown."""
-        total = 0.0
-        for model, usage in self.loop.usage_by_model.items():
-            pricing = model_profile(model).pricing
-            cost = pricing.cost(usage) if pricing is not None else None
-            if cost is None:
-                return None
-            total += cost
-        return round(total, 6)
-
-    def recovery_stats(self) -> RecoveryStats:
-        return self.provider.stats()
-
-    def describe_sandbox(self) -> str:
-        return self.sandbox.describe()
-
-    def redact(self, text: str) -> str:
-        """``text`` with every known secret hidden, as sessions and logs have it."""
-        return self.redactor.text(text)
-
-    def undo_last_turn(self) -> UndoReport:
-        return self.tools.undo_last_turn()
-
-    def saved_sessions(self) -> list[SessionSummary]:
-        return self.store.list()
-
-    def describe_start(self) -> dict[str, Any]:
-        """What this run starts with, for a script: models, tools, servers, modes."""
-        return {
-            "session_id": self.session_id,
-            "cwd": str(self.workspace),
-            "model": self.model,
-            "fallback_models": self.models()[1:],
-            "tools": [spec.name for spec in self.tools.specs()],
-            "mcp_servers": [
-                {"name": status.name, "status": status.state.value}
-                for status in self.mcp.statuses()
-            ],
-            "approval": self.config.approval,
-            "sandbox": self.config.sandbox.mode,
-        }
-
-    @property
-    def stopped_mid_turn(self) -> bool:
-        """Whether the conversation ends on a user message the model has not answered yet.
-
-        A session resumed after Ctrl-C, a crash or ``kill -9`` in the middle of a turn does;
-        the next turn continues it, with the person's new prompt (if any) in the same request.
-        """
-        return bool(self.loop.messages) and self.loop.messages[-1].role == "user"
-
-    async def run_turn(self, prompt: str | None) -> TurnResult:
-        """Run one turn; the session records how it ended.
-
-        A record that cannot be saved (disk full, say) ends the turn as failed, with the
-        storage error as its one-sentence ``error``. Hooks (`agent.hooks`) run around it:
-        SessionStart before the first, UserPromptSubmit before the prompt is sent (a block
-        ends the turn unsent), and Stop once the model answered (a block makes it go on).
-        """
-        if self.hooks is None:
-            return await self._turn(prompt)
-        return await run_hooked_turn(
-            self.hooks,
-            self._turn,
-            prompt,
-            start=None if self.turns_started else ("resume" if self.loaded else "startup"),
-            model=self.model,
-            note=self._add_note,
-        )
-
-    async def end(self, reason: str = "other") -> None:
-        """The session ends (SessionEnd hooks); call before `close`."""
-        if self.hooks is not None:
-            await self.hooks.session_end(reason)
-            await self.hooks.drain()
-
-    def _add_note(self, note: str) -> None:
-        """Tell the model ``note`` with the next prompt."""
-        previous = self.changed_files_note
-        self.changed_files_note = f"{previous}\n\n{note}" if previous else note
-
-    async def _turn(self, prompt: str | None) -> TurnResult:
-        self.turns_started += 1
-        note, self.changed_files_note = self.changed_files_note, None
-        if note and prompt is not None:
-            # Tell the model before it relies on what it read earlier.
-            prompt = f"{note}\n\n{prompt}"
-        elif note:
-            self.loop.annotate_last_user_message(note)
-        result = TurnResult(status=TurnStatus.FAILED)
-        await self.mcp.first_start()  # so the first request offers their tools
-        try:
-            result = await self.loop.run_turn(prompt)
-            with self.session.group_commit():  # synced with the turn's last records
-                self.session.append_turn_end(result.status.value, result.error)
-        except SessionError as error:
-            self._end_turn(TurnStatus.FAILED, str(error))
-            return replace(
-                result, status=TurnStatus.FAILED, error=str(error), usage=self.loop.usage
-            )
-        return result
-
-    async def compact(self, focus: str | None = None) -> None:
-        """``/compact [focus]``: summarise the conversation now."""
-        if self.hooks is not None:
-            await self.hooks.pre_compact("manual", focus or "")
-        view = await self.turn_recovery.compact(
-            self.loop.messages, focus=focus, system=self.loop.system, tools=self.tools.specs()
-        )
-        self.loop.replace_history(view)
-
-    def record_crash(self, message: str) -> None:
-        """Record a turn that ended in an unexpected exception (never raises)."""
-        self._end_turn(TurnStatus.FAILED, message)
-
-    def interrupted(self) -> None:
-        """Record an interrupted turn (the loop has already closed dangling tool calls)."""
-        self._end_turn(TurnStatus.INTERRUPTED, "interrupted")
-
-    def _end_turn(self, status: TurnStatus, error: str) -> None:
-        # Called while handling another failure, which must stay the one reported.
-        try:
-            self.session.append_turn_end(status.value, error)
-        except SessionError as problem:
-            log.warning("turn_end_not_saved", status=status.value, reason=str(problem))
-
-    def close(self) -> None:
-        """Stop the MCP servers and release the session (its lock); safe to call twice.
-
-        A new session in which nothing was said is deleted rather than saved.
-        """
-        self.mcp.close()
-        try:
-            self.fleet.flush()  # the last request's release, held back for a next one
-        except Exception:  # the shared state's lease frees the slot in the end
-            log.warning("fleet_flush_failed", exc_info=True)
-        if self.session.closed:
-            return
-        if self.is_empty:
-            self.session.discard()
-        else:
-            self.session.close()
-
-    @property
-    def is_empty(self) -> bool:
-        """Whether this is a new session in which no turn ran (nothing to resume)."""
-        return self.loaded is None and self.turns_started == 0
-
-    def resume_notices(self) -> list[str]:
-        """What the person should know about a resumed session: repairs and changed files."""
-        if self.loaded is None:
-            return []
-        notices = list(self.loaded.warnings)
-        if self.model_notice:
-            notices.append(self.model_notice)
-        if self.loaded.changed_files:
-            changed = ", ".join(change.describe() for change in self.loaded.changed_files)
-            notices.append(f"Changed since this session last saw them: {changed}")
-        return notices
-
-    def resume_hint(self) -> str | None:
-        """How to continue this session; None for an empty one, which is not kept."""
-        if self.is_empty:
-            return None
-        return f"Session saved. Resume with: agent --resume {self.session_id}"
+    except OSError as error:
+        mcp.close()
+        session.close() if loaded is not None else session.discard()
+        raise SetupError(
+            f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
+            "Check that AGENT_HOME is a writable directory."
+        ) from None
+    turn_recovery = TurnRecoveryPolicy(
+        compactor=Compactor(
+            provider, lambda: profiles.of(provider.current).limits, config.compaction, events=events
+        ),
+        log=session,
+        events=events,
+        max_continuations=config.compaction.max_output_recovery_limit,
+        model=lambda: str(provider.current),
+    )
+    loop = AgentLoop(
+        provider=provider,
+        tools=tools,
+        system=build_system_prompt(workspace),
+        history=loaded.view if loaded else (),
+        transcript=session,
+        events=events,
+        face=face,
+        recovery=turn_recovery,
+        max_steps=lambda: profiles.max_steps(provider.current),
+        turn_timeout=config.turn_timeout,
+        max_tokens=config.max_tokens,
+        tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
+    )
+    parts = Parts(
+        config=config,
+        profiles=profiles,
+        environ=environ,
+        workspace=workspace,
+        home=home,
+        redactor=redactor,
+        events=events,
+        recorded=recorded,
+        store=store,
+        loaded=loaded,
+        session=session,
+        fleet=fleet,
+        provider=provider,
+        sandbox=sandbox,
+        mcp=mcp,
+        tools=tools,
+        turn_recovery=turn_recovery,
+        loop=loop,
+        hooks=hooks,
+        notices=notices,
+    )
+    return Agent(parts)
 
 
 def _log_event(event: Event) -> None:

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from agent import __version__
-from agent.app import Agent
+from agent.app import Agent, build_agent
 from agent.engine.face import Face, Faces
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
@@ -68,7 +68,7 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
     report = RunReport(options.workspace)
     run = _Run(started, output, out, err, report)
     try:
-        agent = Agent(
+        agent = build_agent(
             started.config, options, face=run.face, approver=None, environ=started.environ
         )
     except SetupError as problem:

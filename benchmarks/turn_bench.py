@@ -44,7 +44,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from rich.console import Console
 
-from agent.app import Agent
+from agent.app import build_agent
 from agent.engine.system_prompt import build_system_prompt
 from agent.setup.startup import Options, load, start_logging
 from agent.terminal.ui import ConsoleUI
@@ -132,7 +132,7 @@ async def agent_turn(server: Endpoints, home: Path, work: Path, steps: int) -> T
     config = load(options, environ)
     start_logging(config, options, environ)
     out = Console(file=io.StringIO())
-    agent = Agent(
+    agent = build_agent(
         config, options, face=ConsoleUI(out, out, stream=False), approver=None, environ=environ
     )
     await agent.run_turn(WARM_UP)  # the SDK import and first connection are not per-step

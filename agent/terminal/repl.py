@@ -19,7 +19,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from agent import __version__
-from agent.app import Agent
+from agent.app import Agent, build_agent
 from agent.engine.system_prompt import read_instructions
 from agent.exit_codes import ExitCode
 from agent.setup.startup import Options, SetupError, Started, boot
@@ -71,7 +71,7 @@ class Repl:
         )
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
-        return Agent(
+        return build_agent(
             self.config,
             options,
             face=self.ui,

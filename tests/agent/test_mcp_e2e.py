@@ -200,13 +200,13 @@ def test_nothing_mcp_is_imported_without_servers(
     check = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from agent.app import Agent\n"
+        "from agent.app import build_agent\n"
         "from agent.setup.startup import Options, load\n"
         "from agent.terminal.ui import ConsoleUI\n"
         "from rich.console import Console\n"
         "opts, env = Options(workspace=Path.cwd()), dict(os.environ)\n"
         "ui = ConsoleUI(Console())\n"
-        "Agent(load(opts, env), opts, face=ui, approver=None, environ=env).close()\n"
+        "build_agent(load(opts, env), opts, face=ui, approver=None, environ=env).close()\n"
         "names = ('mcp', 'anyio', 'tools.mcp.runtime')\n"
         "print(sorted(m for m in names if m in sys.modules))\n"
     )

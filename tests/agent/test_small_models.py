@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agent.app import Agent
+from agent.app import build_agent
 from agent.setup.config import Config
 from agent.setup.profiles import TINY_MAX_STEPS, TINY_TOOLS, Profiles, is_tiny
 from agent.setup.startup import Options, load
@@ -86,7 +86,7 @@ def test_switching_models_with_slash_model_refits_the_tools_and_limits(
     environ = agent_env(fake_llm, decoy_home)
     options = Options(workspace=workspace, overrides={"model": "anthropic:claude-test"})
     out = Console(file=io.StringIO())
-    agent = Agent(
+    agent = build_agent(
         load(options, environ), options, face=ConsoleUI(out, out), approver=None, environ=environ
     )
     try:
@@ -117,7 +117,7 @@ async def test_a_fallback_to_a_tiny_model_sends_it_the_tiny_tool_set(
         overrides={"model": "anthropic:claude-test", "fallback_models": ["openai:smollm2-test"]},
     )
     out = Console(file=io.StringIO())
-    agent = Agent(
+    agent = build_agent(
         load(options, environ), options, face=ConsoleUI(out, out), approver=None, environ=environ
     )
     (workspace / "notes.md").write_text("hello")

@@ -1,0 +1,376 @@
+"""One running agent: the session a face talks to — turns, model switches, undo, close.
+
+`agent.app.build_agent` builds its parts and hands them in; this class only uses them. Faces
+(the REPL, ``-p``, the scripting faces) read and ask through its public methods, never
+through its parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from agent.engine.loop import AgentLoop
+from agent.engine.outcome import TurnResult, TurnStatus
+from agent.engine.turn import TurnRecoveryPolicy
+from agent.hooks import Hooks
+from agent.hooks.turns import run_hooked_turn
+from agent.setup.config import Config
+from agent.setup.mcp_link import McpLink
+from agent.setup.model_chain import create_provider
+from agent.setup.profiles import Profiles
+from agent.setup.startup import SetupError
+from providers import Event, EventBus, EventSink, Notice, Usage
+from providers.lazy import LazyProvider
+from providers.models import ModelRef
+from providers.profiles import ModelProfile, model_profile
+from recovery import FallbackActivated, ModelTarget, RecoveringProvider, RecoveryStats
+from recovery.fleet import Fleet
+from sessions import (
+    LoadedSession,
+    Redactor,
+    SessionError,
+    SessionStore,
+    SessionSummary,
+    SessionWriter,
+)
+from tools import CheckpointRecorded, ToolExecutor, UndoReport
+from tools.guard.sandbox import Sandbox
+
+log = structlog.get_logger("agent.session")
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What `agent.app.build_agent` wired together for one session."""
+
+    config: Config
+    profiles: Profiles
+    environ: Mapping[str, str]
+    workspace: Path
+    home: Path
+    redactor: Redactor
+    events: EventBus
+    recorded: list[Event]
+    store: SessionStore
+    loaded: LoadedSession | None
+    session: SessionWriter
+    fleet: Fleet
+    provider: RecoveringProvider
+    sandbox: Sandbox
+    mcp: McpLink
+    tools: ToolExecutor
+    turn_recovery: TurnRecoveryPolicy
+    loop: AgentLoop
+    hooks: Hooks | None
+    notices: list[Notice]
+
+
+def persisting(session: SessionWriter, workspace: Path) -> EventSink:
+    """The event subscriber that keeps every event, model switch and checkpoint in the
+    session log."""
+
+    def persist(event: Event) -> None:
+        if session.closed:
+            return
+        session.append_event(event)
+        if isinstance(event, FallbackActivated):
+            session.append_model_switch(event.to_model, sticky=True, reason=event.reason)
+        elif isinstance(event, CheckpointRecorded):
+            path = workspace / event.path
+            session.append_checkpoint(
+                path, existed_before=event.existed_before, content_hash=None, turn=event.turn
+            )
+
+    return persist
+
+
+class Agent:
+    """One running agent: a session, its model chain, tools and loop."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.config = parts.config
+        self.profiles = parts.profiles
+        """Each model's limits, tiny-model settings and price, read when they are needed."""
+        self.environ = parts.environ
+        self.workspace = parts.workspace
+        self.home = parts.home
+        self.redactor = parts.redactor
+        self.events = parts.events
+        self.recorded = parts.recorded
+        self.store = parts.store
+        self.loaded = parts.loaded
+        self.session = parts.session
+        self.fleet = parts.fleet
+        self.provider = parts.provider
+        self.sandbox = parts.sandbox
+        self.mcp = parts.mcp
+        self.tools = parts.tools
+        self.turn_recovery = parts.turn_recovery
+        self.loop = parts.loop
+        self.hooks = parts.hooks
+        self.notices = parts.notices
+        """What the person should know about this start; the faces show them once."""
+        self.turns_started = 0
+        self.model_notice: str | None = None
+        self.changed_files_note = self.loaded.changed_files_note if self.loaded else None
+        if self.loaded is not None:
+            self._restore_model(self.loaded.model_state.current)
+        if tiny_notice := self.profiles.notice(self.provider.current):
+            self.notices.append(Notice(text=tiny_notice, level="info"))
+        self.events.subscribe(self._notice_on_fallback)
+
+    def _notice_on_fallback(self, event: Event) -> None:
+        """Say so when the chain falls back to a tiny model: from the next request on it gets
+        the tiny-model tools (the request that failed over was built already)."""
+        if isinstance(event, FallbackActivated) and (notice := self.tiny_notice()):
+            self.events(Notice(text=notice, level="info"))
+
+    def _restore_model(self, current: str) -> None:
+        """Continue on the model the session last used, or say why it cannot be used here.
+
+        A session started where ``agent.yaml`` defines a provider may be resumed elsewhere:
+        the session goes on with this directory's model, and the person is told what to add.
+        """
+        try:
+            self._switch_to(ModelRef.parse(current))
+        except (ValueError, SetupError) as error:
+            log.info("resumed_model_unavailable", model=current, reason=str(error))
+            started = self.loaded.header.cwd if self.loaded is not None else None
+            where = f" (started in {started})" if started else ""
+            self.model_notice = (
+                f"This session used {current}{where}, which cannot be used here. {error} "
+                f"Continuing with {self.provider.current}; /model picks another."
+            )
+
+    def use_model(self, ref: ModelRef) -> str | None:
+        """Switch to ``ref`` for the rest of the session, building it if it is not in the chain;
+        a notice when it is a tiny model (see `tiny_notice`).
+
+        Raises:
+            SetupError: ``ref`` cannot be used (no key for its provider, say).
+            SessionError: the switch cannot be recorded.
+        """
+        self._switch_to(ref)
+        self.session.append_model_switch(str(ref), sticky=True, reason="/model")
+        return self.tiny_notice()
+
+    def _switch_to(self, ref: ModelRef) -> None:
+        if all(target.ref != ref for target in self.provider.chain):
+            adapter = create_provider(self.config, ref, self.environ)
+            self.provider.switch_to(
+                ModelTarget(ref=ref, provider=adapter, limits=self.profiles.of(ref).limits)
+            )
+        else:
+            self.provider.switch_to(ref)
+
+    def profile(self) -> ModelProfile:
+        """The current model's profile; the loop, tools and compaction read it per request."""
+        return self.profiles.of(self.provider.current)
+
+    def tiny_notice(self) -> str | None:
+        """What applies to the current model if it is a tiny one (`agent.setup.profiles`):
+        three tools and a short turn, unless the person chose otherwise."""
+        return self.profiles.notice(self.provider.current)
+
+    def warm_up(self) -> None:
+        """Start building the current model's adapter (its SDK import) in the background."""
+        for target in self.provider.chain:
+            if target.ref == self.provider.current and isinstance(target.provider, LazyProvider):
+                target.provider.warm_up()
+
+    @property
+    def session_id(self) -> str:
+        return self.session.id
+
+    # What the faces read and ask for. They never reach into the engine's objects.
+
+    @property
+    def model(self) -> str:
+        """The model requests go to now (a fallback, after a switch)."""
+        return str(self.provider.current)
+
+    def models(self) -> list[str]:
+        """The model chain, in order."""
+        return [str(target.ref) for target in self.provider.chain]
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens used in this run."""
+        return self.loop.usage
+
+    @property
+    def api_seconds(self) -> float:
+        """Time this run spent waiting for models."""
+        return self.loop.api_seconds
+
+    def cost_usd(self) -> float | None:
+        """What this run's tokens cost at list prices; None if any model's price is unknown."""
+        total = 0.0
+        for model, usage in self.loop.usage_by_model.items():
+            pricing = model_profile(model).pricing
+            cost = pricing.cost(usage) if pricing is not None else None
+            if cost is None:
+                return None
+            total += cost
+        return round(total, 6)
+
+    def recovery_stats(self) -> RecoveryStats:
+        return self.provider.stats()
+
+    def describe_sandbox(self) -> str:
+        return self.sandbox.describe()
+
+    def redact(self, text: str) -> str:
+        """``text`` with every known secret hidden, as sessions and logs have it."""
+        return self.redactor.text(text)
+
+    def undo_last_turn(self) -> UndoReport:
+        return self.tools.undo_last_turn()
+
+    def saved_sessions(self) -> list[SessionSummary]:
+        return self.store.list()
+
+    def describe_start(self) -> dict[str, Any]:
+        """What this run starts with, for a script: models, tools, servers, modes."""
+        return {
+            "session_id": self.session_id,
+            "cwd": str(self.workspace),
+            "model": self.model,
+            "fallback_models": self.models()[1:],
+            "tools": [spec.name for spec in self.tools.specs()],
+            "mcp_servers": [
+                {"name": status.name, "status": status.state.value}
+                for status in self.mcp.statuses()
+            ],
+            "approval": self.config.approval,
+            "sandbox": self.config.sandbox.mode,
+        }
+
+    @property
+    def stopped_mid_turn(self) -> bool:
+        """Whether the conversation ends on a user message the model has not answered yet.
+
+        A session resumed after Ctrl-C, a crash or ``kill -9`` in the middle of a turn does;
+        the next turn continues it, with the person's new prompt (if any) in the same request.
+        """
+        return bool(self.loop.messages) and self.loop.messages[-1].role == "user"
+
+    async def run_turn(self, prompt: str | None) -> TurnResult:
+        """Run one turn; the session records how it ended.
+
+        A record that cannot be saved (disk full, say) ends the turn as failed, with the
+        storage error as its one-sentence ``error``. Hooks (`agent.hooks`) run around it:
+        SessionStart before the first, UserPromptSubmit before the prompt is sent (a block
+        ends the turn unsent), and Stop once the model answered (a block makes it go on).
+        """
+        if self.hooks is None:
+            return await self._turn(prompt)
+        return await run_hooked_turn(
+            self.hooks,
+            self._turn,
+            prompt,
+            start=None if self.turns_started else ("resume" if self.loaded else "startup"),
+            model=self.model,
+            note=self._add_note,
+        )
+
+    async def end(self, reason: str = "other") -> None:
+        """The session ends (SessionEnd hooks); call before `close`."""
+        if self.hooks is not None:
+            await self.hooks.session_end(reason)
+            await self.hooks.drain()
+
+    def _add_note(self, note: str) -> None:
+        """Tell the model ``note`` with the next prompt."""
+        previous = self.changed_files_note
+        self.changed_files_note = f"{previous}\n\n{note}" if previous else note
+
+    async def _turn(self, prompt: str | None) -> TurnResult:
+        self.turns_started += 1
+        note, self.changed_files_note = self.changed_files_note, None
+        if note and prompt is not None:
+            # Tell the model before it relies on what it read earlier.
+            prompt = f"{note}\n\n{prompt}"
+        elif note:
+            self.loop.annotate_last_user_message(note)
+        result = TurnResult(status=TurnStatus.FAILED)
+        await self.mcp.first_start()  # so the first request offers their tools
+        try:
+            result = await self.loop.run_turn(prompt)
+            with self.session.group_commit():  # synced with the turn's last records
+                self.session.append_turn_end(result.status.value, result.error)
+        except SessionError as error:
+            self._end_turn(TurnStatus.FAILED, str(error))
+            return replace(
+                result, status=TurnStatus.FAILED, error=str(error), usage=self.loop.usage
+            )
+        return result
+
+    async def compact(self, focus: str | None = None) -> None:
+        """``/compact [focus]``: summarise the conversation now."""
+        if self.hooks is not None:
+            await self.hooks.pre_compact("manual", focus or "")
+        view = await self.turn_recovery.compact(
+            self.loop.messages, focus=focus, system=self.loop.system, tools=self.tools.specs()
+        )
+        self.loop.replace_history(view)
+
+    def record_crash(self, message: str) -> None:
+        """Record a turn that ended in an unexpected exception (never raises)."""
+        self._end_turn(TurnStatus.FAILED, message)
+
+    def interrupted(self) -> None:
+        """Record an interrupted turn (the loop has already closed dangling tool calls)."""
+        self._end_turn(TurnStatus.INTERRUPTED, "interrupted")
+
+    def _end_turn(self, status: TurnStatus, error: str) -> None:
+        # Called while handling another failure, which must stay the one reported.
+        try:
+            self.session.append_turn_end(status.value, error)
+        except SessionError as problem:
+            log.warning("turn_end_not_saved", status=status.value, reason=str(problem))
+
+    def close(self) -> None:
+        """Stop the MCP servers and release the session (its lock); safe to call twice.
+
+        A new session in which nothing was said is deleted rather than saved.
+        """
+        self.mcp.close()
+        try:
+            self.fleet.flush()  # the last request's release, held back for a next one
+        except Exception:  # the shared state's lease frees the slot in the end
+            log.warning("fleet_flush_failed", exc_info=True)
+        if self.session.closed:
+            return
+        if self.is_empty:
+            self.session.discard()
+        else:
+            self.session.close()
+
+    @property
+    def is_empty(self) -> bool:
+        """Whether this is a new session in which no turn ran (nothing to resume)."""
+        return self.loaded is None and self.turns_started == 0
+
+    def resume_notices(self) -> list[str]:
+        """What the person should know about a resumed session: repairs and changed files."""
+        if self.loaded is None:
+            return []
+        notices = list(self.loaded.warnings)
+        if self.model_notice:
+            notices.append(self.model_notice)
+        if self.loaded.changed_files:
+            changed = ", ".join(change.describe() for change in self.loaded.changed_files)
+            notices.append(f"Changed since this session last saw them: {changed}")
+        return notices
+
+    def resume_hint(self) -> str | None:
+        """How to continue this session; None for an empty one, which is not kept."""
+        if self.is_empty:
+            return None
+        return f"Session saved. Resume with: agent --resume {self.session_id}"
