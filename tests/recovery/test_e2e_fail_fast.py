@@ -1,7 +1,8 @@
 """End to end: where nothing can succeed, ``agent -p`` stops soon, says why, and keeps the turn.
 
-Every run ends with exit 1 (130 for Ctrl-C), a message on stderr, the resume hint, and a
-session whose conversation still ends on the prompt, so ``agent --resume`` answers it.
+Every run ends with exit 1 (75 when the provider is unavailable, 130 for Ctrl-C), a message
+on stderr, the resume hint, and a session whose conversation still ends on the prompt, so
+``agent --resume`` answers it.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def test_hard_outage_stops_after_bounded_requests_and_time(
 
     run = run_prompt(fake_llm, workspace, decoy_home, primary, "--fallback-model", fallback)
 
-    assert run.code == 1, run.stderr
+    assert run.code == 75, run.stderr  # the provider is unavailable: try again later
     assert 2 <= len(fake_llm.requests) <= settings["max_attempts"] * 2
     waited = run.arrivals[-1] - run.arrivals[0]
     assert waited <= settings["max_total_wait"] + 1, f"kept retrying for {waited:.1f}s"
@@ -164,7 +165,7 @@ def test_a_dead_server_is_one_retry_line_and_one_error_naming_the_model_once(
     fake_llm.script(*[Fault.drop()] * 6, model=wire_name(model))
     verbose = run_prompt(fake_llm, workspace, decoy_home, model, "--verbose")
 
-    assert quiet.code == 1, quiet.stderr
+    assert quiet.code == 75, quiet.stderr
     lines = quiet.stderr.strip().splitlines()
     assert [line for line in lines if "retrying" in line] == [
         line for line in lines if "(attempt 2/6)" in line
