@@ -15,6 +15,8 @@ import structlog
 from agent.engine.outcome import TurnEnded, TurnStatus
 from agent.hooks.runner import OUTPUT_LIMIT, HookVerdict, run_hook
 from agent.hooks.settings import HookEvent, HookMatcher, claude_tool_name
+from compaction import CompactionStarted
+from compaction.events import Reason
 from providers import (
     ErrorKind,
     Event,
@@ -139,6 +141,9 @@ class Hooks:
         elif isinstance(event, GaveUp) and event.kind not in _NOT_THE_PROVIDER:
             details = {"error_kind": str(event.kind), "message": event.message}
             self._schedule(self.recovery("provider_unavailable", details))
+        elif isinstance(event, CompactionStarted) and event.reason is not Reason.MANUAL:
+            # /compact awaits pre_compact itself; the engine's own compaction is announced.
+            self._schedule(self.pre_compact("auto"))
         elif isinstance(event, TurnEnded) and event.status in _LOOP_STOPS:
             stopped = {"status": str(event.status), "steps": event.steps, "error": event.error}
             self._schedule(self.recovery("loop_stopped", stopped))

@@ -8,6 +8,8 @@ from typing import Any
 from agent.engine.face import Face, Faces
 from agent.engine.outcome import TurnEnded, TurnStatus
 from agent.hooks import Hooks
+from compaction import CompactionStarted
+from compaction.events import Reason
 from providers import ErrorKind, Event, Notice, ToolResultBlock, ToolUseBlock
 from recovery.events import FallbackActivated, GaveUp
 from tests.agent.hooks.conftest import HookScripts, make_hooks, records, settings
@@ -220,3 +222,15 @@ async def test_continue_false_refuses_a_tool_call_and_is_shown_elsewhere(
     hooks.on_tool_result(call, ToolResultBlock(tool_use_id="t1", content="..."))
     await hooks.drain()
     assert [e.describe() for e in events] == ["PostToolUse hook asked to stop: budget spent"]
+
+
+async def test_the_engines_own_compaction_fires_pre_compact_auto(
+    scripts: HookScripts, workspace: Path
+) -> None:
+    hooks, out, _ = recorded(scripts, "PreCompact", workspace)
+    hooks.on_event(
+        CompactionStarted(reason=Reason.PROACTIVE, tokens_before=9000, messages_before=40)
+    )
+    hooks.on_event(CompactionStarted(reason=Reason.MANUAL, tokens_before=9000, messages_before=40))
+    await hooks.drain()
+    assert only(out, "PreCompact") == {"trigger": "auto", "custom_instructions": ""}
