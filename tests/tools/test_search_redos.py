@@ -98,3 +98,12 @@ def test_sigterm_during_a_search_of_a_big_tree_ends_the_agent(
     finally:
         proc.kill()
     assert code == 143
+
+
+async def test_a_hostile_gitignore_cannot_freeze_a_walk(harness: Harness, workspace: Path) -> None:
+    (workspace / ".gitignore").write_text("*a" * 14 + "b\n" + "**/" * 6 + "*z*z*z\n")
+    (workspace / ("a" * 60)).write_text("needle\n")
+    listed = await asyncio.wait_for(harness.run("list_files"), HANG_GUARD)
+    assert "a" * 60 in listed.content
+    found = await asyncio.wait_for(harness.run("search", pattern="needle"), HANG_GUARD)
+    assert f"{'a' * 60}:1: needle" in found.content
