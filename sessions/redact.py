@@ -169,14 +169,14 @@ class Redactor:
         done = 0
         for match in self._derived.finditer(text):
             start, end = match.span()
-            if start < done:  # inside a slice already extended past this match
+            if end <= done:  # inside a slice already extended past this match
                 continue
             label, value, offset = self._forms[match.group()]
             if offset >= 0:
                 offset += end - start
                 while end < len(text) and offset < len(value) and text[end] == value[offset]:
                     end, offset = end + 1, offset + 1
-            parts += [text[done:start], f"[redacted:{label}]"]
+            parts += [text[done : max(start, done)], f"[redacted:{label}]"]
             done = end
         return "".join(parts) + text[done:] if parts else text
 
