@@ -101,8 +101,9 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
         # Errors quote the server, whose "[...]" must not be read as rich markup.
         err.print(f"[red]{escape(run.last_error)}[/red]")
     hint = agent.resume_hint()
-    if code != ExitCode.OK and hint and output.format != "stream-json":
-        err.print(hint)
+    # A session not saved is said in every format, even after a turn that went well.
+    if hint and (agent.save_failure or (code != ExitCode.OK and output.format != "stream-json")):
+        err.print(hint, markup=False, highlight=False)
     return code
 
 
@@ -174,7 +175,9 @@ class _Run:
             fields["retry_after"] = self.report.retry_after
             fields["resume"] = f"agent --resume {agent.session_id}"
         if self.stream is not None:
-            if status is not TurnStatus.DONE:
+            if failure := agent.save_failure:
+                self.stream.system("session_not_saved", error=failure)
+            elif status is not TurnStatus.DONE:
                 self.stream.system("session_saved", resume=f"agent --resume {agent.session_id}")
             self.stream.write({"type": "result", **fields})
         elif self.output.format == "json":

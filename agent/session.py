@@ -369,8 +369,24 @@ class Agent:
             notices.append(f"Changed since this session last saw them: {changed}")
         return notices
 
+    @property
+    def save_failure(self) -> str | None:
+        """What of this session is not safely on disk, and how to recover; None when all is."""
+        failure, path, resume = self.session.failure, self.session.path, self.session_id
+        if failure is None:
+            return None
+        if not self.session.unsaved:
+            synced = "the disk did not confirm it"
+            return f"Session may NOT be saved: {synced} ({failure}); then: agent --resume {resume}"
+        return (
+            f"Session NOT saved in full: {self.session.unsaved} record(s) not written "
+            f"({failure}). {path} keeps what came before; once it can be written, "
+            f"agent --resume {resume} goes on from there (ask the rest again)."
+        )
+
     def resume_hint(self) -> str | None:
-        """How to continue this session; None for an empty one, which is not kept."""
+        """How to continue this session; None for an empty one, which is not kept. Says
+        "Session saved" only when every record was written and synced (`save_failure`)."""
         if self.is_empty:
             return None
-        return f"Session saved. Resume with: agent --resume {self.session_id}"
+        return self.save_failure or f"Session saved. Resume with: agent --resume {self.session_id}"

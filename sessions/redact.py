@@ -1,7 +1,9 @@
 """Redaction of secrets (API keys, tokens) from anything written to disk: sessions and logs.
 
 A `Redactor` knows the values of secret-looking environment variables and recognises
-key-shaped strings by their form. Plug it into structlog as a processor::
+key-shaped strings by their form. A known value is also found encoded (base64, base64url,
+hex), reversed, or in slices of 8 characters or more (`sessions.secret_forms`). Plug it into
+structlog as a processor::
 
     structlog.configure(processors=[..., Redactor.from_environ(), JSONRenderer()])
 """
@@ -13,6 +15,11 @@ import os
 import re
 from collections.abc import Iterable, Mapping, MutableMapping
 from typing import Any
+
+import re2
+from re2 import _re2  # the automaton itself: the wrapper's str handling doubles the cost
+
+from sessions.secret_forms import encoded_forms, json_escaped, slices
 
 ALWAYS_SECRET = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
 SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_PASSWORD", "_ACCESS_KEY")
@@ -41,10 +48,31 @@ KEY_ANCHORS = (
     "AKIA",
 )
 """Every match of a `KEY_PATTERNS` entry contains one of these (case and all): text with none
-of them, and none of the known secret values, holds nothing to redact. Looking for them with
-``in`` is many times faster than running the patterns over text that is almost never secret
-(every tool output, every session record, every log line)."""
+of them, and none of the known secret values' forms, holds nothing to redact. One RE2
+automaton looks for all of them in a single pass over the bytes: text that is almost never
+secret (every tool output, every session record, every log line) costs that pass alone."""
 MASK = "[redacted]"
+
+_UNANCHORED = _re2.RE2.Anchor.UNANCHORED
+
+
+def _options(**settings: bool) -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False
+    options.never_capture = True
+    for name, setting in settings.items():
+        setattr(options, name, setting)
+    return options
+
+
+def _literals(texts: Iterable[str]) -> str:
+    return "|".join(re2.escape(text) for text in sorted(texts, key=len, reverse=True))
+
+
+def _byte_literals(texts: Iterable[str]) -> bytes:
+    """An RE2 pattern matching any of ``texts`` in their UTF-8 bytes, read as Latin-1."""
+    quote = _re2.RE2.QuoteMeta  # leaves bytes >= 0x80 as they are: literal in Latin-1
+    return b"|".join(quote(text.encode("utf-8", "surrogatepass")) for text in texts)
 
 
 class Redactor:
@@ -57,16 +85,36 @@ class Redactor:
     def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
         self._secrets = dict(secrets or {})
         self._labels: dict[str, str] = {}
+        self._forms: dict[str, tuple[str, str, int]] = {}
+        """Encoded form or slice → (label, the value, where the slice starts; -1: a form)."""
         for label, value in (secrets or {}).items():
             if len(value) >= MIN_SECRET_LENGTH:
                 self._labels[value] = label
                 # Also the JSON-escaped form, so a serialised record is checked as it is.
-                self._labels.setdefault(json.dumps(value, ensure_ascii=False)[1:-1], label)
+                self._labels.setdefault(json_escaped(value), label)
+                self._add_forms(label, value)
         literal = [re.escape(value) for value in sorted(self._labels, key=len, reverse=True)]
         self._pattern = re.compile("|".join([*literal, *KEY_PATTERNS]))
-        # A value that contains an anchor needs no search of its own.
-        uncovered = [v for v in self._labels if not any(a in v for a in KEY_ANCHORS)]
-        self._anchors, self._anchor_pattern = _prefilter([*uncovered, *KEY_ANCHORS])
+        # Leftmost-longest: an encoded form, not the slice that starts where it does.
+        self._derived = (
+            re2.compile(_literals(self._forms), _options(longest_match=True))
+            if self._forms
+            else None
+        )
+        anchors = [*self._labels, *self._forms, *KEY_ANCHORS]
+        self._shortest = min(map(len, anchors))
+        # Latin-1 over the UTF-8 bytes: each literal is matched byte for byte, no decoding.
+        self._filter = _re2.RE2(
+            _byte_literals(anchors), _options(encoding=re2.Options.Encoding.LATIN1)
+        )
+
+    def _add_forms(self, label: str, value: str) -> None:
+        for form in encoded_forms(value):
+            self._forms.setdefault(form, (label, value, -1))
+            self._forms.setdefault(json_escaped(form), (label, value, -1))
+        for start, piece in slices(value):
+            self._forms.setdefault(piece, (label, value, start))
+            self._forms.setdefault(json_escaped(piece), (label, value, -1))
 
     @classmethod
     def from_environ(
@@ -97,35 +145,81 @@ class Redactor:
         """``text`` with every secret replaced."""
         if not self._may_hold_secret(text):
             return text
-        return self._pattern.sub(self._mask, text)
+        text = self._pattern.sub(self._mask, text)
+        return self._without_forms(_encodable(text)) if self._derived is not None else text
 
     def contains_secret(self, text: str) -> bool:
         """Whether ``text`` holds anything this redactor would replace."""
-        return self._may_hold_secret(text) and self._pattern.search(text) is not None
-
-    def _may_hold_secret(self, text: str) -> bool:
-        return any(map(text.__contains__, self._anchors)) or (  # in C: no frame per anchor
-            self._anchor_pattern is not None and self._anchor_pattern.search(text) is not None
+        return self._may_hold_secret(text) and (
+            self._pattern.search(text) is not None
+            or (self._derived is not None and self._derived.search(_encodable(text)) is not None)
         )
 
+    def _may_hold_secret(self, text: str) -> bool:
+        if len(text) < self._shortest:
+            return False
+        data = text.encode("utf-8", "surrogatepass")
+        return bool(self._filter.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0)
+
+    def _without_forms(self, text: str) -> str:
+        """``text`` with each encoded form and slice of a known value replaced; a slice as
+        far as it goes on matching the value."""
+        assert self._derived is not None
+        parts: list[str] = []
+        done = 0
+        for match in self._derived.finditer(text):
+            start, end = match.span()
+            if end <= done:  # inside a slice already extended past this match
+                continue
+            label, value, offset = self._forms[match.group()]
+            if offset >= 0:
+                offset += end - start
+                while end < len(text) and offset < len(value) and text[end] == value[offset]:
+                    end, offset = end + 1, offset + 1
+            parts += [text[done : max(start, done)], f"[redacted:{label}]"]
+            done = end
+        return "".join(parts) + text[done:] if parts else text
+
     def value(self, value: Any) -> Any:
-        """A copy of a JSON-like value (dicts, lists, strings) with secrets replaced."""
+        """A JSON-like value (dicts, lists, strings) with secrets replaced: a copy when there
+        are any, else the value itself."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict | list | tuple) and not self._may_hold_secret_in(value):
+            return value
+        return self._copy(value)
+
+    def _copy(self, value: Any) -> Any:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {self.value(key): self.value(item) for key, item in value.items()}
+            return {self._copy(key): self._copy(item) for key, item in value.items()}
         if isinstance(value, list | tuple):
-            return [self.value(item) for item in value]
+            return [self._copy(item) for item in value]
         return value
+
+    def _may_hold_secret_in(self, value: object) -> bool:
+        """`_may_hold_secret` over every string in ``value`` at once, as JSON: one pass of
+        the automaton instead of one call per string (its fixed cost is most of a short
+        string's). A serialised value holds each form JSON-escaped, which the filter knows."""
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str, check_circular=False)
+        except (TypeError, ValueError, RecursionError):  # keys no JSON can hold: ask each
+            return True
+        return self._may_hold_secret(text)
 
     def __call__(
         self, logger: object, method_name: str, event_dict: MutableMapping[str, Any]
     ) -> MutableMapping[str, Any]:
         """A structlog processor: redacts every value of the log event."""
-        for key, item in list(event_dict.items()):
-            event_dict[key] = (
-                self.value(item) if isinstance(item, str | dict | list | tuple) else item
-            )
+        items = {
+            key: item
+            for key, item in event_dict.items()
+            if isinstance(item, str | dict | list | tuple)
+        }
+        if items and self._may_hold_secret_in(items):
+            for key, item in items.items():
+                event_dict[key] = self._copy(item)
         return event_dict
 
     def _mask(self, match: re.Match[str]) -> str:
@@ -133,16 +227,10 @@ class Redactor:
         return f"[redacted:{label}]" if label else MASK
 
 
-def _prefilter(anchors: list[str]) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
-    """The anchors to look for one by one with ``in``, and a pattern for those that share
-    their first two characters with another (``ghp_``, ``gho_``, ... ``github_pat_``).
-
-    Each ``in`` reads the whole text: one pattern whose alternatives share a literal prefix
-    is searched for that prefix in a single pass, ~6x faster than an ``in`` per anchor.
-    """
-    groups: dict[str, list[str]] = {}
-    for anchor in dict.fromkeys(anchors):
-        groups.setdefault(anchor[:2], []).append(anchor)
-    alone = tuple(group[0] for group in groups.values() if len(group) == 1)
-    shared = [re.escape(a) for group in groups.values() if len(group) > 1 for a in group]
-    return alone, re.compile("|".join(shared)) if shared else None
+def _encodable(text: str) -> str:
+    """``text``, with any lone surrogate (which RE2's wrapper cannot encode) replaced."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text

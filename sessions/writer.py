@@ -91,6 +91,12 @@ class SessionWriter:
         """fsyncs not counted by ``_paced``: inline ones, and those of a closed `PacedSync`."""
         self._touched: dict[str, Path] = {}
         """Tool-call id → file a tracked tool is reading or writing, until its result arrives."""
+        self.failure: SessionError | None = None
+        """The first write or fsync that failed: from there on the file may lack records."""
+        self.unsaved = 0
+        """Records that could not be written (each failed append raised, too)."""
+        self.unsynced_failure = False
+        """An fsync failed: records written may not survive a power cut."""
 
     @property
     def syncs(self) -> int:
@@ -246,9 +252,12 @@ class SessionWriter:
         """
         line = record.model_dump_json()
         if len(line) > MAX_LINE_BYTES or too_deep(line.encode()):
-            raise SessionError(
-                f"cannot save a {getattr(record, 'type', 'record')} record to session {self.id}: "
-                f"it is larger than {MAX_LINE_BYTES} bytes or nested more than {MAX_DEPTH} levels"
+            raise self._lost(
+                SessionError(
+                    f"cannot save a {getattr(record, 'type', 'record')} record to session "
+                    f"{self.id}: it is larger than {MAX_LINE_BYTES} bytes or nested more than "
+                    f"{MAX_DEPTH} levels"
+                )
             )
         if self._redactor.contains_secret(line):
             line = json.dumps(
@@ -266,7 +275,7 @@ class SessionWriter:
                     self._sync()
             except OSError as exc:
                 self._undo_partial_write()
-                raise storage_error("save to session file", self.path, exc) from exc
+                raise self._lost(storage_error("save to session file", self.path, exc)) from exc
             self._size += len(payload)
             self._unsynced = self._fsync and self._groups > 0
 
@@ -282,7 +291,7 @@ class SessionWriter:
             if self._unsynced and self._fd is not None:
                 self._sync()
         except OSError as exc:
-            raise storage_error("save to session file", self.path, exc) from exc
+            raise self._not_synced(storage_error("save to session file", self.path, exc)) from exc
         self._unsynced = False
 
     def _sync_in_background(self) -> None:
@@ -295,7 +304,18 @@ class SessionWriter:
         try:
             self._paced.request()
         except OSError as exc:  # the previous group's fsync
-            raise storage_error("save to session file", self.path, exc) from exc
+            raise self._not_synced(storage_error("save to session file", self.path, exc)) from exc
+
+    def _lost(self, error: SessionError) -> SessionError:
+        """Note a record that is not in the file (for the person's "not saved"); returns it."""
+        self.unsaved += 1
+        self.failure = self.failure or error
+        return error
+
+    def _not_synced(self, error: SessionError) -> SessionError:
+        self.unsynced_failure = True
+        self.failure = self.failure or error
+        return error
 
     def _sync(self) -> None:
         assert self._fd is not None

@@ -1,10 +1,17 @@
-"""Finding tools: list_files (glob) and search (regex), both skipping ignored files."""
+"""Finding tools: list_files (glob) and search (regex), both skipping ignored files.
+
+`search` runs the model's pattern with RE2, whose time is linear in the text: Python's `re`
+backtracks, and ``(a+)+$`` over a line of 34 ``a``s and a ``!`` kept it busy for hours while
+holding the GIL, so neither Ctrl-C nor SIGTERM could reach the agent. A pattern RE2 cannot
+run (look-around, back-references) is refused with what to write instead.
+"""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import re2
 from pydantic import BaseModel, Field
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
@@ -51,12 +58,12 @@ class ListFiles(Tool[ListFilesInput]):
 
     def _list(self, args: ListFilesInput, ctx: ToolContext) -> ToolOutput:
         start = _start_dir(ctx, args.path)
-        matcher = re.compile(f"^{glob_to_regex(args.pattern.lstrip('/'))}$")
+        matcher = _glob(args.pattern.lstrip("/"))
         limit = ctx.settings.max_list_entries
         found: list[str] = []
         extra = 0
         for path in GitIgnore(ctx.workspace).walk(start):
-            if matcher.match(path.relative_to(start).as_posix()):
+            if matcher.fullmatch(path.relative_to(start).as_posix()):
                 if len(found) < limit:
                     found.append(relative_name(ctx.workspace, path))
                 else:
@@ -69,7 +76,12 @@ class ListFiles(Tool[ListFilesInput]):
 
 
 class SearchInput(BaseModel):
-    pattern: str = Field(description="Python regular expression to look for in each line.")
+    pattern: str = Field(
+        description=(
+            "Regular expression (RE2 syntax: like Python's, without look-around or "
+            "back-references) to look for in each line."
+        )
+    )
     path: str = Field(default=".", description="File or directory to search in.")
     glob: str | None = Field(default=None, description="Only search files matching this glob.")
     ignore_case: bool = Field(default=False, description="Match case-insensitively.")
@@ -94,23 +106,17 @@ class Search(Tool[SearchInput]):
         return await in_worker(self._search, args, ctx)
 
     def _search(self, args: SearchInput, ctx: ToolContext) -> ToolOutput:
-        try:
-            regex = re.compile(args.pattern, re.IGNORECASE if args.ignore_case else 0)
-        except re.error as exc:
-            raise ToolError(
-                f"invalid regular expression {args.pattern!r}: {exc}",
-                hint="escape special characters such as ( [ . * with a backslash",
-            ) from None
+        regex, anywhere = _compile(args.pattern, ignore_case=args.ignore_case)
         start = _start_dir(ctx, args.path)
         files = [start] if not start.is_dir() else GitIgnore(ctx.workspace).walk(start)
-        only = re.compile(f"^{glob_to_regex(args.glob)}$") if args.glob else None
+        only = _glob(args.glob) if args.glob else None
         limit = ctx.settings.max_search_matches
         matches: list[str] = []
         unreadable: list[str] = []
         total = 0
         for path in files:
             shown = relative_name(ctx.workspace, path)
-            if only and not (only.match(shown) or only.match(path.name)):
+            if only and not (only.fullmatch(shown) or only.fullmatch(path.name)):
                 continue
             try:
                 # walk() skips links out of the workspace; read what a link inside points at.
@@ -121,7 +127,10 @@ class Search(Tool[SearchInput]):
             if is_binary(data):
                 continue
             lines = decode(data).splitlines()
-            if not any(map(regex.search, lines)):  # most files: no line matches (looked at in C)
+            # Most files hold no match: one pass over the file says so (RE2 costs some
+            # microseconds a call, each line on its own cost 40x more). Joined by "\n" alone,
+            # so ^ and $ stop where splitlines() cut.
+            if anywhere is not None and anywhere.search("\n".join(lines)) is None:
                 continue
             for number, line in enumerate(lines, start=1):
                 if regex.search(line):
@@ -129,6 +138,59 @@ class Search(Tool[SearchInput]):
                     if len(matches) < limit:
                         matches.append(f"{shown}:{number}: {line[:500]}")
         return _search_output(args, matches, total, unreadable)
+
+
+def _options(*, ignore_case: bool = False) -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False  # RE2 would write its own line on the terminal
+    options.case_sensitive = not ignore_case
+    return options
+
+
+def _glob(glob: str) -> re2._Regexp:
+    """A glob's matcher: RE2 too, as ``*a*a*a...`` backtracks in Python's ``re``."""
+    try:
+        return re2.compile(glob_to_regex(glob), _options())
+    except re2.error:
+        raise ToolError(
+            f"invalid glob {glob!r}", hint="use * ? ** and [abc]; close every ["
+        ) from None
+
+
+def _compile(pattern: str, *, ignore_case: bool) -> tuple[re2._Regexp, re2._Regexp | None]:
+    """The pattern for one line, and the same pattern over a whole file (None when a match
+    in the file does not say a line matches: ``\\A`` and ``\\z`` mean "start/end of line" here).
+
+    Raises:
+        ToolError: the pattern is invalid, or uses what a linear-time engine cannot run.
+    """
+    options = _options(ignore_case=ignore_case)
+    try:
+        line = re2.compile(pattern, options)
+    except re2.error as exc:
+        raise _unsupported(pattern, exc) from None
+    if "\\A" in pattern or "\\z" in pattern:
+        return line, None
+    return line, re2.compile(f"(?m:{pattern})", options)
+
+
+def _unsupported(pattern: str, error: re2.error) -> ToolError:
+    raw = error.args[0] if error.args else error
+    reason = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
+    try:
+        re.compile(pattern)
+    except re.error as python_error:
+        return ToolError(
+            f"invalid regular expression {pattern!r}: {python_error}",
+            hint="escape special characters such as ( [ . * with a backslash",
+        )
+    return ToolError(
+        f"search cannot run the pattern {pattern!r} ({reason}): it runs regular expressions "
+        "in linear time, without look-ahead/look-behind ((?=...), (?!...), (?<=...)), "
+        "back-references (\\1) or counts over 1000",
+        hint="rewrite it without them (match the wider text and read the lines), or run "
+        "grep -P through run_command",
+    )
 
 
 def _search_output(

@@ -9,6 +9,7 @@ from prompt_toolkit import PromptSession
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from agent.terminal.console import hidden_characters, visible
 from agent.terminal.renderables import diff_view
 from agent.terminal.ui import ConsoleUI
 from tools import ApprovalRequest
@@ -25,14 +26,31 @@ async def _ask_with_prompt_toolkit(question: str) -> str:
 
 
 def approval_view(request: ApprovalRequest) -> RenderableType:
-    """The call to approve: a summary line, then a diff or the full command."""
-    head = Text.assemble(("? ", "bold magenta"), (request.summary, "bold"))
-    if not request.details:
+    """The call to approve: a summary line, then a diff or the full command.
+
+    What is shown is what would run: control, bidirectional and invisible characters are
+    shown by name (`visible`), never drawn, with a warning when there are any, and long diff
+    lines fold instead of ending in "…".
+    """
+    summary, details = visible(request.summary), visible(request.details)
+    head = Text.assemble(("? ", "bold magenta"), (summary, "bold"))
+    # The summary repeats (the start of) the details: count the longer telling once.
+    hidden = max(hidden_characters(request.summary), hidden_characters(request.details))
+    if hidden:
+        warning = Text(
+            f"  ! {hidden} invisible or text-reordering character(s), shown as <U+…>: "
+            "what runs may not be what it seems",
+            style="bold red",
+        )
+        head = Text.assemble(head, "\n", warning)
+    if not details:
         return head
-    if request.details.startswith(("---", "@@")):
-        diff = diff_view(request.details, max_lines=60)
+    if details.startswith(("---", "@@")):
+        diff = diff_view(details, max_lines=60)
+        if isinstance(diff, Text):
+            diff.no_wrap, diff.overflow = False, "fold"
         return Group(head, diff) if diff is not None else head
-    return Group(head, Text("  " + request.details.replace("\n", "\n  "), style="cyan"))
+    return Group(head, Text("  " + details.replace("\n", "\n  "), style="cyan"))
 
 
 class PromptApprover:

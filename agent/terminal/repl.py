@@ -100,7 +100,7 @@ class Repl:
             # Also when a Ctrl-C between two prompts cancels everything.
             self.agent.close()
             if hint := self.agent.resume_hint():
-                self.ui.show(Text(hint, style="bold"))
+                self.ui.show(Text(hint, style="bold red" if self.agent.save_failure else "bold"))
         return ExitCode.OK
 
     async def _read_eval_loop(self) -> None:
@@ -267,8 +267,9 @@ class Repl:
         self.ui.finish()
         if result is None:
             self.agent.interrupted()
+            saved = "saved" if self.agent.save_failure is None else "NOT saved in full"
             self.ui.show(
-                Text("Interrupted. The session is saved; go on or try again.", style="yellow")
+                Text(f"Interrupted. The session is {saved}; go on or try again.", "yellow")
             )
             return False
         if result.error:

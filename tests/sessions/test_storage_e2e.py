@@ -159,7 +159,8 @@ def test_when_every_write_fails_mid_turn_the_json_still_prints(
 
     _assert_clean_failure(run, 1, "cannot save to session file", "free some disk space")
     assert run.json()["status"] == "failed"
-    assert "Resume with: agent --resume" in run.stderr
+    assert "Session saved" not in run.stderr
+    assert "Session NOT saved in full" in run.stderr
 
 
 def test_listing_sessions_under_an_agent_home_that_is_a_file_is_exit_2(
