@@ -1,0 +1,153 @@
+"""JSON-RPC messages over stdio, one per line, for the ACP connection (`acp` SDK's Transport).
+
+Why not the SDK's own stdio transport: it drops a line that is not JSON without a word, and a
+client waiting for an answer would wait forever. Here a malformed message is answered with a
+JSON-RPC error (parse error, invalid request) and the server goes on.
+
+stdout belongs to the protocol alone: `claim_stdout` moves the process's file descriptor 1 to
+stderr, so whatever else writes there (a library, a child process) cannot corrupt the stream.
+Reading and writing happen on two daemon threads, so a client that stops reading, or never
+closes its end, cannot keep the process from exiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import queue
+import sys
+import threading
+from collections.abc import Callable
+from typing import IO, Any
+
+import structlog
+
+log = structlog.get_logger("agent.acp.transport")
+
+MAX_LINE = 50 * 1024 * 1024
+"""The longest message read (the SDK's limit too): a prompt with embedded files is large."""
+
+
+def claim_stdout() -> int:
+    """A private copy of stdout for the protocol; fd 1 and `sys.stdout` then go to stderr."""
+    protocol = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol
+
+
+def _error(request_id: Any, code: int, message: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {"code": code, "message": message, "data": data},
+    }
+
+
+def check_message(line: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``line`` as a JSON-RPC message, or the error that answers it (exactly one is set)."""
+    try:
+        message = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as error:
+        return None, _error(None, -32700, "Parse error", {"details": f"not JSON: {error}"})
+    if not isinstance(message, dict):
+        kind = type(message).__name__
+        details = f"a message must be a JSON object, not {kind} (batches are not supported)"
+        return None, _error(None, -32600, "Invalid request", {"details": details})
+    request_id = message.get("id")
+    if request_id is not None and not isinstance(request_id, str | int):
+        details = "id must be a string or an integer"
+        return None, _error(None, -32600, "Invalid request", {"details": details})
+    if message.get("jsonrpc") != "2.0":
+        details = 'jsonrpc must be "2.0"'
+        return None, _error(request_id, -32600, "Invalid request", {"details": details})
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            details = "method must be a string"
+            return None, _error(request_id, -32600, "Invalid request", {"details": details})
+        return message, None
+    if "id" in message and ("result" in message or "error" in message):
+        return message, None  # a response to one of our requests
+    details = "neither a request (method) nor a response (id with result or error)"
+    return None, _error(request_id, -32600, "Invalid request", {"details": details})
+
+
+class StdioTransport:
+    """Whole JSON-RPC messages in from ``source``, out to the file descriptor ``sink``.
+
+    ``receive`` returns None at the client's end of input, or once a write failed because the
+    client went away (EPIPE): either way the conversation is over.
+    """
+
+    def __init__(self, source: IO[bytes], sink: int) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._incoming: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self._outgoing: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._sink = sink
+        self.closed = False
+        self.redactors: list[Callable[[str], str]] = []
+        """Each session's secret redactor: nothing the client is sent shows a key."""
+        threading.Thread(target=self._read, args=(source,), name="acp-in", daemon=True).start()
+        threading.Thread(target=self._write, name="acp-out", daemon=True).start()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self.closed:
+            raise ConnectionError("the client has gone away")
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        for redact in self.redactors:
+            text = redact(text)
+        self._outgoing.put(text.encode() + b"\n")
+
+    async def receive(self) -> dict[str, Any] | None:
+        return await self._incoming.get()
+
+    async def close(self) -> None:
+        self.closed = True
+        self._outgoing.put(None)
+
+    def _deliver(self, message: dict[str, Any] | None) -> None:
+        self._loop.call_soon_threadsafe(self._incoming.put_nowait, message)
+
+    def _read(self, source: IO[bytes]) -> None:
+        try:
+            while line := source.readline(MAX_LINE + 1):
+                if len(line) > MAX_LINE and not line.endswith(b"\n"):
+                    while (rest := source.readline(MAX_LINE)) and not rest.endswith(b"\n"):
+                        pass
+                    details = f"a message may be at most {MAX_LINE} bytes"
+                    self._outgoing.put(
+                        self._encode(_error(None, -32600, "Invalid request", {"details": details}))
+                    )
+                    continue
+                if not line.strip():
+                    continue
+                message, error = check_message(line)
+                if error is not None:
+                    log.warning("malformed_message", error=error["error"]["data"]["details"])
+                    self._outgoing.put(self._encode(error))
+                else:
+                    self._deliver(message)
+        except (OSError, ValueError) as error:
+            log.warning("stdin_failed", error=str(error))
+        finally:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting
+                self._deliver(None)
+
+    @staticmethod
+    def _encode(message: dict[str, Any]) -> bytes:
+        return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+    def _write(self) -> None:
+        while (data := self._outgoing.get()) is not None:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self._sink, view) :]
+            except OSError as error:  # EPIPE: the client closed its end
+                log.info("client_gone", error=str(error))
+                self.closed = True
+                with contextlib.suppress(RuntimeError):
+                    self._deliver(None)
+                return
