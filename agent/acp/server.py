@@ -217,16 +217,18 @@ def _stop_reason(result: TurnResult, session: EditorSession) -> StopReason:
 def _failure(result: TurnResult, session: EditorSession) -> RequestError:
     """What happened, and when to try again; the session is kept for the next prompt."""
     error = session.agent.redact(result.error or "The turn failed.")
-    retry_after = session.face.retry_after
+    wait = session.face.retry_after
+    retry_after = math.ceil(wait) if wait is not None else None
     unavailable = provider_unavailable(result)
-    if unavailable:
-        wait = f"in {math.ceil(retry_after)} s" if retry_after else "in a minute or two"
-        when = f"Send the prompt again {wait}; the session is kept."
+    if unavailable and retry_after:
+        message = f"{error} Retry after {retry_after} s."
+    elif unavailable:
+        message = error  # the engine's sentence says when to try again already
     else:
-        when = "Fix the cause, then send the prompt again; the session is kept."
+        message = f"{error} The session is kept: fix that, then send the prompt again."
     return RequestError(
         PROVIDER_UNAVAILABLE if unavailable else TURN_FAILED,
-        f"{error} {when}",
+        message,
         {
             "sessionId": session.agent.session_id,
             "errorKind": result.error_kind.value if result.error_kind else None,

@@ -90,7 +90,8 @@ class StdioTransport:
         self.redactors: list[Callable[[str], str]] = []
         """Each session's secret redactor: nothing the client is sent shows a key."""
         threading.Thread(target=self._read, args=(source,), name="acp-in", daemon=True).start()
-        threading.Thread(target=self._write, name="acp-out", daemon=True).start()
+        self._writer = threading.Thread(target=self._write, name="acp-out", daemon=True)
+        self._writer.start()
 
     async def send(self, message: dict[str, Any]) -> None:
         if self.closed:
@@ -104,8 +105,10 @@ class StdioTransport:
         return await self._incoming.get()
 
     async def close(self) -> None:
+        """Stop sending once what was queued is written (for at most two seconds)."""
         self.closed = True
         self._outgoing.put(None)
+        await asyncio.to_thread(self._writer.join, 2.0)
 
     def _deliver(self, message: dict[str, Any] | None) -> None:
         self._loop.call_soon_threadsafe(self._incoming.put_nowait, message)

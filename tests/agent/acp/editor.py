@@ -8,10 +8,11 @@ import subprocess
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
 from acp.client.connection import ClientSideConnection
+from acp.interfaces import Client
 from acp.schema import (
     AllowedOutcome,
     DeniedOutcome,
@@ -53,6 +54,13 @@ class Editor:
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=choice)
         )
+
+    async def first(self, kind: str, timeout: float = 30) -> dict[str, Any]:
+        """The first update of ``kind``, once it has come."""
+        async with asyncio.timeout(timeout):
+            while not (found := self.of_kind(kind)):
+                await asyncio.sleep(0.05)
+        return found[0]
 
     def kinds(self) -> list[str]:
         return [update["sessionUpdate"] for _, update in self.updates]
@@ -98,14 +106,16 @@ async def editor_session(
     editor = editor or Editor()
     command = agent_command("--model", MODELS["anthropic"], *flags, "acp")
     with (home / "acp-stderr.log").open("ab") as stderr:
-        async with spawn_agent_process(
-            editor,
-            command[0],
-            *command[1:],
-            env=agent_env(server, home),
-            cwd=workspace,
-            transport_kwargs={"stderr": stderr.fileno()},
-        ) as (conn, process):
+        async with (
+            spawn_agent_process(
+                cast(Client, editor),  # answers what the tests need; the SDK answers the rest
+                command[0],
+                *command[1:],
+                env=agent_env(server, home),
+                cwd=workspace,
+                transport_kwargs={"stderr": stderr.fileno()},
+            ) as (conn, process)
+        ):
             yield Running(conn, process, editor, workspace)
 
 
