@@ -48,9 +48,11 @@ async def test_a_provider_outage_is_an_error_with_when_to_retry_and_the_session_
             await agent.ask(session_id, "hello?")
         assert failed.value.code == -32010
         assert "try again in a few minutes" in str(failed.value)
-        assert failed.value.data["errorKind"] == "overloaded"
-        assert failed.value.data["transient"] is True
-        assert failed.value.data["sessionId"] == session_id
+        data = failed.value.data
+        assert data is not None
+        assert data["errorKind"] == "overloaded"
+        assert data["transient"] is True
+        assert data["sessionId"] == session_id
         again = await agent.ask(session_id, "hello?")
         assert again.stop_reason == "end_turn"
         assert agent.editor.text().endswith("Back again.")
@@ -66,7 +68,7 @@ async def test_a_long_server_wait_says_how_long_and_holds_the_next_prompt_too(
             with pytest.raises(RequestError) as failed:
                 await agent.ask(session_id, "hello?")
             assert failed.value.code == -32010
-            assert failed.value.data["retryAfter"] == 7200
+            assert (failed.value.data or {})["retryAfter"] == 7200
         assert "Retry after 7200 s." in str(failed.value)
     assert len(fake_llm.requests_for("claude-test")) == 1
 

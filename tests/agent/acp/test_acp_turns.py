@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.agent.acp.editor import Editor, editor_session
-from tests.fakes.llm_script import Reply
+from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 
 
@@ -98,3 +98,17 @@ async def test_the_step_limit_is_max_turn_requests(
         assert answer.stop_reason == "max_turn_requests"
         assert "max_steps" in agent.editor.text()
         assert agent.editor.of_kind("tool_call")[0]["kind"] == "search"
+
+
+async def test_a_retry_is_a_notice_the_editor_sees_with_its_fields(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Fault.status(503), Reply.text("Made it."))
+    async with editor_session(fake_llm, workspace, decoy_home) as agent:
+        session_id = await agent.start()
+        answer = await agent.ask(session_id, "hello")
+    assert answer.stop_reason == "end_turn"
+    notices = [chunk for chunk in agent.editor.of_kind("agent_message_chunk") if "_meta" in chunk]
+    assert notices[0]["_meta"]["agent"]["subtype"] == "api_retry"
+    assert notices[0]["content"]["text"].startswith("\n\n> ")
+    assert agent.editor.text().endswith("Made it.")
