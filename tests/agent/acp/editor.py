@@ -32,6 +32,8 @@ class Editor:
 
     answers: list[str] = field(default_factory=list)
     """Option ids to answer permission questions with, in order (none left: cancelled)."""
+    hold: asyncio.Event | None = None
+    """With no answers left, wait for this before answering "cancelled" (as after a cancel)."""
     updates: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     questions: list[dict[str, Any]] = field(default_factory=list)
 
@@ -49,6 +51,8 @@ class Editor:
             }
         )
         if not self.answers:
+            if self.hold is not None:
+                await self.hold.wait()
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         choice = self.answers.pop(0)
         return RequestPermissionResponse(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from acp import RequestError, text_block
 
-from tests.agent.acp.editor import editor_session, raw_agent
+from tests.agent.acp.editor import Editor, editor_session, raw_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -35,6 +35,33 @@ async def test_cancel_mid_stream_ends_the_turn_as_cancelled_and_the_session_goes
         second = await agent.ask(session_id, "go on")
         assert second.stop_reason == "end_turn"
         assert agent.editor.text().endswith("Second answer.")
+
+
+async def test_cancel_while_the_editor_asks_permission_runs_nothing_and_pairs_the_call(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "new.txt", "content": "x"}),
+        Reply.text("Fine, I will not."),
+    )
+    editor = Editor(hold=asyncio.Event())
+    async with editor_session(fake_llm, workspace, decoy_home, editor=editor) as agent:
+        session_id = await agent.start()
+        turn = asyncio.create_task(agent.ask(session_id, "write new.txt"))
+        async with asyncio.timeout(30):
+            while not editor.questions:
+                await asyncio.sleep(0.05)
+        await agent.conn.cancel(session_id=session_id)
+        assert editor.hold is not None
+        editor.hold.set()
+        assert (await asyncio.wait_for(turn, 20)).stop_reason == "cancelled"
+        (update,) = editor.of_kind("tool_call_update")
+        assert update["status"] == "failed"
+        assert not (workspace / "new.txt").exists()
+        after = await agent.ask(session_id, "ok?")
+        assert after.stop_reason == "end_turn"
+    results = fake_llm.requests_for("claude-test")[-1].body["messages"]
+    assert "interrupted" in json.dumps(results).lower()
 
 
 async def test_a_provider_outage_is_an_error_with_when_to_retry_and_the_session_survives(
