@@ -123,10 +123,13 @@ async def editor_session(
             yield Running(conn, process, editor, workspace)
 
 
-def raw_agent(server: FakeLlmServer, workspace: Path, home: Path) -> subprocess.Popen[str]:
-    """``agent acp`` with plain pipes, for messages no SDK would send."""
+def raw_agent(
+    server: FakeLlmServer, workspace: Path, home: Path, *flags: str
+) -> subprocess.Popen[str]:
+    """``agent --model anthropic:claude-test FLAGS acp`` with plain pipes, for messages no SDK
+    would send."""
     return subprocess.Popen(
-        agent_command("--model", MODELS["anthropic"], "acp"),
+        agent_command("--model", MODELS["anthropic"], *flags, "acp"),
         cwd=workspace,
         env=agent_env(server, home),
         stdin=subprocess.PIPE,

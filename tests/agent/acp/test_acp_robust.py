@@ -148,7 +148,7 @@ async def test_the_client_going_away_mid_turn_saves_the_session(
 def test_malformed_messages_get_json_rpc_errors_and_the_server_lives_on(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    process = raw_agent(fake_llm, workspace, decoy_home)
+    process = raw_agent(fake_llm, workspace, decoy_home, "--verbose")  # logs: stderr only
     lines = [
         "this is not json",
         "[1, 2]",
@@ -157,6 +157,14 @@ def test_malformed_messages_get_json_rpc_errors_and_the_server_lives_on(
         '{"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {}}',
         '{"jsonrpc": "2.0", "id": 4, "method": "session/new", "params": {"cwd": "relative"}}',
         '{"jsonrpc": "2.0", "id": 5, "method": "no/such/method", "params": {}}',
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 6,
+                "method": "session/new",
+                "params": {"cwd": str(workspace), "mcpServers": []},
+            }
+        ),
     ]
     assert process.stdin is not None
     assert process.stdout is not None
@@ -178,4 +186,4 @@ def test_malformed_messages_get_json_rpc_errors_and_the_server_lives_on(
         ("None", -32700),
         ("None", -32600),
     ]
-    assert [answer["id"] for answer in answers if "result" in answer] == [2]
+    assert [answer["id"] for answer in answers if "result" in answer] == [2, 6]

@@ -137,3 +137,20 @@ async def test_the_editors_mcp_server_joins_ours_and_its_tool_is_called(
     assert "mcp__fake__echo" in tools
     (update,) = [u for u in agent.editor.of_kind("tool_call_update") if u["status"] == "completed"]
     assert "hi" in update["content"][0]["content"]["text"]
+
+
+async def test_a_refusal_and_a_cut_off_answer_are_their_own_stop_reasons(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(
+        Reply.text("I can't help with that.", stop="refusal"),
+        Reply.text("The first half of a long", stop="max_tokens"),
+    )
+    flags = ("--set", "compaction.max_output_recovery_limit=0")
+    async with editor_session(fake_llm, workspace, decoy_home, *flags) as agent:
+        session_id = await agent.start()
+        refused = await agent.ask(session_id, "something it will not do")
+        assert refused.stop_reason == "refusal"
+        cut = await agent.ask(session_id, "write a long essay")
+        assert cut.stop_reason == "max_tokens"
+        assert "The first half of a long" in agent.editor.text()
