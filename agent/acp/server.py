@@ -246,7 +246,7 @@ def serve(template: Options) -> int:
 
 
 async def _serve(template: Options, protocol: int) -> int:
-    transport = StdioTransport(sys.stdin.buffer, protocol)
+    transport = StdioTransport(sys.stdin.fileno(), protocol)
     server = AcpServer(template, dict(os.environ), transport)
     main = asyncio.current_task()
     assert main is not None

@@ -19,8 +19,8 @@ import os
 import queue
 import sys
 import threading
-from collections.abc import Callable
-from typing import IO, Any
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import structlog
 
@@ -44,6 +44,35 @@ def _error(request_id: Any, code: int, message: str, data: dict[str, Any]) -> di
         "id": request_id,
         "error": {"code": code, "message": message, "data": data},
     }
+
+
+def read_lines(fd: int, chunk: int = 1 << 16, limit: int = MAX_LINE) -> Iterator[bytes | None]:
+    """The non-blank lines read from ``fd``, until its end; None for one over ``limit``.
+
+    Plain ``os.read``, not ``sys.stdin``: a daemon thread blocked in a buffered reader's
+    ``readline`` makes the interpreter abort at exit (it cannot take the reader's lock).
+    """
+    pending = bytearray()
+    skipping = False
+    while data := os.read(fd, chunk):
+        searched = len(pending)  # only the new bytes can hold the next newline
+        pending += data
+        start = 0
+        while (end := pending.find(b"\n", max(start, searched))) >= 0:
+            line = bytes(pending[start:end])
+            start = end + 1
+            if skipping:
+                skipping = False
+            elif line.strip():
+                yield line
+        del pending[:start]
+        if len(pending) > limit:
+            pending.clear()
+            if not skipping:
+                skipping = True
+                yield None
+    if pending.strip() and not skipping:
+        yield bytes(pending)
 
 
 def check_message(line: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -75,13 +104,13 @@ def check_message(line: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] | 
 
 
 class StdioTransport:
-    """Whole JSON-RPC messages in from ``source``, out to the file descriptor ``sink``.
+    """Whole JSON-RPC messages in from the file descriptor ``source``, out to ``sink``.
 
     ``receive`` returns None at the client's end of input, or once a write failed because the
     client went away (EPIPE): either way the conversation is over.
     """
 
-    def __init__(self, source: IO[bytes], sink: int) -> None:
+    def __init__(self, source: int, sink: int) -> None:
         self._loop = asyncio.get_running_loop()
         self._incoming: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self._outgoing: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
@@ -113,27 +142,23 @@ class StdioTransport:
     def _deliver(self, message: dict[str, Any] | None) -> None:
         self._loop.call_soon_threadsafe(self._incoming.put_nowait, message)
 
-    def _read(self, source: IO[bytes]) -> None:
+    def _read(self, source: int) -> None:
         try:
-            while line := source.readline(MAX_LINE + 1):
-                if len(line) > MAX_LINE and not line.endswith(b"\n"):
-                    while (rest := source.readline(MAX_LINE)) and not rest.endswith(b"\n"):
-                        pass
+            for line in read_lines(source):
+                message: dict[str, Any] | None = None
+                error: dict[str, Any] | None
+                if line is None:
                     details = f"a message may be at most {MAX_LINE} bytes"
-                    self._outgoing.put(
-                        self._encode(_error(None, -32600, "Invalid request", {"details": details}))
-                    )
-                    continue
-                if not line.strip():
-                    continue
-                message, error = check_message(line)
-                if error is not None:
+                    error = _error(None, -32600, "Invalid request", {"details": details})
+                else:
+                    message, error = check_message(line)
+                if error is None:
+                    self._deliver(message)
+                else:
                     log.warning("malformed_message", error=error["error"]["data"]["details"])
                     self._outgoing.put(self._encode(error))
-                else:
-                    self._deliver(message)
-        except (OSError, ValueError) as error:
-            log.warning("stdin_failed", error=str(error))
+        except OSError as problem:
+            log.warning("stdin_failed", error=str(problem))
         finally:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting
                 self._deliver(None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from acp.schema import (
 )
 
 from agent.acp.sessions import prompt_text
-from agent.acp.transport import check_message
+from agent.acp.transport import check_message, read_lines
 from agent.acp.updates import edit_diff, tool_kind, tool_title
 from providers import ToolUseBlock
 
@@ -91,3 +92,17 @@ def test_an_image_or_an_empty_prompt_is_invalid_params() -> None:
     assert image.value.code == -32602
     with pytest.raises(RequestError):
         prompt_text([TextContentBlock(type="text", text="  ")])
+
+
+def test_lines_are_read_whole_across_reads_and_an_oversized_one_is_flagged(
+    tmp_path: Path,
+) -> None:
+    data = b'{"a": 1}\n\n  \n' + b"x" * 25 + b"\n" + b'{"b": 2}\n{"c": 3}'
+    path = tmp_path / "in"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        lines = list(read_lines(fd, chunk=4, limit=10))
+    finally:
+        os.close(fd)
+    assert lines == [b'{"a": 1}', None, b'{"b": 2}', b'{"c": 3}']

@@ -145,6 +145,21 @@ async def test_the_client_going_away_mid_turn_saves_the_session(
         assert agent.editor.text("user_message_chunk") == "go"
 
 
+async def test_sigterm_mid_turn_saves_the_session_and_exits_143(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Fault.stall(30, after_events=4, reply=Reply.text("never finished")))
+    async with editor_session(fake_llm, workspace, decoy_home) as agent:
+        session_id = await agent.start()
+        turn = asyncio.create_task(agent.ask(session_id, "keep going"))
+        await agent.editor.first("agent_message_chunk")
+        agent.process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(agent.process.wait(), 20) == 143
+        turn.cancel()
+    record = (decoy_home / ".agent" / "sessions" / f"{session_id}.jsonl").read_text()
+    assert '"interrupted"' in record
+
+
 def test_malformed_messages_get_json_rpc_errors_and_the_server_lives_on(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
