@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from acp.schema import ToolCallProgress
+from acp.schema import ToolCallProgress, ToolCallStatus
 
 from agent.acp.updates import (
     Content,
@@ -125,7 +125,9 @@ class EditorFace:
         """The call of ``tool`` now running (calls run one at a time, in order)."""
         return next((call for call in self._pending.values() if call.name == tool), None)
 
-    def call_update(self, call: ToolUseBlock, status: Any, content: list[Content] | None) -> None:
+    def call_update(
+        self, call: ToolUseBlock, status: ToolCallStatus, content: list[Content] | None
+    ) -> None:
         self.outbox.put(
             ToolCallProgress(
                 session_update="tool_call_update",
@@ -179,7 +181,7 @@ class EditorFace:
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
         self._pending.pop(call.id, None)
         diff = self._diffs.pop(call.id, [])
-        status = "failed" if result.is_error else "completed"
+        status: ToolCallStatus = "failed" if result.is_error else "completed"
         self.call_update(
             call, status, (diff if not result.is_error else []) + result_content(result)
         )

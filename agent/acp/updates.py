@@ -18,6 +18,7 @@ from acp.schema import (
     TextContentBlock,
     ToolCallLocation,
     ToolCallStart,
+    ToolCallStatus,
     ToolKind,
 )
 
@@ -124,7 +125,11 @@ def result_content(result: ToolResultBlock) -> list[Content]:
 
 
 def tool_call_start(
-    call: ToolUseBlock, workspace: Path, diff: list[Content], *, status: Any = "pending"
+    call: ToolUseBlock,
+    workspace: Path,
+    diff: list[Content],
+    *,
+    status: ToolCallStatus = "pending",
 ) -> ToolCallStart:
     """The ``tool_call`` update for a call the model made; ``diff`` from `edit_diff`."""
     return ToolCallStart(
