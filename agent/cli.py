@@ -13,7 +13,7 @@ import traceback
 from difflib import get_close_matches
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 from typer.core import TyperGroup
@@ -264,6 +264,25 @@ def trust() -> None:
     from agent.terminal.trust_view import trust_project
 
     raise typer.Exit(trust_project(Path.cwd()))
+
+
+@cli.command("acp")
+def acp(ctx: typer.Context) -> None:
+    """Serve the Agent Client Protocol on stdin/stdout, for an editor (Zed, JetBrains, Neovim).
+
+    The flags before ``acp`` (--model, --approval, --set ...) apply to every session.
+    """
+    from agent.acp import serve
+    from agent.setup.startup import Options
+
+    parent = cast(typer.Context, ctx.parent)  # the group's context: the flags before `acp`
+    options = Options(
+        workspace=Path.cwd(),
+        config_file=parent.params.get("config"),
+        overrides=flag_overrides(parent, list(parent.params.get("settings") or [])),
+        verbose=bool(parent.params.get("verbose")),
+    )
+    raise typer.Exit(serve(options))
 
 
 mcp_cli = typer.Typer(

@@ -1,0 +1,87 @@
+"""The approval prompt, asked in the editor: ``session/request_permission``.
+
+An `EditorApprover` is the session's `tools.Approver`. It offers allow once, allow always,
+reject once and reject always; the "always" answers hold for that tool for the rest of the
+session (this agent has no stored permission rules yet for them to become).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+from acp.schema import (
+    AllowedOutcome,
+    PermissionOption,
+    RequestPermissionResponse,
+    ToolCallUpdate,
+)
+
+from agent.acp.face import EditorFace
+from agent.acp.updates import text_content, tool_kind, tool_locations
+from tools import ApprovalRequest
+
+log = structlog.get_logger("agent.acp.approval")
+
+OPTIONS = [
+    PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
+    PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
+    PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+    PermissionOption(option_id="reject_always", name="Always reject", kind="reject_always"),
+]
+Ask = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]]
+
+
+class EditorApprover:
+    """Asks the editor's user about a tool call (`tools.Approver`).
+
+    Args:
+        ask: Sends ``session/request_permission`` for this session and waits for the answer.
+        face: The session's face: which call is running, and its diff.
+    """
+
+    def __init__(self, ask: Ask, face: EditorFace) -> None:
+        self._ask = ask
+        self._face = face
+        self.always: dict[str, bool] = {}
+        """The "always" answers so far, by tool name."""
+        self._asked = 0
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        if request.tool in self.always:
+            return self.always[request.tool]
+        call = self._face.running_call(request.tool)
+        self._asked += 1
+        update = ToolCallUpdate(
+            tool_call_id=call.id if call is not None else f"approval-{self._asked}",
+            title=request.summary,
+            kind=tool_kind(request.tool),
+            status="pending",
+            content=(self._face.diff_of(call) if call is not None else [])
+            or [text_content(request.details)],
+            locations=tool_locations(call, self._face.workspace) or None if call else None,
+            raw_input=call.input if call is not None else None,
+        )
+        await self._face.outbox.drain()  # the editor has heard of the call before the question
+        try:
+            response = await self._ask(update, OPTIONS)
+        except Exception as error:  # no answer is a "no": the model is told it was refused
+            log.warning("permission_not_asked", error=repr(error))
+            return False
+        choice = _choice(response.outcome)
+        if choice is None:  # cancelled: the turn is being cancelled too
+            return False
+        allowed = choice.startswith("allow")
+        if choice.endswith("always"):
+            self.always[request.tool] = allowed
+        if allowed and call is not None:
+            self._face.call_update(call, "in_progress", None)
+        return allowed
+
+
+def _choice(outcome: Any) -> str | None:
+    if isinstance(outcome, AllowedOutcome):
+        option: str = outcome.option_id
+        return option if option in {o.option_id for o in OPTIONS} else "reject_once"
+    return None

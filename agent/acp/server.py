@@ -1,0 +1,273 @@
+"""``agent acp``: the Agent Client Protocol server an editor starts (protocol version 1).
+
+Each method maps onto what the terminal does: ``session/new`` is starting ``agent`` in a
+directory, ``session/load`` is ``--resume`` (the history replayed as updates),
+``session/prompt`` is one turn of the same engine (`Agent.run_turn`), ``session/cancel`` is
+Ctrl-C (the dangling tool calls answered, the turn recorded as interrupted). A turn that fails
+is a JSON-RPC error saying what happened and when to try again; the session stays open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import signal
+import sys
+from typing import Any, cast
+
+import structlog
+from acp import PROTOCOL_VERSION, RequestError, run_agent
+from acp.interfaces import Agent as AcpAgent
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    StopReason,
+)
+
+from agent import __version__
+from agent.acp.replay import history_updates
+from agent.acp.sessions import EditorSession, open_session, prompt_text
+from agent.acp.transport import StdioTransport, claim_stdout
+from agent.engine.outcome import TurnResult, TurnStatus
+from agent.exit_codes import ExitCode
+from agent.script.report import provider_unavailable
+from agent.setup.startup import Options
+from providers import ErrorKind
+
+log = structlog.get_logger("agent.acp")
+
+PROVIDER_UNAVAILABLE = -32010
+"""No model could answer, after every retry and fallback: try again later (``data.retryAfter``)."""
+TURN_FAILED = -32011
+"""The turn failed for another reason (a key, a request the provider refuses); the message
+says what to change."""
+SESSION_BUSY = -32012
+"""A prompt arrived while the session was still answering the previous one."""
+
+_STOPS: dict[TurnStatus, StopReason] = {
+    TurnStatus.MAX_STEPS: "max_turn_requests",
+    TurnStatus.REPEATED_CALL: "max_turn_requests",
+    TurnStatus.INTERRUPTED: "cancelled",
+}
+
+
+class AcpServer:
+    """The ACP agent side (`acp.interfaces.Agent`): sessions by id, one turn each at a time.
+
+    Args:
+        template: The command line's options (model, approval, ``--set``); each session
+            takes them with its own workspace.
+        environ: The environment each session starts with.
+        transport: The connection's transport (each session's secrets are hidden in it).
+    """
+
+    def __init__(
+        self, template: Options, environ: dict[str, str], transport: StdioTransport
+    ) -> None:
+        self.template = template
+        self.environ = environ
+        self.transport = transport
+        self.sessions: dict[str, EditorSession] = {}
+        self._client: Client | None = None
+
+    def on_connect(self, conn: Client) -> None:
+        self._client = conn
+
+    @property
+    def client(self) -> Client:
+        assert self._client is not None, "on_connect comes first"
+        return self._client
+
+    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+        """Our version (1) whatever the client asks: the client decides whether it can go on."""
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                # The engine takes a prompt as text: no images until a model input takes them.
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=True
+                ),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
+            ),
+            agent_info=Implementation(name="agent", title="agent", version=__version__),
+            auth_methods=[],
+        )
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> NewSessionResponse:
+        session = open_session(self.client, self.template, self.environ, cwd, mcp_servers)
+        self._add(session)
+        session.show_start_notices()  # queued: sent once the editor knows the session's id
+        return NewSessionResponse(session_id=session.agent.session_id)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> LoadSessionResponse:
+        if (open_one := self.sessions.get(session_id)) is not None:
+            if open_one.turn is not None:
+                raise _busy(session_id)
+            await open_one.close()
+            del self.sessions[session_id]
+        session = open_session(
+            self.client, self.template, self.environ, cwd, mcp_servers, resume=session_id
+        )
+        self._add(session)
+        loaded = session.agent.loaded
+        history = history_updates(loaded.messages if loaded else [], session.face.workspace)
+        for update in history:
+            session.outbox.put(update)
+        session.show_start_notices()  # after the history they are about
+        await session.outbox.drain()
+        return LoadSessionResponse()
+
+    async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
+        session = self._session(session_id)
+        if session.turn is not None:
+            raise _busy(session_id)
+        text = prompt_text(prompt)
+        session.face.begin_turn()
+        session.cancelled = False
+        session.outbox.open()
+        turn = asyncio.create_task(session.agent.run_turn(text), name=f"turn-{session_id}")
+        session.turn = turn
+        try:
+            result = await turn
+        except asyncio.CancelledError:
+            session.agent.interrupted()
+            current = asyncio.current_task()
+            if not session.cancelled or (current is not None and current.cancelling()):
+                raise  # the connection is closing: nobody waits for an answer
+            await session.outbox.drain()
+            return PromptResponse(stop_reason="cancelled")
+        except Exception as error:  # the session must stay consistent whatever went wrong
+            log.exception("turn_crashed")
+            message = f"Internal error: {error!r}. Details are in the log."
+            session.agent.record_crash(message)
+            await session.outbox.drain()
+            raise RequestError(TURN_FAILED, message, {"sessionId": session_id}) from None
+        finally:
+            session.turn = None
+        stop = _stop_reason(result, session)
+        await session.outbox.drain()
+        return PromptResponse(stop_reason=stop)
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        """Ctrl-C for that session's turn (a notification: no answer, none expected)."""
+        session = self.sessions.get(session_id)
+        if session is not None and session.turn is not None and not session.turn.done():
+            session.cancelled = True
+            session.turn.cancel()
+
+    def _add(self, session: EditorSession) -> None:
+        self.sessions[session.agent.session_id] = session
+        self.transport.redactors.append(session.agent.redact)
+
+    def _session(self, session_id: str) -> EditorSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params(
+                {"sessionId": f"no open session {session_id!r}: create or load it first"}
+            )
+        return session
+
+    async def close_all(self) -> None:
+        """End every session: running turns are interrupted, sessions saved."""
+        for session in list(self.sessions.values()):
+            try:
+                await session.close()
+            except Exception:
+                log.exception("session_close_failed", session=session.agent.session_id)
+        self.sessions.clear()
+
+
+def _busy(session_id: str) -> RequestError:
+    return RequestError(
+        SESSION_BUSY,
+        f"Session {session_id} is still answering the previous prompt. Wait for its "
+        "response, or send session/cancel, then prompt again.",
+        {"sessionId": session_id},
+    )
+
+
+def _stop_reason(result: TurnResult, session: EditorSession) -> StopReason:
+    """The true stop reason, or the JSON-RPC error of a failed turn (raised)."""
+    if result.status is TurnStatus.DONE:
+        return "max_tokens" if session.face.truncated else "end_turn"
+    if result.status is TurnStatus.FAILED and result.error_kind is ErrorKind.REFUSAL:
+        session.face.notice(result.error or "The model declined.")
+        return "refusal"
+    if result.status in _STOPS:
+        if result.error:
+            session.face.notice(result.error)
+        return _STOPS[result.status]
+    raise _failure(result, session)
+
+
+def _failure(result: TurnResult, session: EditorSession) -> RequestError:
+    """What happened, and when to try again; the session is kept for the next prompt."""
+    error = session.agent.redact(result.error or "The turn failed.")
+    wait = session.face.retry_after
+    retry_after = math.ceil(wait) if wait is not None else None
+    unavailable = provider_unavailable(result)
+    if unavailable and retry_after:
+        message = f"{error} Retry after {retry_after} s."
+    elif unavailable:
+        message = error  # the engine's sentence says when to try again already
+    else:
+        message = f"{error} The session is kept: fix that, then send the prompt again."
+    return RequestError(
+        PROVIDER_UNAVAILABLE if unavailable else TURN_FAILED,
+        message,
+        {
+            "sessionId": session.agent.session_id,
+            "errorKind": result.error_kind.value if result.error_kind else None,
+            "transient": unavailable,
+            "retryAfter": retry_after,
+            "resume": f"agent --resume {session.agent.session_id}",
+        },
+    )
+
+
+def serve(template: Options) -> int:
+    """Run the server on stdin/stdout until the client goes away or a signal; exit code."""
+    protocol = claim_stdout()
+    return asyncio.run(_serve(template, protocol))
+
+
+async def _serve(template: Options, protocol: int) -> int:
+    transport = StdioTransport(sys.stdin.fileno(), protocol)
+    server = AcpServer(template, dict(os.environ), transport)
+    main = asyncio.current_task()
+    assert main is not None
+    stopped_by: list[int] = []
+
+    def stop(sig: int) -> None:
+        stopped_by.append(sig)
+        main.cancel()
+
+    running = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        running.add_signal_handler(sig, stop, sig)
+    try:
+        # AcpServer answers the methods it supports; the SDK answers the rest (not found).
+        await run_agent(cast(AcpAgent, server), transport)
+    except asyncio.CancelledError:
+        log.info("acp_stopped", signal=stopped_by[0] if stopped_by else None)
+    finally:
+        await server.close_all()
+        with contextlib.suppress(Exception):
+            await transport.close()
+    if signal.SIGTERM in stopped_by:
+        return ExitCode.TERMINATED
+    return ExitCode.INTERRUPTED if stopped_by else ExitCode.OK
