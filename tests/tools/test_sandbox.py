@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import MakeHarness
-from tests.tools.test_run_command import _alive
+from tests.tools.test_run_command import _alive, wait_until_gone
 from tools.guard.landlock import abi_version, point_caches
 from tools.guard.sandbox import Sandbox, SandboxMode, SandboxSettings
 
@@ -117,14 +117,10 @@ async def test_background_children_that_leave_the_session_are_killed(
 ) -> None:
     harness = make_harness(sandbox=_sandbox("workspace-write", scratch))
     result = await harness.run(
-        "run_command", command="(setsid sleep 300 & echo $! > pid); sleep 0.2; echo started"
+        "run_command", command="(setsid sleep 300.43 &); sleep 0.2; echo started"
     )
     assert not result.is_error, result.content
-    pid = int((workspace / "pid").read_text())
-    deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(pid)
+    assert wait_until_gone("sleep 300.43") == []
 
 
 @pytest.mark.parametrize("mode", ["workspace-write", "off"])
@@ -190,6 +186,12 @@ def test_the_person_is_told_when_nothing_confines_commands() -> None:
     working = Sandbox("workspace-write", abi=7)
     assert working.notice() is None
     assert working.describe() == "workspace-write (Landlock)"
+    both = Sandbox("workspace-write", abi=7, namespaces=True)
+    assert both.notice() is None
+    assert both.describe() == "workspace-write (namespaces + Landlock)"
+    refused = Sandbox("workspace-write", abi=7, namespaces_missing="the kernel refused")
+    assert "Landlock only (the kernel refused)" in (refused.notice() or "")
+    assert "no namespaces: the kernel refused" in refused.describe()
 
 
 def test_caches_the_sandbox_would_refuse_are_moved_into_its_own(tmp_path: Path) -> None:
