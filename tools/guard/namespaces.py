@@ -27,6 +27,7 @@ import contextlib
 import ctypes
 import os
 import signal
+from collections.abc import Callable
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUSER = 0x10000000
@@ -145,7 +146,7 @@ def _drop_capabilities(libc: ctypes.CDLL) -> None:
         libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
 
 
-def run_init(start: object) -> int:
+def run_init(start: Callable[[], object]) -> int:
     """In the first child after `enter`, which is PID 1 of the new PID namespace: mount a
     ``/proc`` that shows only this namespace, fork the command (``start()`` execs it in the
     grandchild and never returns), reap every orphan, and return the command's exit status.
@@ -153,6 +154,10 @@ def run_init(start: object) -> int:
     When this process ends the kernel kills every other process in the namespace. It also
     ends, with the whole namespace, when the launcher dies (``PR_SET_PDEATHSIG``).
     """
+    # Not the launcher's handlers: they would sweep /proc as if this were the launcher. With
+    # the default action, PID 1 ignores these; the launcher ends it with SIGKILL.
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
     libc = _libc()
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
@@ -161,8 +166,8 @@ def run_init(start: object) -> int:
     _drop_capabilities(libc)
     pid = os.fork()
     if pid == 0:
-        assert callable(start)
         start()
+        os._exit(127)
     while True:
         try:
             child, status = os.wait()

@@ -17,6 +17,7 @@ names a writable place.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -247,6 +248,11 @@ def namespaces_missing() -> str:
     """
     if os.environ.get(LAYERS_VARIABLE, "").strip().lower() == "landlock":
         return f"turned off by {LAYERS_VARIABLE}=landlock"
+    return _probe()
+
+
+@functools.cache
+def _probe() -> str:
     if not sys.platform.startswith("linux"):
         return f"not available on {sys.platform}"
     try:
