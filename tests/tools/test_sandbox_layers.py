@@ -258,3 +258,39 @@ def _as_nobody(tmp_path: Path) -> None:
     assert (work / ".git" / "config").read_text() == "[core]\n"
     assert canary.stat().st_mode & 0o777 == 0o644
     assert "Read-only file system" in done.stderr
+
+
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="no filter here")
+def test_the_signal_guard_alone_keeps_kill_off_the_launcher(tmp_path: Path) -> None:
+    """What stops ``kill -9 $PPID`` where Landlock cannot scope signals (before Linux 6.12):
+    tried without Landlock, in a child of a throwaway Python standing in for the launcher.
+    Only signal 0 is sent (it checks, and does nothing): were the filter to fail, a real
+    signal to -1 would reach every process the tests' user may signal."""
+    script = (
+        "import ctypes, os, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
+        "from tools.guard import signal_guard\n"
+        "launcher = os.getpid()\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS\n"
+        "    assert signal_guard.install(launcher, os.getpgid(launcher))\n"
+        "    refused = []\n"
+        "    for target in (launcher, -os.getpgid(launcher), -1):\n"
+        "        try:\n"
+        "            os.kill(target, 0)\n"
+        "        except PermissionError:\n"
+        "            refused.append(target)\n"
+        "    try:\n"
+        "        os.pidfd_open(launcher)\n"
+        "    except PermissionError:\n"
+        "        refused.append('pidfd')\n"
+        "    os.kill(os.getpid(), 0)  # its own processes stay reachable\n"
+        "    os._exit(0 if len(refused) == 4 else 1)\n"
+        "_, status = os.waitpid(child, 0)\n"
+        "sys.exit(os.waitstatus_to_exitcode(status))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr

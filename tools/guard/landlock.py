@@ -284,12 +284,12 @@ def _parse(argv: list[str]) -> _Launch:
     return launch
 
 
-def _namespaces() -> ModuleType:
-    """`tools/guard/namespaces.py`, loaded by path: ``-I`` leaves this directory off sys.path."""
+def _sibling(name: str) -> ModuleType:
+    """``tools/guard/<name>.py``, loaded by path: ``-I`` leaves this directory off sys.path."""
     import importlib.util
 
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "namespaces.py")
-    spec = importlib.util.spec_from_file_location("_agent_namespaces", path)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_agent_{name}", path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -310,6 +310,9 @@ def _start(launch: _Launch) -> None:
                 os._exit(EXIT_SANDBOX_FAILED)
             if launch.cache is not None:
                 point_caches(os.environ, launch.cache, launch.dirs)
+            if not launch.namespaces:  # in a PID namespace the launcher has no pid to name
+                launcher = os.getppid()
+                _sibling("signal_guard").install(launcher, os.getpgid(launcher))
         os.execvp(launch.command[0], launch.command)
     except OSError as exc:
         sys.stderr.write(f"sandbox: could not run {launch.command[0]}: {exc.strerror}\n")
@@ -318,7 +321,7 @@ def _start(launch: _Launch) -> None:
 
 def main(argv: list[str]) -> int:
     if argv == ["--probe-namespaces"]:
-        reason = _namespaces().probe()
+        reason = _sibling("namespaces").probe()
         sys.stderr.write(reason or "")
         return 1 if reason else 0
     launch = _parse(argv)
@@ -338,7 +341,7 @@ def main(argv: list[str]) -> int:
         if os.getppid() != launch.parent:  # the agent died before the request took effect
             return 128 + signal.SIGTERM
     if launch.namespaces:
-        namespaces = _namespaces()
+        namespaces = _sibling("namespaces")
         try:
             namespaces.enter(launch.dirs or [], launch.protect)
         except OSError as exc:
@@ -351,7 +354,9 @@ def main(argv: list[str]) -> int:
         if launch.namespaces:
             os._exit(namespaces.run_init(lambda: _start(launch)))
         # Landlock-only: the command dies with the launcher; its own descendants are swept.
+        # A group of its own, so that its `kill 0` does not reach the launcher.
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        os.setpgid(0, 0)
         _start(launch)
     while True:
         try:
