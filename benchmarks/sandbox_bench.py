@@ -1,10 +1,12 @@
 """Sandbox benchmarks: what confining a command costs, and how fast the policy decides.
 
-Run: ``python benchmarks/sandbox_bench.py`` (about 20 s; writes only to a temp dir).
+Run: ``python benchmarks/sandbox_bench.py`` (about 40 s; writes only to a temp dir).
 
-1. Launch: ``bash -c true`` started directly (as run_command did before the sandbox), through
-   the launcher unrestricted (``sandbox: off``), and through the launcher under Landlock
-   (``workspace-write``). Medians over interleaved runs, and ratios to the direct launch.
+1. Launch: ``bash -c true``, then ``git status`` in a 1,000-file repository, each started
+   directly (as run_command did before the sandbox), through the launcher unrestricted
+   (``sandbox: off``), under Landlock alone, and under namespaces plus Landlock. Medians over
+   interleaved runs, ratios to the direct launch, and the cost of the namespace layer as a
+   ratio to Landlock alone (goal: at most 1.5x for ``true``, 1.2x for ``git status``).
 2. run_command end to end: the whole tool call (protected-path snapshot, launch, output) for
    ``true``, sandboxed and not.
 3. Policy: `check_command` on ordinary commands and on inputs built to make a backtracking
@@ -26,7 +28,7 @@ from providers import ToolUseBlock
 from tools import ToolExecutor, ToolSettings
 from tools.guard.landlock import abi_version
 from tools.guard.policy import check_command
-from tools.guard.sandbox import Sandbox
+from tools.guard.sandbox import Sandbox, namespaces_missing
 
 
 def _time(run: Callable[[], object]) -> float:
@@ -35,23 +37,47 @@ def _time(run: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def _repository(root: Path, files: int) -> Path:
+    """A committed repository of ``files`` small files in 20 directories."""
+    repo = root / "repo"
+    for n in range(files):
+        path = repo / f"d{n % 20}" / f"f{n}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{n}\n")
+    git = ["git", "-c", "user.name=b", "-c", "user.email=b@example.com"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "files"], cwd=repo, check=True)
+    return repo
+
+
 def launch(runs: int, workspace: Path) -> None:
-    confined = Sandbox("workspace-write", abi=abi_version())
-    variants: dict[str, list[str]] = {
-        "bash -c true": ["bash", "-c", "true"],
-        "launcher, off": Sandbox("off").argv("true", workspace),
-        "launcher, workspace-write": confined.argv("true", workspace),
+    missing = namespaces_missing()
+    sandboxes = {
+        "launcher, off": Sandbox("off"),
+        "Landlock": Sandbox("workspace-write", abi=abi_version()),
     }
-    times: dict[str, list[float]] = {name: [] for name in variants}
-    for _ in range(runs):  # interleaved, so a busy moment hits every variant alike
-        for name, argv in variants.items():
-            times[name].append(_time(lambda a=argv: subprocess.run(a, cwd=workspace, check=True)))
-    base = statistics.median(times["bash -c true"])
-    print(f"Launch of `true` ({runs} runs each, median; Landlock ABI {abi_version()})")
-    print(f"{'variant':<28}{'median':>10}{'ratio':>9}")
-    for name, values in times.items():
-        median = statistics.median(values)
-        print(f"{name:<28}{median * 1000:>8.1f}ms{median / base:>8.2f}x")
+    if not missing:
+        sandboxes["namespaces + Landlock"] = Sandbox(
+            "workspace-write", abi=abi_version(), namespaces=True
+        )
+    repo = _repository(workspace, 1_000)
+    print(f"Landlock ABI {abi_version()}; namespaces: {missing or 'available'}")
+    for command, where in (("true", workspace), ("git status --porcelain", repo)):
+        variants = {"direct": ["bash", "-c", command]}
+        variants |= {name: box.argv(command, where) for name, box in sandboxes.items()}
+        times: dict[str, list[float]] = {name: [] for name in variants}
+        for _ in range(runs):  # interleaved, so a busy moment hits every variant alike
+            for name, argv in variants.items():
+                times[name].append(
+                    _time(lambda a=argv, w=where: subprocess.run(a, cwd=w, check=True))
+                )
+        medians = {name: statistics.median(values) for name, values in times.items()}
+        print(f"\nLaunch of `{command}` ({runs} runs each, median)")
+        print(f"{'variant':<28}{'median':>10}{'vs direct':>11}{'vs Landlock':>13}")
+        for name, median in medians.items():
+            direct, landlock = median / medians["direct"], median / medians["Landlock"]
+            print(f"{name:<28}{median * 1000:>8.1f}ms{direct:>10.2f}x{landlock:>12.2f}x")
 
 
 def run_command(runs: int, workspace: Path) -> None:

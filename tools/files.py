@@ -24,6 +24,7 @@ from tools.fileio import (
     write_regular,
 )
 from tools.guard.mounts import local_tree
+from tools.guard.protected import aliased
 from tools.text import decode, describe_binary, is_binary
 from tools.workspace import relative_name, resolved_root
 
@@ -37,6 +38,18 @@ def check_writable(path: Path, shown: str) -> bool:
     raise not_regular(shown, mode, hint="give a file path")
 
 
+def check_target(workspace: Path, path: Path, shown: str) -> bool:
+    """`check_writable`, and refuse a file that is a protected file (or any other file) under
+    another name: the tools write in place, which would change every name of it."""
+    existed = check_writable(path, shown)
+    if existed and (why := aliased(resolved_root(workspace), path)) is not None:
+        raise ToolError(
+            f"{shown} cannot be written: {why}",
+            hint="write a new file under another name instead, or ask the person",
+        )
+    return existed
+
+
 async def write_text(path: Path, text: str, ctx: ToolContext) -> bool:
     """Record a checkpoint, then write ``text`` (creating parent directories).
 
@@ -44,7 +57,7 @@ async def write_text(path: Path, text: str, ctx: ToolContext) -> bool:
     (it emits events); the checks and the write run in worker threads.
     """
     shown = relative_name(ctx.workspace, path)
-    existed = await in_worker(check_writable, path, shown)
+    existed = await in_worker(check_target, ctx.workspace, path, shown)
     ctx.record_checkpoint(path)
     await in_worker(write_regular, path, shown, text.encode("utf-8"))
     return existed

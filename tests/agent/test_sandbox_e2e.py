@@ -145,7 +145,9 @@ def test_the_model_cannot_raise_its_own_permissions(
     assert run.code == 0, run.stderr
     assert (workspace / ".git" / "config").read_text() == config_before
     [result] = _tool_results(fake_llm.requests[-1].body)
-    assert "put back: .git/config" in _text(result)
+    # Put back afterwards (Landlock only), or refused by its read-only mount (namespaces).
+    text = _text(result)
+    assert "put back: .git/config" in text or ".git/config: Device or resource busy" in text
 
 
 def test_sandbox_off_is_said_at_start(

@@ -4,16 +4,21 @@ This file is both a module (`abi_version` for the agent's probe) and a script: t
 ``python -I -S landlock.py [options] -- bash -c COMMAND``. The launcher
 
 1. makes itself the child subreaper, so descendants that ``setsid`` away are reparented to it;
-2. restricts itself with Landlock: writes are allowed only beneath the ``--write`` directories
-   and to the ``--write-file`` files; reads and execution stay unrestricted; ``--no-network``
-   also denies TCP connect and bind; signals to processes outside the sandbox are denied where
-   the kernel can express that;
-3. forks the command, forwards SIGTERM/SIGINT/SIGHUP to it, and when it ends (or on such a
-   signal) kills every descendant that is left and exits with the command's status;
-4. with ``--parent PID``, asks the kernel for SIGTERM when the agent dies (``PR_SET_PDEATHSIG``),
+2. with ``--namespaces``, moves into new user, mount and PID namespaces
+   (`tools/guard/namespaces.py`): outside the ``--write`` places everything is read-only, the
+   ``--protect`` paths too, and the command's first process is PID 1 of its own namespace;
+3. forks the command, which restricts itself with Landlock before it runs: writes are allowed
+   only beneath the ``--write`` directories and to the ``--write-file`` files; reads and
+   execution stay unrestricted; ``--no-network`` also denies TCP connect and bind; signals to
+   processes outside the sandbox (the launcher included) are denied where the kernel can
+   express that (Landlock ABI 6);
+4. forwards SIGTERM/SIGINT/SIGHUP, and when the command ends (or on such a signal) kills every
+   descendant that is left and exits with the command's status;
+5. with ``--parent PID``, asks the kernel for SIGTERM when the agent dies (``PR_SET_PDEATHSIG``),
    so nothing it started outlives it, even after ``kill -9`` or an exit that could not wait
    for a server to stop.
 
+``--probe-namespaces`` only says (exit status 0, or 1 and the reason) whether step 2 works.
 It imports only the standard library: it runs with ``-I -S`` to start fast.
 """
 
@@ -26,6 +31,7 @@ import os
 import signal
 import sys
 from collections.abc import MutableMapping
+from types import ModuleType
 
 _SYS_CREATE_RULESET = 444  # The same number on every architecture Linux supports.
 _SYS_ADD_RULE = 445
@@ -234,64 +240,95 @@ def _inside(path: str, directories: list[str]) -> bool:
 class _Launch:
     """What the command line asked for (a plain class: importing ``typing`` costs start-up)."""
 
-    def __init__(
-        self,
-        dirs: list[str] | None,
-        files: list[str],
-        network: bool,
-        parent: int | None,
-        cache: str | None,
-        command: list[str],
-    ) -> None:
-        self.dirs = dirs  # None: unrestricted
-        self.files = files
-        self.network = network
-        self.parent = parent
-        self.cache = cache
-        self.command = command
+    def __init__(self) -> None:
+        self.dirs: list[str] | None = []  # None: unrestricted
+        self.files: list[str] = []
+        self.protect: list[str] = []
+        self.network = True
+        self.namespaces = False
+        self.landlock = True
+        self.parent: int | None = None
+        self.cache: str | None = None
+        self.command: list[str] = []
+
+
+_VALUED = {"--write": "dirs", "--write-file": "files", "--protect": "protect"}
 
 
 def _parse(argv: list[str]) -> _Launch:
-    dirs: list[str] | None = []
-    files: list[str] = []
-    network = True
-    parent: int | None = None
-    cache: str | None = None
+    launch = _Launch()
     i = 0
     while i < len(argv) and argv[i] != "--":
-        option = argv[i]
-        if option == "--parent" and i + 1 < len(argv) and argv[i + 1].isdigit():
-            parent = int(argv[i + 1])
-            i += 2
-        elif option == "--write" and i + 1 < len(argv) and dirs is not None:
-            dirs.append(argv[i + 1])
-            i += 2
-        elif option == "--cache" and i + 1 < len(argv):
-            cache = argv[i + 1]
-            i += 2
-        elif option == "--write-file" and i + 1 < len(argv):
-            files.append(argv[i + 1])
-            i += 2
-        elif option == "--no-network":
-            network = False
-            i += 1
-        elif option == "--unrestricted":
-            dirs = None
-            i += 1
+        option, value = argv[i], argv[i + 1] if i + 1 < len(argv) else None
+        i += 1
+        if option == "--parent" and value is not None and value.isdigit():
+            launch.parent = int(value)
+        elif option in _VALUED and value is not None:
+            places = getattr(launch, _VALUED[option])
+            if places is not None:
+                places.append(value)
+        elif option == "--cache" and value is not None:
+            launch.cache = value
+        elif option in ("--no-network", "--unrestricted", "--namespaces", "--no-landlock"):
+            launch.network = launch.network and option != "--no-network"
+            launch.namespaces = launch.namespaces or option == "--namespaces"
+            launch.landlock = launch.landlock and option != "--no-landlock"
+            launch.dirs = None if option == "--unrestricted" else launch.dirs
+            continue
         else:
             raise SystemExit(f"sandbox launcher: unknown option {option!r}")
-    command = argv[i + 1 :]
-    if not command:
+        i += 1
+    launch.command = argv[i + 1 :]
+    if not launch.command:
         raise SystemExit("sandbox launcher: no command after --")
-    return _Launch(dirs, files, network, parent, cache, command)
+    return launch
+
+
+def _sibling(name: str) -> ModuleType:
+    """``tools/guard/<name>.py``, loaded by path: ``-I`` leaves this directory off sys.path."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_agent_{name}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _start(launch: _Launch) -> None:
+    """In the command's own process: Landlock, then exec. Never returns."""
+    try:
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
+            signal.signal(sig, signal.SIG_DFL)
+        if launch.dirs is not None and launch.landlock:
+            try:
+                restrict(launch.dirs, launch.files, network=launch.network)
+            except OSError as exc:
+                sys.stderr.write(f"sandbox: could not restrict the command ({exc.strerror})\n")
+                os._exit(EXIT_SANDBOX_FAILED)
+            if launch.cache is not None:
+                point_caches(os.environ, launch.cache, launch.dirs)
+            if not launch.namespaces:  # in a PID namespace the launcher has no pid to name
+                launcher = os.getppid()
+                _sibling("signal_guard").install(launcher, os.getpgid(launcher))
+        os.execvp(launch.command[0], launch.command)
+    except OSError as exc:
+        sys.stderr.write(f"sandbox: could not run {launch.command[0]}: {exc.strerror}\n")
+    os._exit(127)
 
 
 def main(argv: list[str]) -> int:
+    if argv == ["--probe-namespaces"]:
+        reason = _sibling("namespaces").probe()
+        sys.stderr.write(reason or "")
+        return 1 if reason else 0
     launch = _parse(argv)
-    command = launch.command
+    init = [0]  # the PID namespace's first process while it runs: killing it ends them all
 
     def stop(signum: int, _frame: object) -> None:
-        _kill_descendants()
+        _end(init[0])
         os._exit(128 + signum)
 
     # Before the fork, so a signal that comes at any point takes the command down with us.
@@ -303,33 +340,51 @@ def main(argv: list[str]) -> int:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         if os.getppid() != launch.parent:  # the agent died before the request took effect
             return 128 + signal.SIGTERM
-    if launch.dirs is not None:
+    if launch.namespaces:
+        namespaces = _sibling("namespaces")
         try:
-            restrict(launch.dirs, launch.files, network=launch.network)
+            namespaces.enter(launch.dirs or [], launch.protect)
         except OSError as exc:
-            sys.stderr.write(f"sandbox: could not restrict the command ({exc.strerror or exc})\n")
+            sys.stderr.write(f"sandbox: could not set up namespaces ({exc.strerror})\n")
             return EXIT_SANDBOX_FAILED
-        if launch.cache is not None:
-            point_caches(os.environ, launch.cache, launch.dirs)
     pid = os.fork()
+    if pid and launch.namespaces:
+        init[0] = pid
     if pid == 0:
-        try:
-            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
-                signal.signal(sig, signal.SIG_DFL)
-            os.execvp(command[0], command)
-        except OSError as exc:
-            sys.stderr.write(f"sandbox: could not run {command[0]}: {exc.strerror}\n")
-        os._exit(127)
-
+        if launch.namespaces:
+            os._exit(namespaces.run_init(lambda: _start(launch)))
+        # Landlock-only: the command dies with the launcher; its own descendants are swept.
+        # A group of its own, so that its `kill 0` does not reach the launcher.
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        os.setpgid(0, 0)
+        _start(launch)
     while True:
         try:
             _, status = os.waitpid(pid, 0)
             break
         except InterruptedError:
             continue
-    # The command is over: whatever it left running in the background goes with it.
-    _kill_descendants()
+    # The command is over: whatever it left running in the background goes with it (in a
+    # PID namespace the kernel has already ended them).
+    init[0] = 0
+    if not launch.namespaces:
+        _kill_descendants()
     return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+
+
+def _end(init: int) -> None:
+    """Kill what is left: the PID namespace's first process (the kernel ends the rest), or
+    without one every descendant found through /proc (which, in the launcher's mount
+    namespace, shows the command's PID namespace once it runs: not read then)."""
+    if init > 0:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(init, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            while True:
+                with contextlib.suppress(InterruptedError):
+                    os.wait()
+        return
+    _kill_descendants()
 
 
 if __name__ == "__main__":

@@ -1,21 +1,39 @@
 """Protected paths: files inside the workspace that run code or change the agent's own rules.
 
-A change to ``.git/config`` (``core.fsmonitor``, aliases), ``.git/hooks/`` or ``.git`` (when it
-is a file pointing at a git directory) runs code on the person's next git command; a change to
-``agent.yaml`` or ``.agent/`` changes what the agent itself is allowed to do. File tools refuse
-to write them without the person's approval, and `ProtectedSnapshot` undoes any change a
-command makes to them. Nothing here follows a symlink.
+Git reads configuration from ``.git/config``, ``config.worktree``, ``commondir`` (which moves
+the whole common directory), ``modules/*/config``, ``worktrees/*/`` and ``info/``, and runs
+``hooks/`` and ``modules/*/hooks/``; ``.git`` as a file points at another git directory. A
+change to any of them runs code on the person's next git command, outside every sandbox. A
+change to ``agent.yaml``, ``.agent/`` or ``.mcp.json`` changes what the agent itself may do.
+File tools ask the person before writing any of them, or anything else under ``.git/`` but
+objects and refs, and refuse to write a file that is one of them under another name
+(`aliased`); the namespace layer mounts them read-only; `ProtectedSnapshot` undoes any change
+a command still made to them. Nothing here follows a symlink.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_ROOTS = (".git/config", ".git/hooks", ".git", "agent.yaml", ".agent")
+_GIT_CONFIG = ("config", "config.worktree", "commondir", "hooks", "modules", "worktrees", "info")
+PROTECTED_ROOTS = (
+    *(f".git/{name}" for name in _GIT_CONFIG),
+    ".git",
+    "agent.yaml",
+    ".agent",
+    ".mcp.json",
+)
+"""Workspace-relative paths git reads as configuration or runs, and the agent's own config."""
+_GIT_DATA = frozenset({"objects", "refs"})
+"""What a git directory holds besides configuration: written by every commit, run by nobody."""
+_UNREAD_DIRS = frozenset({"objects", "refs", "logs", "lfs"})
+"""Directories of a submodule's or worktree's git directory the put-back leaves alone (its
+history can be large; git runs nothing from it)."""
 _MAX_FILE_BYTES = 1 << 20
 _MAX_ENTRIES = 2_000
 
@@ -28,11 +46,53 @@ def protected_reason(workspace: Path, path: Path) -> str | None:
         return None
     if not parts:
         return None
-    if parts[0] == ".git" and (len(parts) == 1 or parts[1] in {"config", "hooks"}):
+    if parts[0] == ".git" and (len(parts) == 1 or parts[1] in _GIT_CONFIG):
         return "git configuration and hooks run code on the person's next git command"
-    if parts == ["agent.yaml"] or parts[0] == ".agent":
+    if parts[0] == ".git" and parts[1] not in _GIT_DATA:
+        return "git reads it; only objects and refs are written without asking"
+    if parts in (["agent.yaml"], [".mcp.json"]) or parts[0] == ".agent":
         return "it is the agent's own configuration"
     return None
+
+
+def aliased(workspace: Path, path: Path) -> str | None:
+    """Why writing ``path`` in place would change a protected file under another name, or None.
+
+    A hard link (``ln .git/config cfg``) or a bind mount of a protected file has another name
+    and the same (device, inode); a file with more than one link is refused even when the
+    other name is not known to be protected, since writing it in place changes them all.
+    """
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    if protected_reason(workspace, path) is None:
+        for rel in _files_of(workspace):
+            with contextlib.suppress(OSError):
+                other = os.lstat(workspace / rel)
+                if (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino):
+                    return f"it is the protected file {rel} under another name"
+    if info.st_nlink > 1:
+        return (
+            f"it has {info.st_nlink} hard links, and writing it in place would change every "
+            "other name too"
+        )
+    return None
+
+
+def _files_of(workspace: Path) -> list[str]:
+    """The protected files and the files in protected directories (not their subtrees)."""
+    found: list[str] = []
+    for root in PROTECTED_ROOTS:
+        path = workspace / root
+        if os.path.isdir(path) and not os.path.islink(path):
+            with contextlib.suppress(OSError):
+                found += [f"{root}/{name}" for name in sorted(os.listdir(path))[:_MAX_ENTRIES]]
+        elif os.path.lexists(path):
+            found.append(root)
+    return found
 
 
 @dataclass(frozen=True)
@@ -53,7 +113,7 @@ class ProtectedSnapshot:
     @classmethod
     def take(cls, workspace: Path) -> ProtectedSnapshot:
         snapshot = cls(workspace)
-        for root in _ROOTS:
+        for root in PROTECTED_ROOTS:
             for rel in snapshot._walk(root):
                 entry = _read(workspace / rel)
                 if entry is not None:
@@ -63,7 +123,7 @@ class ProtectedSnapshot:
     def restore(self) -> list[str]:
         """Undo changes made since `take`; returns the relative paths put back or removed."""
         changed: list[str] = []
-        current = {rel for root in _ROOTS for rel in self._walk(root)}
+        current = {rel for root in PROTECTED_ROOTS for rel in self._walk(root)}
         for rel in sorted(current - self.entries.keys(), key=len, reverse=True):
             if not self._guarded(rel) or rel in self.skipped or not _remove(self.workspace / rel):
                 continue
@@ -95,6 +155,8 @@ class ProtectedSnapshot:
         if root in {".git", "agent.yaml"} or not stat.S_ISDIR(os.lstat(path).st_mode):
             return found  # .git itself: only whether it is a file, a link or a directory
         for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
+            if root in (".git/modules", ".git/worktrees"):
+                dirnames[:] = [name for name in dirnames if name not in _UNREAD_DIRS]
             for name in dirnames + filenames:
                 rel = os.path.relpath(os.path.join(dirpath, name), self.workspace)
                 if len(found) >= _MAX_ENTRIES:

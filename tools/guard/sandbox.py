@@ -17,7 +17,9 @@ names a writable place.
 
 from __future__ import annotations
 
+import functools
 import os
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.guard import landlock
+from tools.guard.protected import PROTECTED_ROOTS
 
 
 class SandboxMode(StrEnum):
@@ -47,6 +50,9 @@ _LAUNCHER = Path(landlock.__file__).resolve()
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom")
 """Device files every command may write to (``> /dev/null`` is not a change to the machine)."""
 _SHARED_MEMORY = "/dev/shm"
+LAYERS_VARIABLE = "AGENT_SANDBOX_LAYERS"
+"""Set to ``landlock`` to leave out the namespace layer (tests use it to try the Landlock-only
+path on a machine that has both)."""
 
 
 class SandboxSettings(BaseModel):
@@ -92,6 +98,10 @@ class Sandbox:
     """Whether file tools may change protected paths without the person's approval."""
     cache: Path | None = None
     """The confined commands' own cache directory (inside a writable one)."""
+    namespaces: bool = False
+    """Whether each command runs in its own user, mount and PID namespace."""
+    namespaces_missing: str = ""
+    """Why there are no namespaces, when `namespaces` is False."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", SandboxMode(self.mode))  # "off" given as text, too
@@ -110,6 +120,7 @@ class Sandbox:
                 cache = None
         writable += [Path(os.path.expanduser(p)) for p in settings.writable_paths]
         abi = landlock.abi_version() if settings.mode != SandboxMode.OFF else 0
+        missing = namespaces_missing() if settings.mode != SandboxMode.OFF else "sandbox is off"
         return cls(
             settings.mode,
             settings.network,
@@ -117,6 +128,8 @@ class Sandbox:
             abi,
             settings.allow_protected_writes,
             cache,
+            namespaces=not missing,
+            namespaces_missing=missing,
         )
 
     @property
@@ -138,30 +151,56 @@ class Sandbox:
         The launcher ends every process the program left behind when the program exits.
         """
         argv = [sys.executable, "-I", "-S", str(_LAUNCHER), "--parent", str(os.getpid())]
+        if self.namespaces and self.mode is not SandboxMode.OFF:
+            argv.append("--namespaces")
+            for rel in PROTECTED_ROOTS:
+                path = workspace / rel
+                if rel != ".git" or path.is_file():  # a .git directory must stay writable
+                    argv += ["--protect", str(path)]
+            if not self.enforced:  # the mounts need to know what stays writable
+                argv += [arg for d in self._writable(workspace) for arg in ("--write", str(d))]
+                argv.append("--no-landlock")
         if self.enforced:
-            dirs = [workspace, *self.writable] if self.mode is SandboxMode.WORKSPACE_WRITE else []
-            for directory in dirs:
+            for directory in self._writable(workspace):
                 argv += ["--write", str(directory)]
-            if os.path.isdir(_SHARED_MEMORY):
-                argv += ["--write", _SHARED_MEMORY]
             for device in _DEVICES:
                 argv += ["--write-file", device]
             if self.mode is SandboxMode.WORKSPACE_WRITE and self.cache is not None:
                 argv += ["--cache", str(self.cache)]
             if not self.network:
                 argv.append("--no-network")
-        else:
+        elif not self.namespaces or self.mode is SandboxMode.OFF:
             argv.append("--unrestricted")
         return [*argv, "--", *program]
 
+    def _writable(self, workspace: Path) -> list[Path]:
+        dirs = [workspace, *self.writable] if self.mode is SandboxMode.WORKSPACE_WRITE else []
+        if os.path.isdir(_SHARED_MEMORY):
+            dirs.append(Path(_SHARED_MEMORY))
+        return dirs
+
+    def layers(self) -> list[str]:
+        """The layers that confine a command, outermost first."""
+        if self.mode is SandboxMode.OFF:
+            return []
+        found = ["namespaces"] if self.namespaces else []
+        return found + (["Landlock"] if self.enforced else [])
+
     def describe(self) -> str:
-        """The mode in force, for the start banner and ``/stats``."""
+        """The mode and the layers in force (and why one is missing), for ``/stats``."""
         if self.mode is SandboxMode.OFF:
             return "off (commands run unconfined)"
-        if not self.enforced:
+        layers = self.layers()
+        if not layers:
             return f"{self.mode} not enforced (Landlock unavailable; the command policy applies)"
         network = ", no network" if self.blocks_network else ""
-        return f"{self.mode} (Landlock){network}"
+        missing = []
+        if not self.namespaces and self.namespaces_missing:
+            missing.append(f"no namespaces: {self.namespaces_missing}")
+        if not self.enforced:
+            missing.append("no Landlock: the kernel has none")
+        why = f"; {'; '.join(missing)}" if missing else ""
+        return f"{self.mode} ({' + '.join(layers)}{network}{why})"
 
     def notice(self) -> str | None:
         """What to tell the person once at start, or None when the sandbox works as asked."""
@@ -179,6 +218,11 @@ class Sandbox:
             )
         if not self.network and not self.blocks_network:
             return "sandbox.network is false, but this kernel cannot block TCP (Linux 6.7+)."
+        if not self.namespaces and self.namespaces_missing:
+            return (
+                f"Sandbox: Landlock only ({self.namespaces_missing}). Without namespaces, files "
+                "outside the workspace can still have their permissions and times changed."
+            )
         return None
 
     def denied_hint(self) -> str:
@@ -194,3 +238,33 @@ class Sandbox:
             f"{places}; writes elsewhere fail with 'Permission denied'. Keep changes inside "
             "the workspace; the person can add a directory to sandbox.writable_paths.]"
         )
+
+
+def namespaces_missing() -> str:
+    """Why commands cannot run in their own namespaces here ("" when they can).
+
+    Runs the launcher's probe in a process of its own (a threaded process cannot enter a user
+    namespace); about 20 ms, once per session.
+    """
+    if os.environ.get(LAYERS_VARIABLE, "").strip().lower() == "landlock":
+        return f"turned off by {LAYERS_VARIABLE}=landlock"
+    return _probe()
+
+
+@functools.cache
+def _probe() -> str:
+    if not sys.platform.startswith("linux"):
+        return f"not available on {sys.platform}"
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-I", "-S", str(_LAUNCHER), "--probe-namespaces"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"the probe failed: {exc}"
+    if probe.returncode == 0:
+        return ""
+    return f"the kernel refused unprivileged user namespaces ({probe.stderr.strip()[:200]})"
