@@ -58,7 +58,7 @@ class Repl:
         self.ui = ConsoleUI(
             console, workspace=options.workspace, verbose=options.verbose, redact=started.redact
         )
-        self.approver = PromptApprover(self.ui)
+        self.approver = PromptApprover(self.ui, remember=self._remember_rule)
         self.agent = self._make_agent(options)
         self._answered = False
         self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
@@ -126,6 +126,10 @@ class Repl:
                 continue
             if text.strip() or self._pending():
                 await self._answer(text.strip() or None)
+
+    def _remember_rule(self, rule: str) -> None:
+        if self.agent.permissions is not None:
+            self.agent.permissions.remember(rule)
 
     # -- what the commands use (`CommandHost`) -----------------------------------------------
 

@@ -1,0 +1,82 @@
+"""The ``before_tool`` hook that applies the permission rules to each call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.permissions.rules import Call, Rule, RuleSet, Verdict, parse_rule
+from agent.permissions.settings import PermissionSettings
+from agent.permissions.store import ProjectRules
+from tools.hooks import Permit, Refusal, ToolInvocation
+from tools.workspace import PathOutsideWorkspace, resolve_in_workspace, resolved_root
+
+
+class PermissionCheck:
+    """Deny → `Refusal`; ask → a `Permit` that forces the question; allow → one that skips it.
+
+    Runs after the other hooks, so a hook's rewritten input is checked too. A deny holds in
+    every approval mode; an allow skips only the approval mode's question (never the safety
+    policy, the sandbox, or the question about a protected path).
+
+    Args:
+        settings: The ``permissions:`` configuration.
+        remembered: The workspace's rules added from the approval prompt, if any.
+        home: The person's home directory (``~/`` in a path rule).
+    """
+
+    def __init__(
+        self, settings: PermissionSettings, remembered: ProjectRules | None, home: Path
+    ) -> None:
+        self._remembered = remembered
+        self._home = home
+        self.rules: RuleSet = settings.rules(remembered.load() if remembered else ())
+
+    def remember(self, text: str) -> None:
+        """Allow what ``text`` covers from now on, in this workspace (saved, 0600).
+
+        Raises:
+            OSError: the rule could not be saved (it still holds for this session).
+            RuleError: ``text`` is not a rule.
+        """
+        rule = parse_rule(text)
+        if rule not in self.rules.allow:
+            self.rules.allow.append(rule)
+        if self._remembered is not None:
+            self._remembered.add(text)
+
+    async def __call__(self, invocation: ToolInvocation) -> Refusal | Permit | None:
+        found = self.rules.verdict(self._call(invocation))
+        if found is None:
+            return None
+        verdict, rule = found
+        return _outcome(verdict, rule)
+
+    def _call(self, invocation: ToolInvocation) -> Call:
+        tool, args = invocation.tool, invocation.args
+        root = resolved_root(invocation.context.workspace)
+        paths: list[Path] = []
+        for raw in tool.paths(args):
+            try:
+                paths.append(resolve_in_workspace(root, raw))
+            except PathOutsideWorkspace:
+                continue  # the safety policy refuses it
+        return Call(
+            tool=tool.name,
+            kind=tool.kind,
+            command=tool.command(args),
+            paths=tuple(paths),
+            workspace=root,
+            home=self._home,
+        )
+
+
+def _outcome(verdict: Verdict, rule: Rule) -> Refusal | Permit:
+    if verdict is Verdict.DENY:
+        return Refusal(
+            f"refused by the permission rule deny: {rule.text}",
+            "do not retry it or work around it; tell the person what you needed and why",
+            by="policy",
+        )
+    if verdict is Verdict.ASK:
+        return Permit(decision="ask", reason=f"rule ask: {rule.text}")
+    return Permit(decision="allow", reason=f"rule allow: {rule.text}")
