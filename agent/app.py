@@ -119,7 +119,9 @@ def build_agent(
     checkpoints = home / "checkpoints"
     person_home = Path(environ.get("HOME", "~")).expanduser()
     # After the other hooks, so the rules also see an input a hook rewrote.
-    permissions = PermissionCheck(config.permissions, ProjectRules(home, workspace), person_home)
+    permissions = PermissionCheck(
+        config.permissions, ProjectRules(home, workspace), workspace=workspace, home=person_home
+    )
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)

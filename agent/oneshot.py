@@ -34,6 +34,7 @@ from agent.setup.logs import flush_logs
 from agent.setup.startup import Options, SetupError, Started, boot
 from agent.terminal.banners import notice_line
 from agent.terminal.console import SafeConsole
+from agent.terminal.mentions import Refused, expand_now, mentioned
 from agent.terminal.ui import ConsoleUI
 
 log = structlog.get_logger("agent.oneshot")
@@ -92,6 +93,12 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
         err.print(f"[yellow]! {escape(pending_notice(agent.mcp.pending))}[/yellow]")
     for notice in agent.resume_notices():
         err.print(f"[yellow]! {escape(notice)}[/yellow]")
+    if prompt is not None and mentioned(prompt):
+        expanded = expand_now(prompt, options.workspace, _refused_read(agent))
+        if expanded.problems:
+            agent.close()
+            return _usage_error("; ".join(expanded.problems), agent.session_id, err, output)
+        prompt = expanded.prompt
     prompts = _stdin_prompts(run) if output.stream_input else _one(prompt)
     code = _run_guarded(agent, prompts, run)
     if run.ui is not None:
@@ -104,6 +111,10 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
     if code != ExitCode.OK and hint and output.format != "stream-json":
         err.print(hint)
     return code
+
+
+def _refused_read(agent: Agent) -> Refused | None:
+    return agent.permissions.refuses_read if agent.permissions is not None else None
 
 
 class _Run:

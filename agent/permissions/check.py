@@ -21,13 +21,20 @@ class PermissionCheck:
     Args:
         settings: The ``permissions:`` configuration.
         remembered: The workspace's rules added from the approval prompt, if any.
+        workspace: The project (``./`` in a path rule).
         home: The person's home directory (``~/`` in a path rule).
     """
 
     def __init__(
-        self, settings: PermissionSettings, remembered: ProjectRules | None, home: Path
+        self,
+        settings: PermissionSettings,
+        remembered: ProjectRules | None,
+        *,
+        workspace: Path,
+        home: Path,
     ) -> None:
         self._remembered = remembered
+        self._workspace = resolved_root(workspace)
         self._home = home
         self.rules: RuleSet = settings.rules(remembered.load() if remembered else ())
 
@@ -43,6 +50,14 @@ class PermissionCheck:
             self.rules.allow.append(rule)
         if self._remembered is not None:
             self._remembered.add(text)
+
+    def refuses_read(self, path: Path) -> str | None:
+        """Why a deny rule refuses reading ``path`` (an ``@`` mention), or None."""
+        call = Call("read_file", "read", paths=(path,), workspace=self._workspace, home=self._home)
+        found = self.rules.verdict(call)
+        if found is None or found[0] is not Verdict.DENY:
+            return None
+        return f"refused by the permission rule deny: {found[1].text}"
 
     async def __call__(self, invocation: ToolInvocation) -> Refusal | Permit | None:
         found = self.rules.verdict(self._call(invocation))

@@ -16,11 +16,19 @@ from pathlib import Path
 
 import structlog
 from prompt_toolkit import PromptSession
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.completion import (
+    CompleteEvent,
+    Completer,
+    Completion,
+    ThreadedCompleter,
+    merge_completers,
+)
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from agent.terminal.mention_completion import MentionCompleter
 
 PROMPT = "› "
 HISTORY_MODE = 0o600
@@ -145,13 +153,21 @@ def build_session(
     commands: Callable[[], Sequence[CommandInfo]],
     toolbar: Callable[[], str] | None = None,
     redact: Callable[[str], str] = lambda text: text,
+    workspace: Path | None = None,
 ) -> PromptSession[str]:
-    """A prompt session with the REPL's history file, completion and key bindings."""
+    """A prompt session with the REPL's history file, completion and key bindings.
+
+    With ``workspace``, ``@`` completes the paths in it (scanned off the input thread).
+    """
+    completer: Completer = SlashCompleter(commands)
+    if workspace is not None:
+        mentions = ThreadedCompleter(MentionCompleter(workspace))
+        completer = merge_completers([completer, mentions])
     with contextlib.suppress(OSError):  # no history is better than no REPL
         history_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     return PromptSession(
         history=PrivateFileHistory(history_file, redact),
-        completer=SlashCompleter(commands),
+        completer=completer,
         complete_while_typing=True,
         key_bindings=key_bindings(),
         multiline=False,

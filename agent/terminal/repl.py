@@ -11,6 +11,7 @@ import asyncio
 import signal
 import time
 from collections.abc import Coroutine, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import structlog
@@ -29,6 +30,7 @@ from agent.terminal.banners import notice_line
 from agent.terminal.commands import SlashCommands, UsageSoFar
 from agent.terminal.console import SafeConsole
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
+from agent.terminal.mentions import expand_mentions, mentioned
 from agent.terminal.repl_view import last_exchange, typed_by_person
 from agent.terminal.status_line import compact_number
 from agent.terminal.ui import ConsoleUI, StatusSource
@@ -68,6 +70,7 @@ class Repl:
             self.commands.infos,
             self._toolbar,
             redact=self.agent.redact,
+            workspace=self.workspace,
         )
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
@@ -124,8 +127,19 @@ class Repl:
                 if not await self.commands.run(text):
                     break
                 continue
+            if mentioned(text):
+                expanded = await expand_mentions(text, self.workspace, self._refused_read)
+                for line, style in expanded.notes():
+                    self.ui.show(Text(line, style=style))
+                if expanded.problems:
+                    continue
+                text = expanded.prompt
             if text.strip() or self._pending():
                 await self._answer(text.strip() or None)
+
+    def _refused_read(self, path: Path) -> str | None:
+        permissions = self.agent.permissions
+        return permissions.refuses_read(path) if permissions is not None else None
 
     def _remember_rule(self, rule: str) -> None:
         if self.agent.permissions is not None:
