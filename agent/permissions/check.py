@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from agent.permissions.rules import Call, Rule, RuleSet, Verdict, parse_rule
@@ -37,6 +39,7 @@ class PermissionCheck:
         self._workspace = resolved_root(workspace)
         self._home = home
         self.rules: RuleSet = settings.rules(remembered.load() if remembered else ())
+        self._typed: set[str] = set()
 
     def remember(self, text: str) -> None:
         """Allow what ``text`` covers from now on, in this workspace (saved, 0600).
@@ -59,8 +62,23 @@ class PermissionCheck:
             return None
         return f"refused by the permission rule deny: {found[1].text}"
 
+    @contextmanager
+    def typed_by_person(self, command: str) -> Iterator[None]:
+        """While inside, ``command`` needs no approval: the person typed it (``!command``).
+
+        Deny and ask rules still hold, and so do the safety policy and the sandbox.
+        """
+        self._typed.add(command)
+        try:
+            yield
+        finally:
+            self._typed.discard(command)
+
     async def __call__(self, invocation: ToolInvocation) -> Refusal | Permit | None:
-        found = self.rules.verdict(self._call(invocation))
+        call = self._call(invocation)
+        found = self.rules.verdict(call)
+        if call.command in self._typed and (found is None or found[0] is Verdict.ALLOW):
+            return Permit(decision="allow", reason="typed by the person")
         if found is None:
             return None
         verdict, rule = found

@@ -11,7 +11,6 @@ import asyncio
 import signal
 import time
 from collections.abc import Coroutine, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 import structlog
@@ -30,9 +29,9 @@ from agent.terminal.banners import notice_line
 from agent.terminal.commands import SlashCommands, UsageSoFar
 from agent.terminal.console import SafeConsole
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
-from agent.terminal.mentions import expand_mentions, mentioned
 from agent.terminal.repl_view import last_exchange, typed_by_person
 from agent.terminal.status_line import compact_number
+from agent.terminal.typed_input import TypedInput
 from agent.terminal.ui import ConsoleUI, StatusSource
 from providers import Event
 from providers.models import ModelRef
@@ -65,6 +64,7 @@ class Repl:
         self._answered = False
         self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
         self.commands = SlashCommands(self)
+        self.typed = TypedInput(self)
         self.prompt = build_session(
             started.home / "history",
             self.commands.infos,
@@ -113,7 +113,7 @@ class Repl:
             # so the SDK import overlaps the person's typing instead of their first request.
             asyncio.get_running_loop().call_soon(self.agent.warm_up)
             try:
-                text = await self.prompt.prompt_async(PROMPT)
+                text = await self.prompt.prompt_async(self.typed.prompt or PROMPT)
             except (EmptyInterrupt, KeyboardInterrupt):
                 now = time.monotonic()
                 if now - last_interrupt < DOUBLE_INTERRUPT:
@@ -123,23 +123,19 @@ class Repl:
                 continue
             except EOFError:
                 break
-            if text.strip().startswith("/"):
+            if text.strip().startswith("/") and not self.typed.shell_mode:
                 if not await self.commands.run(text):
                     break
                 continue
-            if mentioned(text):
-                expanded = await expand_mentions(text, self.workspace, self._refused_read)
-                for line, style in expanded.notes():
-                    self.ui.show(Text(line, style=style))
-                if expanded.problems:
-                    continue
-                text = expanded.prompt
+            if self.typed.is_shell(text):
+                await self.typed.run_shell(text)
+                continue
+            prompt = await self.typed.prompt_text(text)
+            if prompt is None:
+                continue
+            text = prompt
             if text.strip() or self._pending():
                 await self._answer(text.strip() or None)
-
-    def _refused_read(self, path: Path) -> str | None:
-        permissions = self.agent.permissions
-        return permissions.refuses_read(path) if permissions is not None else None
 
     def _remember_rule(self, rule: str) -> None:
         if self.agent.permissions is not None:
