@@ -63,6 +63,17 @@ class PermissionCheck:
         return f"refused by the permission rule deny: {found[1].text}"
 
     @contextmanager
+    def allowing(self, texts: list[str]) -> Iterator[None]:
+        """While inside, the rules ``texts`` allow too (a command's ``allowed-tools``)."""
+        added = [parse_rule(text) for text in texts]
+        self.rules.allow.extend(added)
+        try:
+            yield
+        finally:
+            for rule in added:
+                self.rules.allow.remove(rule)
+
+    @contextmanager
     def typed_by_person(self, command: str) -> Iterator[None]:
         """While inside, ``command`` needs no approval: the person typed it (``!command``).
 

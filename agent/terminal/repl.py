@@ -26,6 +26,7 @@ from agent.setup.startup import Options, SetupError, Started, boot
 from agent.setup.trust import ProjectTrust
 from agent.terminal.approval import PromptApprover
 from agent.terminal.banners import notice_line
+from agent.terminal.command_runner import CustomCommands, allowed_tools
 from agent.terminal.commands import SlashCommands, UsageSoFar
 from agent.terminal.console import SafeConsole
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
@@ -63,8 +64,10 @@ class Repl:
         self.agent = self._make_agent(options)
         self._answered = False
         self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
-        self.commands = SlashCommands(self)
-        self.typed = TypedInput(self)
+        custom = CustomCommands(self.workspace, self.environ, started.home, set())
+        self.typed = TypedInput(self, custom)
+        self.commands = SlashCommands(self, self.typed.command_infos)
+        custom.taken.update(self.commands.table)
         self.prompt = build_session(
             started.home / "history",
             self.commands.infos,
@@ -112,6 +115,7 @@ class Repl:
             # Runs once the prompt is drawn (prompt-toolkit draws it before its first await),
             # so the SDK import overlaps the person's typing instead of their first request.
             asyncio.get_running_loop().call_soon(self.agent.warm_up)
+            self.typed.custom.refresh()
             try:
                 text = await self.prompt.prompt_async(self.typed.prompt or PROMPT)
             except (EmptyInterrupt, KeyboardInterrupt):
@@ -123,6 +127,11 @@ class Repl:
                 continue
             except EOFError:
                 break
+            if self.typed.is_custom(text):
+                if prepared := await self.typed.custom_prompt(text):
+                    with allowed_tools(self.agent, prepared[1]):
+                        await self._answer(prepared[0])
+                continue
             if text.strip().startswith("/") and not self.typed.shell_mode:
                 if not await self.commands.run(text):
                     break

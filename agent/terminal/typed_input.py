@@ -1,5 +1,5 @@
 """What the person typed at the prompt, before it goes to the model: ``!command`` lines and
-shell mode, ``@path`` mentions.
+shell mode, ``@path`` mentions, custom slash commands from files.
 
 A ``!command`` runs as the model's ``run_command`` runs (safety policy, hooks, deny and ask
 rules, sandbox, undo), without a model request and without asking, since the person typed
@@ -19,6 +19,14 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from agent.session import Agent
+from agent.terminal.command_runner import (
+    CustomCommands,
+    allowed_tools,
+    trust_question,
+    with_shell_output,
+)
+from agent.terminal.custom_commands import CustomCommand
+from agent.terminal.input_line import CommandInfo
 from agent.terminal.mentions import expand_mentions, mentioned
 from providers.messages import ToolUseBlock
 
@@ -36,6 +44,10 @@ class InputHost(Protocol):
 
     def show(self, renderable: RenderableType) -> None: ...
 
+    async def ask(self, question: str) -> str:
+        """One line of input; empty on Ctrl-C or Ctrl-D."""
+        ...
+
     async def run_command(self, work: Coroutine[Any, Any, T]) -> T | None:
         """Run ``work`` so that Ctrl-C cancels it; None if it was cancelled."""
         ...
@@ -46,10 +58,12 @@ class TypedInput:
 
     Args:
         host: The REPL.
+        custom: The custom commands of the workspace.
     """
 
-    def __init__(self, host: InputHost) -> None:
+    def __init__(self, host: InputHost, custom: CustomCommands) -> None:
         self.host = host
+        self.custom = custom
         self.shell_mode = False
         self._context: list[str] = []
         """Shell lines and their output since the last prompt, for the next one."""
@@ -116,3 +130,40 @@ class TypedInput:
             text = "\n\n".join([*self._context, text])
             self._context.clear()
         return text
+
+    def command_infos(self) -> list[CommandInfo]:
+        """The custom commands, for /help and completion."""
+        return [
+            CommandInfo(command.name, command.usage, command.summary)
+            for command in self.custom.found.values()
+        ]
+
+    def is_custom(self, text: str) -> bool:
+        """Whether ``text`` runs a custom command."""
+        return not self.shell_mode and self.custom.lookup(text) is not None
+
+    async def custom_prompt(self, text: str) -> tuple[str, CustomCommand] | None:
+        """The prompt a custom command makes of ``text``, shell lines run; None if the
+        person did not allow a project's command (or a mention in it cannot be attached)."""
+        found = self.custom.lookup(text)
+        assert found is not None
+        command, arguments = found
+        if not self.custom.trusted(command):
+            answer = await self.host.ask(trust_question(command))
+            if answer.strip().lower() not in ("y", "yes"):
+                self.host.show(Text(f"{command.name} not run.", style="dim"))
+                return None
+            try:
+                self.custom.trust(command)
+            except OSError as error:
+                self.host.show(Text(f"Allowed once; not saved ({error}).", style="red"))
+        rendered = command.render(arguments)
+        if command.shell_lines:
+            with allowed_tools(self.host.agent, command):
+                work = with_shell_output(rendered, self.host.agent)
+                output = await self.host.run_command(work)
+            if output is None:
+                return None
+            rendered = output
+        prompt = await self.prompt_text(rendered)
+        return None if prompt is None else (prompt, command)
