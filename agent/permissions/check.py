@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from agent.permissions.plan import plan_refusal
 from agent.permissions.rules import Call, Rule, RuleSet, Verdict, parse_rule
 from agent.permissions.settings import PermissionSettings
 from agent.permissions.store import ProjectRules
@@ -40,6 +41,8 @@ class PermissionCheck:
         self._home = home
         self.rules: RuleSet = settings.rules(remembered.load() if remembered else ())
         self._typed: set[str] = set()
+        self.plan_mode = False
+        """While on, only reading tools and read-only commands run (`agent.permissions.plan`)."""
 
     def remember(self, text: str) -> None:
         """Allow what ``text`` covers from now on, in this workspace (saved, 0600).
@@ -87,6 +90,8 @@ class PermissionCheck:
 
     async def __call__(self, invocation: ToolInvocation) -> Refusal | Permit | None:
         call = self._call(invocation)
+        if self.plan_mode and (why := plan_refusal(call.tool, call.kind, call.command)):
+            return Refusal(why, "finish investigating and present the plan", by="policy")
         found = self.rules.verdict(call)
         if call.command in self._typed and (found is None or found[0] is Verdict.ALLOW):
             return Permit(decision="allow", reason="typed by the person")

@@ -124,9 +124,18 @@ class PrivateFileHistory(FileHistory):
         os.replace(temporary, self.path)
 
 
-def key_bindings() -> KeyBindings:
-    """Alt-Enter / Esc-Enter for a new line; Ctrl-C clears the line or signals an empty one."""
+def key_bindings(on_shift_tab: Callable[[], None] | None = None) -> KeyBindings:
+    """Alt-Enter / Esc-Enter for a new line; Ctrl-C clears the line or signals an empty one;
+    Shift-Tab calls ``on_shift_tab`` (plan mode) and redraws the prompt."""
     bindings = KeyBindings()
+
+    if on_shift_tab is not None:
+        switch = on_shift_tab
+
+        @bindings.add("s-tab")
+        def _shift_tab(event: KeyPressEvent) -> None:
+            switch()
+            event.app.invalidate()
 
     @bindings.add("escape", "enter")
     def _newline(event: KeyPressEvent) -> None:
@@ -154,6 +163,7 @@ def build_session(
     toolbar: Callable[[], str] | None = None,
     redact: Callable[[str], str] = lambda text: text,
     workspace: Path | None = None,
+    on_shift_tab: Callable[[], None] | None = None,
 ) -> PromptSession[str]:
     """A prompt session with the REPL's history file, completion and key bindings.
 
@@ -169,7 +179,7 @@ def build_session(
         history=PrivateFileHistory(history_file, redact),
         completer=completer,
         complete_while_typing=True,
-        key_bindings=key_bindings(),
+        key_bindings=key_bindings(on_shift_tab),
         multiline=False,
         prompt_continuation=continuation,
         enable_history_search=False,

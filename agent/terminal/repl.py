@@ -74,6 +74,7 @@ class Repl:
             self._toolbar,
             redact=self.agent.redact,
             workspace=self.workspace,
+            on_shift_tab=self.typed.toggle_plan,
         )
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
@@ -117,7 +118,7 @@ class Repl:
             asyncio.get_running_loop().call_soon(self.agent.warm_up)
             self.typed.custom.refresh()
             try:
-                text = await self.prompt.prompt_async(self.typed.prompt or PROMPT)
+                text = await self.prompt.prompt_async(lambda: self.typed.prompt or PROMPT)
             except (EmptyInterrupt, KeyboardInterrupt):
                 now = time.monotonic()
                 if now - last_interrupt < DOUBLE_INTERRUPT:
@@ -145,6 +146,8 @@ class Repl:
             text = prompt
             if text.strip() or self._pending():
                 await self._answer(text.strip() or None)
+                if go_ahead := await self.typed.after_turn():
+                    await self._answer(go_ahead)
 
     def _remember_rule(self, rule: str) -> None:
         if self.agent.permissions is not None:

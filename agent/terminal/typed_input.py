@@ -1,5 +1,6 @@
 """What the person typed at the prompt, before it goes to the model: ``!command`` lines and
-shell mode, ``@path`` mentions, custom slash commands from files.
+shell mode, ``@path`` mentions, custom slash commands from files, plan mode (Shift-Tab or
+``/plan``: read-only until the person approves the model's plan).
 
 A ``!command`` runs as the model's ``run_command`` runs (safety policy, hooks, deny and ask
 rules, sandbox, undo), without a model request and without asking, since the person typed
@@ -18,6 +19,7 @@ from typing import Any, Protocol, TypeVar
 from rich.console import RenderableType
 from rich.text import Text
 
+from agent.permissions.plan import GO_AHEAD, INSTRUCTION
 from agent.session import Agent
 from agent.terminal.command_runner import (
     CustomCommands,
@@ -32,6 +34,8 @@ from providers.messages import ToolUseBlock
 
 T = TypeVar("T")
 SHELL_PROMPT = "! "
+PLAN_PROMPT = "plan › "
+PLAN_QUESTION = "Approve the plan? [y]es, leave plan mode and carry it out / [N]o, keep planning: "
 MAX_SHOWN_LINES = 40
 _ids = itertools.count(1)
 
@@ -70,8 +74,30 @@ class TypedInput:
 
     @property
     def prompt(self) -> str | None:
-        """The prompt's text in shell mode; None for the usual one."""
-        return SHELL_PROMPT if self.shell_mode else None
+        """The prompt's text in shell or plan mode; None for the usual one."""
+        if self.shell_mode:
+            return SHELL_PROMPT
+        return PLAN_PROMPT if self.plan_mode else None
+
+    @property
+    def plan_mode(self) -> bool:
+        permissions = self.host.agent.permissions
+        return permissions is not None and permissions.plan_mode
+
+    def toggle_plan(self) -> None:
+        """Shift-Tab and ``/plan``: plan mode on or off."""
+        permissions = self.host.agent.permissions
+        if permissions is not None:
+            permissions.plan_mode = not permissions.plan_mode
+
+    async def after_turn(self) -> str | None:
+        """In plan mode, ask whether to carry the plan out; the prompt that does, if so."""
+        if not self.plan_mode:
+            return None
+        if (await self.host.ask(PLAN_QUESTION)).strip().lower() not in ("y", "yes"):
+            return None
+        self.toggle_plan()
+        return GO_AHEAD
 
     def is_shell(self, text: str) -> bool:
         """Whether ``text`` is a shell line (or the ``!`` switch) rather than a prompt."""
@@ -129,22 +155,32 @@ class TypedInput:
         if self._context and text.strip():
             text = "\n\n".join([*self._context, text])
             self._context.clear()
+        if self.plan_mode and text.strip():
+            text = f"{INSTRUCTION}\n\n{text}"
         return text
 
     def command_infos(self) -> list[CommandInfo]:
-        """The custom commands, for /help and completion."""
-        return [
+        """``/plan`` and the custom commands, for /help and completion."""
+        plan = CommandInfo("/plan", "/plan", "plan mode on/off: read-only until you approve")
+        return [plan] + [
             CommandInfo(command.name, command.usage, command.summary)
             for command in self.custom.found.values()
         ]
 
     def is_custom(self, text: str) -> bool:
-        """Whether ``text`` runs a custom command."""
-        return not self.shell_mode and self.custom.lookup(text) is not None
+        """Whether ``text`` is ``/plan`` or runs a custom command."""
+        if self.shell_mode:
+            return False
+        return text.strip().lower() == "/plan" or self.custom.lookup(text) is not None
 
     async def custom_prompt(self, text: str) -> tuple[str, CustomCommand] | None:
         """The prompt a custom command makes of ``text``, shell lines run; None if the
         person did not allow a project's command (or a mention in it cannot be attached)."""
+        if text.strip().lower() == "/plan":
+            self.toggle_plan()
+            state = "on: read-only until you approve a plan" if self.plan_mode else "off"
+            self.host.show(Text(f"Plan mode {state} (Shift-Tab switches it too).", style="dim"))
+            return None
         found = self.custom.lookup(text)
         assert found is not None
         command, arguments = found

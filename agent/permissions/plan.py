@@ -1,0 +1,66 @@
+"""Plan mode: what the model may do while it only plans (read, list, search, look).
+
+Edits are refused, MCP tools too (what they change is unknown), and a command runs only when
+every part of it is a program that only reads (``git status``, ``grep``, ``ls`` ...) with no
+output redirection. The person approves the plan before anything is changed.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from agent.permissions.rules import command_parts
+
+READ_ONLY_PROGRAMS = frozenset(
+    {"ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "fd", "tree", "pwd", "echo"}
+    | {"file", "stat", "du", "df", "which", "type", "sort", "uniq", "cut", "diff", "jq"}
+)
+"""Programs that only read (``find`` and ``sort`` unless told to write: see `_writes`).
+Not ``sed``, ``awk`` or ``env``: they can write files or start any program."""
+READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files"})
+
+INSTRUCTION = (
+    "[Plan mode is on: the person wants a plan, not changes. Investigate with read-only tools "
+    "(read_file, list_files, search, read-only commands), then answer with a concise, "
+    "numbered plan of the changes you would make. Do not edit files or run commands that "
+    "change anything; the person approves the plan first.]"
+)
+GO_AHEAD = "The plan is approved. Carry it out now."
+
+
+def plan_refusal(tool: str, kind: str, command: str | None) -> str | None:
+    """Why plan mode refuses this call, or None when it may run."""
+    if kind == "edit":
+        return f"plan mode: {tool} changes files, and the plan is not approved yet"
+    if command is None:
+        return None if kind == "read" else f"plan mode: {tool} may change things"
+    for part in command_parts(command):
+        if not _reads_only(part):
+            return f"plan mode: only read-only commands run before the plan is approved ({part})"
+    return None
+
+
+def _reads_only(part: str) -> bool:
+    if ">" in part or "$(" in part or "`" in part:
+        return False
+    try:
+        words = shlex.split(part)
+    except ValueError:
+        return False
+    if not words:
+        return True
+    program = words[0].rsplit("/", 1)[-1]
+    if program == "git":
+        sub = next((word for word in words[1:] if not word.startswith("-")), "")
+        return sub in READ_ONLY_GIT
+    if program not in READ_ONLY_PROGRAMS:
+        return False
+    return not _writes(program, words[1:])
+
+
+def _writes(program: str, args: list[str]) -> bool:
+    if program == "find":
+        return any(arg in ("-delete", "-exec", "-execdir", "-fprint", "-fls") for arg in args)
+    if program == "sort":
+        return any(arg.startswith(("-o", "--output")) for arg in args)
+    return False
