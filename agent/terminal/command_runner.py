@@ -83,9 +83,9 @@ def untrusted_message(command: CustomCommand) -> str:
 
 
 @contextlib.contextmanager
-def allowed_tools(agent: Agent, command: CustomCommand) -> Iterator[None]:
+def allowed_tools(agent: Agent, command: CustomCommand | None) -> Iterator[None]:
     """While inside, ``command``'s ``allowed-tools`` rules allow too."""
-    if agent.permissions is None or not command.allowed_tools:
+    if agent.permissions is None or command is None or not command.allowed_tools:
         yield
         return
     with agent.permissions.allowing(command.allowed_tools):

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from agent import __version__
 from agent.app import Agent, build_agent
-from agent.engine.system_prompt import read_instructions
+from agent.engine.system_prompt import instructions_file
 from agent.exit_codes import ExitCode
 from agent.setup.startup import Options, SetupError, Started, boot
 from agent.setup.trust import ProjectTrust
@@ -329,8 +329,8 @@ class Repl:
         for notice in agent.notices:
             self.ui.show(notice_line(notice))
         self.ui.show(Text(f"Sandbox: {agent.describe_sandbox()}", style="dim"))
-        if read_instructions(self.workspace) is not None:
-            self.ui.show(Text("Project instructions: AGENTS.md", style="dim"))
+        if found := instructions_file(self.workspace):
+            self.ui.show(Text(f"Project instructions: {found[0]}", style="dim"))
         if agent.loaded is not None:
             self._show_resumed()
         self.ui.show(Text("Type a request · /help for commands · Ctrl-D to exit", style="dim"))

@@ -10,8 +10,11 @@ bare ``!`` switches shell mode on and off: every line is then a command.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
+import os
+import shlex
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -19,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 from rich.console import RenderableType
 from rich.text import Text
 
+from agent.engine.system_prompt import instructions_file
 from agent.permissions.plan import GO_AHEAD, INSTRUCTION
 from agent.session import Agent
 from agent.terminal.command_runner import (
@@ -33,6 +37,21 @@ from agent.terminal.mentions import expand_mentions, mentioned
 from providers.messages import ToolUseBlock
 
 T = TypeVar("T")
+OWN_COMMANDS = {
+    "/plan": "plan mode on/off: read-only until you approve a plan",
+    "/init": "write an AGENTS.md for this repository from a look at it",
+    "/memory": "edit the project's AGENTS.md (or CLAUDE.md) in $EDITOR",
+}
+INIT_PROMPT = (
+    "Look at this repository and write an AGENTS.md at its root for coding agents that will "
+    "work here. Read the build and CI files (pyproject.toml, package.json, Makefile, "
+    "Cargo.toml, go.mod, .github/workflows, ...), the README, and any CLAUDE.md, .cursorrules "
+    "or .github/copilot-instructions.md. Write down: the commands to build, to run all tests "
+    "and a single test, to lint and format; the layout (the main directories and what they "
+    "hold); the conventions the code follows that one file does not show. Be short and "
+    "specific to this repository, no generic advice. If AGENTS.md exists, improve it rather "
+    "than starting over."
+)
 SHELL_PROMPT = "! "
 PLAN_PROMPT = "plan › "
 PLAN_QUESTION = "Approve the plan? [y]es, leave plan mode and carry it out / [N]o, keep planning: "
@@ -160,26 +179,31 @@ class TypedInput:
         return text
 
     def command_infos(self) -> list[CommandInfo]:
-        """``/plan`` and the custom commands, for /help and completion."""
-        plan = CommandInfo("/plan", "/plan", "plan mode on/off: read-only until you approve")
-        return [plan] + [
+        """``/plan``, ``/init``, ``/memory`` and the custom commands, for /help and completion."""
+        return [CommandInfo(name, name, about) for name, about in OWN_COMMANDS.items()] + [
             CommandInfo(command.name, command.usage, command.summary)
             for command in self.custom.found.values()
         ]
 
     def is_custom(self, text: str) -> bool:
-        """Whether ``text`` is ``/plan`` or runs a custom command."""
+        """Whether ``text`` is one of `OWN_COMMANDS` or runs a custom command."""
         if self.shell_mode:
             return False
-        return text.strip().lower() == "/plan" or self.custom.lookup(text) is not None
+        return _name(text) in OWN_COMMANDS or self.custom.lookup(text) is not None
 
-    async def custom_prompt(self, text: str) -> tuple[str, CustomCommand] | None:
-        """The prompt a custom command makes of ``text``, shell lines run; None if the
-        person did not allow a project's command (or a mention in it cannot be attached)."""
-        if text.strip().lower() == "/plan":
+    async def custom_prompt(self, text: str) -> tuple[str, CustomCommand | None] | None:
+        """The prompt a command makes of ``text`` (a custom one's shell lines run); None
+        when there is none to send (``/plan``, ``/memory``, a refused or failed command)."""
+        name = _name(text)
+        if name == "/plan":
             self.toggle_plan()
             state = "on: read-only until you approve a plan" if self.plan_mode else "off"
             self.host.show(Text(f"Plan mode {state} (Shift-Tab switches it too).", style="dim"))
+            return None
+        if name == "/init":
+            return INIT_PROMPT, None
+        if name == "/memory":
+            await self._edit_instructions()
             return None
         found = self.custom.lookup(text)
         assert found is not None
@@ -203,3 +227,23 @@ class TypedInput:
             rendered = output
         prompt = await self.prompt_text(rendered)
         return None if prompt is None else (prompt, command)
+
+    async def _edit_instructions(self) -> None:
+        found = instructions_file(self.host.workspace)
+        path = self.host.workspace / (found[0] if found else "AGENTS.md")
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        try:
+            process = await asyncio.create_subprocess_exec(*shlex.split(editor), str(path))
+            await process.wait()
+        except (OSError, ValueError) as error:
+            self.host.show(Text(f"Cannot start the editor {editor!r}: {error}", style="red"))
+            return
+        self.host.show(
+            Text(
+                f"{path.name}: read at the start of each session (/clear starts one).", style="dim"
+            )
+        )
+
+
+def _name(text: str) -> str:
+    return text.strip().partition(" ")[0].lower()
