@@ -145,8 +145,8 @@ class Repl:
                 continue
             text = prompt
             if text.strip() or self._pending():
-                await self._answer(text.strip() or None)
-                if go_ahead := await self.typed.after_turn():
+                finished = await self._answer(text.strip() or None)
+                if finished and (go_ahead := await self.typed.after_turn()):
                     await self._answer(go_ahead)
 
     def _remember_rule(self, rule: str) -> None:
@@ -268,10 +268,10 @@ class Repl:
         """Whether the resumed session stopped mid-turn and nothing has run since."""
         return self.agent.loaded is not None and self.agent.stopped_mid_turn and not self._answered
 
-    async def _answer(self, text: str | None) -> None:
+    async def _answer(self, text: str | None) -> bool:
         # After a session stopped mid-turn, a new instruction goes out in the same request as
         # the rest of that turn (one turn, one answer); Enter alone continues it.
-        await self._turn(text)
+        return await self._turn(text)
 
     async def _turn(self, prompt: str | None) -> bool:
         """Run one turn; False if it did not finish (interrupted or crashed)."""
