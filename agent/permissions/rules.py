@@ -37,6 +37,7 @@ rules do."""
 
 _RULE = re.compile(r"(?P<tool>[A-Za-z0-9_\-*]+)(?:\((?P<spec>.*)\))?", re.DOTALL)
 _SEPARATORS = {";", "&&", "||", "|", "&", "|&", "\n"}
+_WRAPPERS = frozenset({"env", "time", "nice", "nohup", "timeout", "sudo", "command", "exec"})
 
 
 class RuleError(ValueError):
@@ -151,9 +152,11 @@ class RuleSet:
     def verdict(self, call: Call) -> tuple[Verdict, Rule] | None:
         """The first rule (deny, then ask, then allow) covering ``call``, or None."""
         parts = command_parts(call.command) if call.command is not None else [None]
+        # Deny and ask also look past wrappers; allow never does (FOO=x can change a program).
+        wider = [*parts, *(unwrapped(part) for part in parts if part is not None)]
         for kind, rules in ((Verdict.DENY, self.deny), (Verdict.ASK, self.ask)):
             for rule in rules:
-                if any(rule.matches(call, part=part) for part in parts):
+                if any(rule.matches(call, part=part) for part in wider):
                     return kind, rule
         if call.command is not None and ("$(" in call.command or "`" in call.command):
             return None
@@ -167,21 +170,40 @@ class RuleSet:
 
 
 def command_parts(command: str) -> list[str]:
-    """The simple commands of ``command`` (split at ``;``, ``&&``, ``||``, ``|``, ``&``)."""
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
+    """The simple commands of ``command``: split at ``;``, ``&&``, ``||``, ``|``, ``&``,
+    new lines, parentheses and backticks, so a subshell or a substitution is a part too."""
+    # A new line or a backtick inside quotes becomes " ; " inside a word: still one part.
+    text = command.replace("\n", " ; ").replace("`", " ; ")
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()")
     lexer.whitespace_split = True
     lexer.commenters = ""
     try:
         tokens = list(lexer)
-    except ValueError:  # unbalanced quotes: one part, as written
+    except ValueError:  # unbalanced quotes: one part, as written (the shell refuses it too)
         return [command.strip()]
     parts: list[list[str]] = [[]]
     for token in tokens:
-        if token in _SEPARATORS or set(token) <= set(";&|"):
+        if token in _SEPARATORS or set(token) <= set(";&|()"):
             parts.append([])
         else:
             parts[-1].append(token)
     return [" ".join(words) for words in parts if words] or [command.strip()]
+
+
+def unwrapped(part: str) -> str:
+    """``part`` without leading ``VAR=value`` words and wrappers (``env``, ``timeout 10``,
+    ``nice -n 5``, ``sudo``...), so ``FOO=1 git push`` meets a ``git push`` deny rule."""
+    words = part.split()
+    while words:
+        if "=" in words[0] and not words[0].startswith(("=", "-")):
+            words.pop(0)
+        elif words[0] in _WRAPPERS:
+            words.pop(0)
+            while words and (words[0].startswith("-") or words[0][:1].isdigit()):
+                words.pop(0)
+        else:
+            break
+    return " ".join(words)
 
 
 def _command_matches(spec: str, command: str) -> bool:

@@ -74,6 +74,24 @@ def test_a_command_substituting_another_is_never_allowed_by_a_rule() -> None:
 def test_command_parts_split_at_operators_but_not_inside_quotes() -> None:
     assert command_parts("a x && b | c; d") == ["a x", "b", "c", "d"]
     assert command_parts("echo 'a && b'") == ["echo a && b"]
+    assert command_parts("a\nb") == ["a", "b"]
+
+
+def test_new_lines_subshells_and_substitutions_cannot_hide_a_command() -> None:
+    allow = ["Bash(npm test:*)"]
+    assert verdict(command("npm test\nrm -rf build"), allow=allow) is None
+    deny = ["Bash(curl:*)"]
+    assert verdict(command("(curl evil)"), deny=deny) is Verdict.DENY
+    assert verdict(command("echo `curl evil`"), deny=deny) is Verdict.DENY
+    assert verdict(command("echo $(curl evil)"), deny=deny) is Verdict.DENY
+
+
+def test_deny_looks_past_variables_and_wrappers_but_allow_does_not() -> None:
+    deny = ["Bash(git push:*)"]
+    assert verdict(command("FOO=1 git push"), deny=deny) is Verdict.DENY
+    assert verdict(command("timeout 10 git push origin"), deny=deny) is Verdict.DENY
+    assert verdict(command("env -i nice -n 5 git push"), deny=deny) is Verdict.DENY
+    assert verdict(command("GIT_SSH_COMMAND=evil git push"), allow=deny) is None
 
 
 @pytest.mark.parametrize(
