@@ -18,6 +18,7 @@ from agent.engine.tool_ids import ToolCallIds
 from agent.engine.turn import TurnRecoveryPolicy
 from agent.hooks import Hooks
 from agent.permissions import PermissionCheck, ProjectRules
+from agent.permissions.plan import PlanAwareSandbox
 from agent.session import Agent, Parts, persisting
 from agent.setup.config import Config, agent_home
 from agent.setup.home import prune_undo_copies, scratch_dir
@@ -135,7 +136,7 @@ def build_agent(
             events=events,
             checkpoint_dir=checkpoints / session.id,
             home=person_home,
-            sandbox=sandbox,
+            sandbox=PlanAwareSandbox.around(sandbox, lambda: permissions.plan_mode),
             redact=redactor.text,
             more_tools=mcp.tools,
             hooks=before_tool,

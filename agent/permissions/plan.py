@@ -2,14 +2,20 @@
 
 Edits are refused, MCP tools too (what they change is unknown), and a command runs only when
 every part of it is a program that only reads (``git status``, ``grep``, ``ls`` ...) with no
-output redirection. The person approves the plan before anything is changed.
+output redirection, and then in a read-only sandbox (`PlanAwareSandbox`), so an option that
+writes (``git diff --output=f``) fails too. The person approves the plan before anything is
+changed.
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 
 from agent.permissions.rules import command_parts
+from tools.guard.sandbox import Sandbox, SandboxMode
 
 READ_ONLY_PROGRAMS = frozenset(
     {"ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "fd", "tree", "pwd", "echo"}
@@ -64,3 +70,28 @@ def _writes(program: str, args: list[str]) -> bool:
     if program == "sort":
         return any(arg.startswith(("-o", "--output")) for arg in args)
     return False
+
+
+@dataclass(frozen=True)
+class PlanAwareSandbox(Sandbox):
+    """The command sandbox, read-only while ``read_only()`` (plan mode) says so.
+
+    Only ``run_command``'s launch (`argv`) changes; MCP servers keep the mode they started
+    with. Where the sandbox is not enforced (off, no Landlock) the program list above is the
+    only guard.
+    """
+
+    read_only: Callable[[], bool] = field(default=lambda: False, compare=False)
+
+    @classmethod
+    def around(cls, sandbox: Sandbox, read_only: Callable[[], bool]) -> PlanAwareSandbox:
+        """``sandbox`` with plan mode's read-only switch."""
+        values = {item.name: getattr(sandbox, item.name) for item in fields(Sandbox)}
+        return cls(**values, read_only=read_only)
+
+    def argv(self, command: str, workspace: Path) -> list[str]:
+        if self.read_only() and self.mode is SandboxMode.WORKSPACE_WRITE:
+            return replace(self, mode=SandboxMode.READ_ONLY, read_only=lambda: False).argv(
+                command, workspace
+            )
+        return super().argv(command, workspace)

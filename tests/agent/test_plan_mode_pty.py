@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from tests.fakes.llm_script import Reply
@@ -50,3 +51,23 @@ def test_shift_tab_switches_plan_mode_and_the_prompt_shows_it(
     term.send_line("/plan")
     assert "Plan mode on" in clean(term.prompt())
     term.exit()
+
+
+def test_a_read_only_program_that_writes_fails_in_the_read_only_sandbox(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "git diff --output=out.txt"}),
+        Reply.text("Plan: nothing to do."),
+    )
+    term = spawn("--yes")
+    term.prompt()
+    term.command("/plan")
+    term.send_line("look")
+    term.expect("Approve the plan")
+    term.send_line("n")
+    term.prompt()
+    term.exit()
+
+    assert not (workspace / "out.txt").exists()

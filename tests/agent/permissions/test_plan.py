@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from agent.permissions.plan import plan_refusal
+from agent.permissions.plan import PlanAwareSandbox, plan_refusal
+from tools.guard.sandbox import Sandbox, SandboxMode
 
 
 @pytest.mark.parametrize(
@@ -38,3 +41,18 @@ def test_edits_and_mcp_tools_are_refused_and_reads_run() -> None:
     assert plan_refusal("edit_file", "edit", None) is not None
     assert plan_refusal("mcp__github__create_issue", "command", None) is not None
     assert plan_refusal("read_file", "read", None) is None
+
+
+def test_commands_run_read_only_while_planning(tmp_path: Path) -> None:
+    planning = [False]
+    sandbox = PlanAwareSandbox.around(
+        Sandbox(SandboxMode.WORKSPACE_WRITE, abi=1), lambda: planning[0]
+    )
+
+    assert str(tmp_path) in sandbox.argv("ls", tmp_path)  # the workspace is writable
+    planning[0] = True
+    argv = sandbox.argv("ls", tmp_path)
+    assert str(tmp_path) not in argv
+    assert argv[-3:] == ["bash", "-c", "ls"]
+    planning[0] = False
+    assert str(tmp_path) in sandbox.argv("ls", tmp_path)
