@@ -3,8 +3,8 @@ with the prompt, as in Claude Code, Codex and Gemini CLI.
 
 Files are read as ``read_file`` reads them: confined to the workspace, regular files only,
 bounded, binary files described; ``Read`` deny rules hold. A mention that names nothing is
-reported before anything is sent, when it looks like a path (it has a ``/`` or a ``.``);
-``@dataclass`` in pasted code stays text.
+reported before anything is sent: one with a ``/`` stops the prompt; one without
+(``@app.get`` in pasted code may be no path at all) is said and sent as text.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ MAX_CHARS = 100_000
 MAX_ENTRIES = 200
 READ_TIMEOUT = 10.0
 _TRAILING = ".,;:!?)]}'\""
+_PATH = re.compile(r"[\w./~+%@ -]+")
+"""What a path is written with; ``app.get("/x")`` is code."""
 
 Refused = Callable[[Path], str | None]
 """Why reading ``path`` is refused (a deny rule), or None."""
@@ -41,15 +43,18 @@ class Mentions:
     prompt: str
     attached: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    """Mentions that name nothing and may not be paths (``@app.get``): sent as text."""
 
     def notes(self) -> list[tuple[str, str]]:
         """What to tell the person, with a style: the problems, else what was attached."""
         if self.problems:
             stop = "Nothing was sent: fix the mention (Up brings the prompt back)."
             return [(problem, "yellow") for problem in self.problems] + [(stop, "yellow")]
+        notes = [(f"@{name}: no such file; sent as text", "yellow") for name in self.unknown]
         if self.attached:
-            return [(f"Attached {', '.join(self.attached)}", "dim")]
-        return []
+            notes.append((f"Attached {', '.join(self.attached)}", "dim"))
+        return notes
 
 
 async def expand_mentions(text: str, workspace: Path, refused: Refused | None = None) -> Mentions:
@@ -73,6 +78,9 @@ def expand_now(text: str, workspace: Path, refused: Refused | None = None) -> Me
     seen: set[Path] = set()
     for raw in mentioned(text):
         path, problem = _locate(root, raw)
+        name = raw.rstrip(_TRAILING)
+        if path is None and not problem and "." in name and _PATH.fullmatch(name):
+            result.unknown.append(name)
         if path is None or path in seen:
             result.problems += [problem] if problem else []
             continue
@@ -101,7 +109,11 @@ def mentioned(text: str) -> list[str]:
 
 
 def _locate(root: Path, raw: str) -> tuple[Path | None, str]:
-    """The mention's path, or None and the problem ("" when it is not meant as a path)."""
+    """The mention's path, or None and the problem ("" when it is not meant as a path).
+
+    Only a mention with a ``/`` is surely a path: ``@pytest.fixture`` or ``@app.get`` in
+    pasted code would otherwise stop the prompt. Those without are said, and sent as text.
+    """
     candidates = [raw]
     stripped = raw.rstrip(_TRAILING) or raw
     if stripped != raw:
@@ -113,7 +125,7 @@ def _locate(root: Path, raw: str) -> tuple[Path | None, str]:
             return None, f"@{stripped}: outside the workspace; mention files inside {root}"
         if path.exists():
             return path, ""
-    if "/" in stripped or "." in stripped:
+    if "/" in stripped and _PATH.fullmatch(stripped):
         return None, f"@{stripped}: no such file or directory in the workspace"
     return None, ""
 

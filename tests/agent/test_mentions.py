@@ -38,12 +38,13 @@ def test_a_directory_mention_lists_it_without_ignored_entries(tmp_path: Path) ->
 def test_missing_and_outside_paths_are_problems_and_code_decorators_are_text(
     tmp_path: Path,
 ) -> None:
-    result = expand_now("see @nope.py and @../etc/passwd; @dataclass stays", tmp_path)
+    result = expand_now("see @src/nope.py and @../etc/passwd; @dataclass stays", tmp_path)
 
     assert result.problems == [
-        "@nope.py: no such file or directory in the workspace",
+        "@src/nope.py: no such file or directory in the workspace",
         f"@../etc/passwd: outside the workspace; mention files inside {tmp_path.resolve()}",
     ]
+    assert result.unknown == []
     assert mentioned("mail me@example.com") == []
 
 
@@ -89,3 +90,12 @@ def test_completion_offers_workspace_paths_respecting_gitignore(tmp_path: Path) 
 def test_ranking_puts_prefixes_before_names_before_substrings() -> None:
     paths = ["docs/readme.md", "readme.md", "src/thread.py"]
     assert ranked(paths, "read") == ["readme.md", "docs/readme.md", "src/thread.py"]
+
+
+def test_a_missing_mention_without_a_slash_is_said_and_sent_as_text(tmp_path: Path) -> None:
+    result = expand_now('@app.get("/x") and @pytest.fixture and @nope.py.', tmp_path)
+
+    assert result.problems == []
+    assert result.unknown == ["pytest.fixture", "nope.py"]
+    assert result.prompt == '@app.get("/x") and @pytest.fixture and @nope.py.'
+    assert ("@nope.py: no such file; sent as text", "yellow") in result.notes()

@@ -56,11 +56,11 @@ def test_mentions_work_in_print_mode_and_a_missing_one_is_a_usage_error(
         "-p", "what is x in @a.py?", *model, server=fake_llm, workspace=workspace, home=decoy_home
     )
     missing = run_agent(
-        "-p", "and @b.py?", *model, server=fake_llm, workspace=workspace, home=decoy_home
+        "-p", "and @lib/b.py?", *model, server=fake_llm, workspace=workspace, home=decoy_home
     )
 
     assert run.code == 0, run.stderr
     assert "x = 41" in str(fake_llm.requests[0].body)
     assert missing.code == 2
-    assert "@b.py: no such file or directory" in missing.stderr
+    assert "@lib/b.py: no such file or directory" in missing.stderr
     assert len(fake_llm.requests) == 1
