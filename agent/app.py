@@ -17,6 +17,8 @@ from agent.engine.system_prompt import build_system_prompt
 from agent.engine.tool_ids import ToolCallIds
 from agent.engine.turn import TurnRecoveryPolicy
 from agent.hooks import Hooks
+from agent.permissions import PermissionCheck, ProjectRules
+from agent.permissions.plan import PlanAwareSandbox
 from agent.session import Agent, Parts, persisting
 from agent.setup.config import Config, agent_home
 from agent.setup.home import prune_undo_copies, scratch_dir
@@ -32,6 +34,7 @@ from recovery.fleet import Fleet, open_store
 from sessions import SessionStore
 from tools import Approver, ToolExecutor, file_in_workspace
 from tools.guard.sandbox import Sandbox
+from tools.hooks import BeforeToolHook
 
 __all__ = ["Agent", "build_agent"]
 
@@ -115,6 +118,14 @@ def build_agent(
     )
     mcp.start(config.mcp_servers, previous.mcp if previous is not None else None)
     checkpoints = home / "checkpoints"
+    person_home = Path(environ.get("HOME", "~")).expanduser()
+    # After the other hooks, so the rules also see an input a hook rewrote.
+    permissions = PermissionCheck(
+        config.permissions, ProjectRules(home, workspace), workspace=workspace, home=person_home
+    )
+    before_tool: list[BeforeToolHook] = [permissions]
+    if hooks is not None:
+        before_tool.insert(0, hooks.before_tool)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         tools = ToolExecutor(
@@ -124,11 +135,11 @@ def build_agent(
             approver=approver,
             events=events,
             checkpoint_dir=checkpoints / session.id,
-            home=Path(environ.get("HOME", "~")).expanduser(),
-            sandbox=sandbox,
+            home=person_home,
+            sandbox=PlanAwareSandbox.around(sandbox, lambda: permissions.plan_mode),
             redact=redactor.text,
             more_tools=mcp.tools,
-            hooks=[hooks.before_tool] if hooks is not None else (),
+            hooks=before_tool,
         )
     except OSError as error:
         mcp.close()
@@ -181,6 +192,7 @@ def build_agent(
         loop=loop,
         hooks=hooks,
         notices=notices,
+        permissions=permissions,
     )
     return Agent(parts)
 

@@ -163,6 +163,27 @@ def run(
             help="ask, auto-edit or full-auto.",
         ),
     ] = None,
+    allowed_tools: Annotated[
+        list[str] | None,
+        config_option(
+            "permissions.allowed_tools",
+            "--allowedTools",
+            "--allowed-tools",
+            metavar="RULES",
+            help="Permission rules that run without asking, e.g. 'Bash(npm test:*) Read' "
+            "(repeatable; commas or spaces between rules).",
+        ),
+    ] = None,
+    disallowed_tools: Annotated[
+        list[str] | None,
+        config_option(
+            "permissions.disallowed_tools",
+            "--disallowedTools",
+            "--disallowed-tools",
+            metavar="RULES",
+            help="Permission rules that are refused, even with --yes, e.g. 'Bash(git push:*)'.",
+        ),
+    ] = None,
     sandbox: Annotated[
         SandboxMode | None,
         config_option(

@@ -33,7 +33,9 @@ from agent.script.report import provider_unavailable
 from agent.setup.logs import flush_logs
 from agent.setup.startup import Options, SetupError, Started, boot
 from agent.terminal.banners import notice_line
+from agent.terminal.command_runner import CustomCommands, command_prompts, untrusted_message
 from agent.terminal.console import SafeConsole
+from agent.terminal.mentions import Refused, expand_now, mentioned
 from agent.terminal.ui import ConsoleUI
 
 log = structlog.get_logger("agent.oneshot")
@@ -92,7 +94,17 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
         err.print(f"[yellow]! {escape(pending_notice(agent.mcp.pending))}[/yellow]")
     for notice in agent.resume_notices():
         err.print(f"[yellow]! {escape(notice)}[/yellow]")
-    prompts = _stdin_prompts(run) if output.stream_input else _one(prompt)
+    custom = _custom_command(prompt, started, agent)
+    if isinstance(custom, str):
+        agent.close()
+        return _usage_error(custom, agent.session_id, err, output)
+    if custom is None and prompt is not None and mentioned(prompt):
+        expanded = expand_now(prompt, options.workspace, _refused_read(agent))
+        if expanded.problems:
+            agent.close()
+            return _usage_error("; ".join(expanded.problems), agent.session_id, err, output)
+        prompt = expanded.prompt
+    prompts = _stdin_prompts(run) if output.stream_input else custom or _one(prompt)
     code = _run_guarded(agent, prompts, run)
     if run.ui is not None:
         run.ui.finish()
@@ -105,6 +117,26 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
     if hint and (agent.save_failure or (code != ExitCode.OK and output.format != "stream-json")):
         err.print(hint, markup=False, highlight=False)
     return code
+
+
+def _custom_command(
+    prompt: str | None, started: Started, agent: Agent
+) -> AsyncIterator[str | None] | str | None:
+    """``-p "/name args"``: the custom command's prompts, or why it cannot run, or None."""
+    if prompt is None or not prompt.startswith("/"):
+        return None
+    commands = CustomCommands(agent.workspace, started.environ, started.home, set())
+    commands.refresh()
+    found = commands.lookup(prompt)
+    if found is None:
+        return None  # a prompt that starts with a path goes as it is
+    if not commands.trusted(found[0]):
+        return untrusted_message(found[0])
+    return command_prompts(*found, agent)
+
+
+def _refused_read(agent: Agent) -> Refused | None:
+    return agent.permissions.refuses_read if agent.permissions is not None else None
 
 
 class _Run:

@@ -19,6 +19,7 @@ from agent.engine.outcome import TurnResult, TurnStatus
 from agent.engine.turn import TurnRecoveryPolicy
 from agent.hooks import Hooks
 from agent.hooks.turns import run_hooked_turn
+from agent.permissions import PermissionCheck
 from agent.setup.config import Config
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import create_provider
@@ -68,6 +69,7 @@ class Parts:
     loop: AgentLoop
     hooks: Hooks | None
     notices: list[Notice]
+    permissions: PermissionCheck | None = None
 
 
 def persisting(session: SessionWriter, workspace: Path) -> EventSink:
@@ -113,6 +115,8 @@ class Agent:
         self.turn_recovery = parts.turn_recovery
         self.loop = parts.loop
         self.hooks = parts.hooks
+        self.permissions = parts.permissions
+        """The permission rules in force; the REPL's approval prompt adds to them."""
         self.notices = parts.notices
         """What the person should know about this start; the faces show them once."""
         self.turns_started = 0

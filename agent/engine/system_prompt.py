@@ -7,7 +7,9 @@ import platform
 import stat
 from pathlib import Path
 
-PROJECT_INSTRUCTIONS = ("AGENTS.md",)
+PROJECT_INSTRUCTIONS = ("AGENTS.md", "CLAUDE.md")
+"""Read in order, the first found only: CLAUDE.md serves a repository set up for Claude Code
+that has no AGENTS.md."""
 MAX_INSTRUCTIONS_CHARS = 20_000
 
 BASE_PROMPT = """\
@@ -27,16 +29,24 @@ How to work:
 
 
 def build_system_prompt(workspace: Path) -> str:
-    """The system prompt for ``workspace``, with its AGENTS.md appended when there is one."""
+    """The system prompt for ``workspace``, with its AGENTS.md (else CLAUDE.md) appended."""
     prompt = BASE_PROMPT.format(workspace=workspace, platform=platform.system())
+    found = instructions_file(workspace)
+    if found is None:
+        return prompt
+    name, text = found
+    if len(text) > MAX_INSTRUCTIONS_CHARS:
+        text = text[:MAX_INSTRUCTIONS_CHARS] + "\n[... truncated ...]"
+    return prompt + f"\nProject instructions from {name}:\n{text.strip()}\n"
+
+
+def instructions_file(workspace: Path) -> tuple[str, str] | None:
+    """The project's instructions file (AGENTS.md, else CLAUDE.md): its name and text."""
     for name in PROJECT_INSTRUCTIONS:
         text = read_instructions(workspace, name)
-        if text is None:
-            continue
-        if len(text) > MAX_INSTRUCTIONS_CHARS:
-            text = text[:MAX_INSTRUCTIONS_CHARS] + "\n[... truncated ...]"
-        prompt += f"\nProject instructions from {name}:\n{text.strip()}\n"
-    return prompt
+        if text is not None:
+            return name, text
+    return None
 
 
 def read_instructions(workspace: Path, name: str = "AGENTS.md") -> str | None:

@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from agent.hooks.settings import HookMatcher, check_hook_events, merge_hooks
+from agent.permissions.settings import PermissionSettings, merge_permissions
 from agent.setup.trust import held_back, without
 from compaction.settings import CompactionSettings
 from providers.models import ModelLimits, ModelRef
@@ -143,6 +144,7 @@ class Config(BaseModel):
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     hooks: dict[str, list[HookMatcher]] = Field(default_factory=dict)
     """Claude Code-style hooks, event name → matcher entries (`agent.hooks`)."""
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
 
     @field_validator("hooks", mode="before")
     @classmethod
@@ -279,10 +281,13 @@ def load_config(
                 data = without(data, held)
         for key in data:
             origin[key] = path
-        hooks = merge_hooks(merged.get("hooks"), data.get("hooks"))
+        # Every file's hooks run and every file's rules hold: these add up, not override.
+        added = {
+            "hooks": merge_hooks(merged.get("hooks"), data.get("hooks")),
+            "permissions": merge_permissions(merged.get("permissions"), data.get("permissions")),
+        }
         merged = _deep_merge(merged, data)
-        if hooks is not None:
-            merged["hooks"] = hooks
+        merged |= {key: value for key, value in added.items() if value is not None}
     env_layer = _environment_layer(env)
     merged = _deep_merge(merged, env_layer)
     merged = _deep_merge(merged, dict(overrides or {}))

@@ -32,7 +32,8 @@ def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
     the person: run commands without asking (``approval`` other than ``ask``), loosen the
     sandbox, send requests and their API key to another server (``providers``, and the
     ``model``/``fallback_models`` naming those), or start programs (``mcp_servers``, and
-    ``hooks``, which run as the person outside the sandbox).
+    ``hooks``, which run as the person outside the sandbox), or let commands and edits run
+    without asking (``permissions`` allow rules; deny and ask rules only tighten).
 
     A cloned repository is untrusted input; these apply only once the person allowed them.
     """
@@ -47,6 +48,13 @@ def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("providers", "mcp_servers", "hooks"):
         if data.get(key):
             held[key] = data[key]
+    permissions = data.get("permissions")
+    if isinstance(permissions, dict) and (
+        permissions.get("allow") or permissions.get("allowed_tools")
+    ):
+        held["permissions"] = {
+            k: permissions[k] for k in ("allow", "allowed_tools") if k in permissions
+        }
     defined = set(held.get("providers") or ())
     refs = [data.get("model"), *(data.get("fallback_models") or [])]
     if any(isinstance(ref, str) and ref.partition(":")[0] in defined for ref in refs):
@@ -64,9 +72,11 @@ def _loosens(key: str, value: Any) -> bool:
 
 def without(data: dict[str, Any], held: Mapping[str, Any]) -> dict[str, Any]:
     """``data`` (a project file's settings) without what `held_back` found in it."""
-    kept = {key: value for key, value in data.items() if key not in held or key == "sandbox"}
-    if "sandbox" in held:
-        kept["sandbox"] = {k: v for k, v in data["sandbox"].items() if k not in held["sandbox"]}
+    partial = ("sandbox", "permissions")  # only the loosening part of these is held back
+    kept = {key: value for key, value in data.items() if key not in held or key in partial}
+    for key in partial:
+        if key in held:
+            kept[key] = {k: v for k, v in data[key].items() if k not in held[key]}
     return kept
 
 
@@ -99,6 +109,10 @@ class HeldSettings:
                 found.append(f"{key}: {held[key]}")
         if servers := held.get("mcp_servers"):
             found.append(f"MCP servers: {', '.join(map(str, servers))} (start programs)")
+        for rule in (held.get("permissions") or {}).get("allow") or []:
+            found.append(f"permission allow: {rule} (run it without asking you)")
+        for rule in (held.get("permissions") or {}).get("allowed_tools") or []:
+            found.append(f"permission allow: {rule} (run it without asking you)")
         if hooks := held.get("hooks"):
             names = ", ".join(map(str, hooks))
             found.append(f"hooks for {names} (run commands as you, outside the sandbox)")

@@ -9,12 +9,14 @@ from prompt_toolkit import PromptSession
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from agent.permissions import command_prefix
 from agent.terminal.console import hidden_characters, visible
 from agent.terminal.renderables import diff_view
 from agent.terminal.ui import ConsoleUI
 from tools import ApprovalRequest
 
 QUESTION = "Allow? [y]es / [n]o / [a]lways for this tool: "
+PREFIX_CHOICE = "[p] always `{prefix} …` in this project"
 
 Ask = Callable[[str], Awaitable[str]]
 
@@ -61,21 +63,32 @@ class PromptApprover:
     Args:
         ui: Paused while asking, so the status line does not draw over the question.
         ask: Reads one answer; prompt-toolkit by default.
+        remember: Saves a permission rule for this project; with it, a command's question
+            also offers to always allow the command's prefix (``run_command(git push *)``).
     """
 
-    def __init__(self, ui: ConsoleUI, ask: Ask | None = None) -> None:
+    def __init__(
+        self, ui: ConsoleUI, ask: Ask | None = None, remember: Callable[[str], None] | None = None
+    ) -> None:
         self.ui = ui
         self.ask = ask or _ask_with_prompt_toolkit
         self.always: set[str] = set()
+        self.remember = remember
 
     async def approve(self, request: ApprovalRequest) -> bool:
         """True if the person allows the call."""
         if request.tool in self.always:
             return True
+        prefix = None
+        if self.remember is not None and request.tool == "run_command":
+            prefix = command_prefix(request.details)
+        question = QUESTION
+        if prefix is not None:
+            question = f"{QUESTION[:-2]} / {PREFIX_CHOICE.format(prefix=prefix)}: "
         with self.ui.paused():
             self.ui.show(approval_view(request))
             try:
-                answer = await self.ask(QUESTION)
+                answer = await self.ask(question)
             except KeyboardInterrupt:
                 raise asyncio.CancelledError from None
             except EOFError:
@@ -84,7 +97,19 @@ class PromptApprover:
         if choice in {"a", "always"}:
             self.always.add(request.tool)
             return True
+        if prefix is not None and self.remember is not None and choice == "p":
+            self._remember(f"run_command({prefix} *)")
+            return True
         allowed = choice in {"y", "yes"}
         if not allowed:
             self.ui.show(Text("  denied", style="red"))
         return allowed
+
+    def _remember(self, rule: str) -> None:
+        assert self.remember is not None
+        try:
+            self.remember(rule)
+        except OSError as error:
+            self.ui.show(Text(f"  allowed once; the rule was not saved ({error})", style="red"))
+            return
+        self.ui.show(Text(f"  saved: permissions allow {rule}", style="green"))

@@ -107,8 +107,12 @@ def closest(name: str, names: Sequence[str]) -> str | None:
 class SlashCommands:
     """The REPL's commands; each handler returns False to leave the REPL."""
 
-    def __init__(self, host: CommandHost) -> None:
+    def __init__(
+        self, host: CommandHost, extra: Callable[[], list[CommandInfo]] = lambda: []
+    ) -> None:
         self.host = host
+        self.extra = extra
+        """More commands to list (the custom ones, from files), run by the REPL itself."""
         self.table: dict[str, tuple[Handler, CommandInfo]] = {}
         self._add("/help", "/help", "show commands and keys", self._help)
         self._add("/resume", "/resume [id]", "resume a saved session", self._resume, self._ids)
@@ -134,7 +138,7 @@ class SlashCommands:
 
     def infos(self) -> list[CommandInfo]:
         """The commands, for completion and /help."""
-        return [info for _, info in self.table.values()]
+        return [info for _, info in self.table.values()] + self.extra()
 
     async def run(self, line: str) -> bool:
         """Run ``/name arg``; False means leave the REPL."""

@@ -16,11 +16,19 @@ from pathlib import Path
 
 import structlog
 from prompt_toolkit import PromptSession
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.completion import (
+    CompleteEvent,
+    Completer,
+    Completion,
+    ThreadedCompleter,
+    merge_completers,
+)
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from agent.terminal.mention_completion import MentionCompleter
 
 PROMPT = "› "
 HISTORY_MODE = 0o600
@@ -116,9 +124,18 @@ class PrivateFileHistory(FileHistory):
         os.replace(temporary, self.path)
 
 
-def key_bindings() -> KeyBindings:
-    """Alt-Enter / Esc-Enter for a new line; Ctrl-C clears the line or signals an empty one."""
+def key_bindings(on_shift_tab: Callable[[], None] | None = None) -> KeyBindings:
+    """Alt-Enter / Esc-Enter for a new line; Ctrl-C clears the line or signals an empty one;
+    Shift-Tab calls ``on_shift_tab`` (plan mode) and redraws the prompt."""
     bindings = KeyBindings()
+
+    if on_shift_tab is not None:
+        switch = on_shift_tab
+
+        @bindings.add("s-tab")
+        def _shift_tab(event: KeyPressEvent) -> None:
+            switch()
+            event.app.invalidate()
 
     @bindings.add("escape", "enter")
     def _newline(event: KeyPressEvent) -> None:
@@ -145,15 +162,24 @@ def build_session(
     commands: Callable[[], Sequence[CommandInfo]],
     toolbar: Callable[[], str] | None = None,
     redact: Callable[[str], str] = lambda text: text,
+    workspace: Path | None = None,
+    on_shift_tab: Callable[[], None] | None = None,
 ) -> PromptSession[str]:
-    """A prompt session with the REPL's history file, completion and key bindings."""
+    """A prompt session with the REPL's history file, completion and key bindings.
+
+    With ``workspace``, ``@`` completes the paths in it (scanned off the input thread).
+    """
+    completer: Completer = SlashCompleter(commands)
+    if workspace is not None:
+        mentions = ThreadedCompleter(MentionCompleter(workspace))
+        completer = merge_completers([completer, mentions])
     with contextlib.suppress(OSError):  # no history is better than no REPL
         history_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     return PromptSession(
         history=PrivateFileHistory(history_file, redact),
-        completer=SlashCompleter(commands),
+        completer=completer,
         complete_while_typing=True,
-        key_bindings=key_bindings(),
+        key_bindings=key_bindings(on_shift_tab),
         multiline=False,
         prompt_continuation=continuation,
         enable_history_search=False,

@@ -20,17 +20,19 @@ from rich.text import Text
 
 from agent import __version__
 from agent.app import Agent, build_agent
-from agent.engine.system_prompt import read_instructions
+from agent.engine.system_prompt import instructions_file
 from agent.exit_codes import ExitCode
 from agent.setup.startup import Options, SetupError, Started, boot
 from agent.setup.trust import ProjectTrust
 from agent.terminal.approval import PromptApprover
 from agent.terminal.banners import notice_line
+from agent.terminal.command_runner import CustomCommands, allowed_tools
 from agent.terminal.commands import SlashCommands, UsageSoFar
 from agent.terminal.console import SafeConsole
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
 from agent.terminal.repl_view import last_exchange, typed_by_person
 from agent.terminal.status_line import compact_number
+from agent.terminal.typed_input import TypedInput
 from agent.terminal.ui import ConsoleUI, StatusSource
 from providers import Event
 from providers.models import ModelRef
@@ -58,16 +60,21 @@ class Repl:
         self.ui = ConsoleUI(
             console, workspace=options.workspace, verbose=options.verbose, redact=started.redact
         )
-        self.approver = PromptApprover(self.ui)
+        self.approver = PromptApprover(self.ui, remember=self._remember_rule)
         self.agent = self._make_agent(options)
         self._answered = False
         self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
-        self.commands = SlashCommands(self)
+        custom = CustomCommands(self.workspace, self.environ, started.home, set())
+        self.typed = TypedInput(self, custom)
+        self.commands = SlashCommands(self, self.typed.command_infos)
+        custom.taken.update(self.commands.table)
         self.prompt = build_session(
             started.home / "history",
             self.commands.infos,
             self._toolbar,
             redact=self.agent.redact,
+            workspace=self.workspace,
+            on_shift_tab=self.typed.toggle_plan,
         )
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
@@ -109,8 +116,9 @@ class Repl:
             # Runs once the prompt is drawn (prompt-toolkit draws it before its first await),
             # so the SDK import overlaps the person's typing instead of their first request.
             asyncio.get_running_loop().call_soon(self.agent.warm_up)
+            self.typed.custom.refresh()
             try:
-                text = await self.prompt.prompt_async(PROMPT)
+                text = await self.prompt.prompt_async(lambda: self.typed.prompt or PROMPT)
             except (EmptyInterrupt, KeyboardInterrupt):
                 now = time.monotonic()
                 if now - last_interrupt < DOUBLE_INTERRUPT:
@@ -120,12 +128,30 @@ class Repl:
                 continue
             except EOFError:
                 break
-            if text.strip().startswith("/"):
+            if self.typed.is_custom(text):
+                if prepared := await self.typed.custom_prompt(text):
+                    with allowed_tools(self.agent, prepared[1]):
+                        await self._answer(prepared[0])
+                continue
+            if text.strip().startswith("/") and not self.typed.shell_mode:
                 if not await self.commands.run(text):
                     break
                 continue
+            if self.typed.is_shell(text):
+                await self.typed.run_shell(text)
+                continue
+            prompt = await self.typed.prompt_text(text)
+            if prompt is None:
+                continue
+            text = prompt
             if text.strip() or self._pending():
-                await self._answer(text.strip() or None)
+                finished = await self._answer(text.strip() or None)
+                if finished and (go_ahead := await self.typed.after_turn()):
+                    await self._answer(go_ahead)
+
+    def _remember_rule(self, rule: str) -> None:
+        if self.agent.permissions is not None:
+            self.agent.permissions.remember(rule)
 
     # -- what the commands use (`CommandHost`) -----------------------------------------------
 
@@ -242,10 +268,10 @@ class Repl:
         """Whether the resumed session stopped mid-turn and nothing has run since."""
         return self.agent.loaded is not None and self.agent.stopped_mid_turn and not self._answered
 
-    async def _answer(self, text: str | None) -> None:
+    async def _answer(self, text: str | None) -> bool:
         # After a session stopped mid-turn, a new instruction goes out in the same request as
         # the rest of that turn (one turn, one answer); Enter alone continues it.
-        await self._turn(text)
+        return await self._turn(text)
 
     async def _turn(self, prompt: str | None) -> bool:
         """Run one turn; False if it did not finish (interrupted or crashed)."""
@@ -304,8 +330,8 @@ class Repl:
         for notice in agent.notices:
             self.ui.show(notice_line(notice))
         self.ui.show(Text(f"Sandbox: {agent.describe_sandbox()}", style="dim"))
-        if read_instructions(self.workspace) is not None:
-            self.ui.show(Text("Project instructions: AGENTS.md", style="dim"))
+        if found := instructions_file(self.workspace):
+            self.ui.show(Text(f"Project instructions: {found[0]}", style="dim"))
         if agent.loaded is not None:
             self._show_resumed()
         self.ui.show(Text("Type a request · /help for commands · Ctrl-D to exit", style="dim"))

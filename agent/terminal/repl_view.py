@@ -166,8 +166,12 @@ def help_table(commands: Sequence[CommandInfo]) -> RenderableType:
     for info in commands:
         # Text, not str: rich would read "[id]" in "/resume [id]" as a markup tag and drop it.
         table.add_row(Text(info.usage), Text(info.description))
+    table.add_row(Text("@path"), Text("send a file (or a directory's listing) with the prompt"))
+    table.add_row(Text("!command"), Text("run a command now; its output goes with the next prompt"))
+    table.add_row(Text("!"), Text("shell mode on/off: every line is a command"))
     keys = Text(
         "Enter sends · Alt-Enter or Esc-Enter: new line · Ctrl-R: search history · "
+        "Tab: complete /commands and @paths · Shift-Tab: plan mode · "
         "Ctrl-C: interrupt a turn · Ctrl-C twice or Ctrl-D: exit",
         style="dim",
     )

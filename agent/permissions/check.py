@@ -1,0 +1,131 @@
+"""The ``before_tool`` hook that applies the permission rules to each call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from agent.permissions.plan import plan_refusal
+from agent.permissions.rules import Call, Rule, RuleSet, Verdict, parse_rule
+from agent.permissions.settings import PermissionSettings
+from agent.permissions.store import ProjectRules
+from tools.hooks import Permit, Refusal, ToolInvocation
+from tools.workspace import PathOutsideWorkspace, resolve_in_workspace, resolved_root
+
+
+class PermissionCheck:
+    """Deny → `Refusal`; ask → a `Permit` that forces the question; allow → one that skips it.
+
+    Runs after the other hooks, so a hook's rewritten input is checked too. A deny holds in
+    every approval mode; an allow skips only the approval mode's question (never the safety
+    policy, the sandbox, or the question about a protected path).
+
+    Args:
+        settings: The ``permissions:`` configuration.
+        remembered: The workspace's rules added from the approval prompt, if any.
+        workspace: The project (``./`` in a path rule).
+        home: The person's home directory (``~/`` in a path rule).
+    """
+
+    def __init__(
+        self,
+        settings: PermissionSettings,
+        remembered: ProjectRules | None,
+        *,
+        workspace: Path,
+        home: Path,
+    ) -> None:
+        self._remembered = remembered
+        self._workspace = resolved_root(workspace)
+        self._home = home
+        self.rules: RuleSet = settings.rules(remembered.load() if remembered else ())
+        self._typed: set[str] = set()
+        self.plan_mode = False
+        """While on, only reading tools and read-only commands run (`agent.permissions.plan`)."""
+
+    def remember(self, text: str) -> None:
+        """Allow what ``text`` covers from now on, in this workspace (saved, 0600).
+
+        Raises:
+            OSError: the rule could not be saved (it still holds for this session).
+            RuleError: ``text`` is not a rule.
+        """
+        rule = parse_rule(text)
+        if rule not in self.rules.allow:
+            self.rules.allow.append(rule)
+        if self._remembered is not None:
+            self._remembered.add(text)
+
+    def refuses_read(self, path: Path) -> str | None:
+        """Why a deny rule refuses reading ``path`` (an ``@`` mention), or None."""
+        call = Call("read_file", "read", paths=(path,), workspace=self._workspace, home=self._home)
+        found = self.rules.verdict(call)
+        if found is None or found[0] is not Verdict.DENY:
+            return None
+        return f"refused by the permission rule deny: {found[1].text}"
+
+    @contextmanager
+    def allowing(self, texts: list[str]) -> Iterator[None]:
+        """While inside, the rules ``texts`` allow too (a command's ``allowed-tools``)."""
+        added = [parse_rule(text) for text in texts]
+        self.rules.allow.extend(added)
+        try:
+            yield
+        finally:
+            for rule in added:
+                self.rules.allow.remove(rule)
+
+    @contextmanager
+    def typed_by_person(self, command: str) -> Iterator[None]:
+        """While inside, ``command`` needs no approval: the person typed it (``!command``).
+
+        Deny and ask rules still hold, and so do the safety policy and the sandbox.
+        """
+        self._typed.add(command)
+        try:
+            yield
+        finally:
+            self._typed.discard(command)
+
+    async def __call__(self, invocation: ToolInvocation) -> Refusal | Permit | None:
+        call = self._call(invocation)
+        if self.plan_mode and (why := plan_refusal(call.tool, call.kind, call.command)):
+            return Refusal(why, "finish investigating and present the plan", by="policy")
+        found = self.rules.verdict(call)
+        if call.command in self._typed and (found is None or found[0] is Verdict.ALLOW):
+            return Permit(decision="allow", reason="typed by the person")
+        if found is None:
+            return None
+        verdict, rule = found
+        return _outcome(verdict, rule)
+
+    def _call(self, invocation: ToolInvocation) -> Call:
+        tool, args = invocation.tool, invocation.args
+        root = resolved_root(invocation.context.workspace)
+        paths: list[Path] = []
+        for raw in tool.paths(args):
+            try:
+                paths.append(resolve_in_workspace(root, raw))
+            except PathOutsideWorkspace:
+                continue  # the safety policy refuses it
+        return Call(
+            tool=tool.name,
+            kind=tool.kind,
+            command=tool.command(args),
+            paths=tuple(paths),
+            workspace=root,
+            home=self._home,
+        )
+
+
+def _outcome(verdict: Verdict, rule: Rule) -> Refusal | Permit:
+    if verdict is Verdict.DENY:
+        return Refusal(
+            f"refused by the permission rule deny: {rule.text}",
+            "do not retry it or work around it; tell the person what you needed and why",
+            by="policy",
+        )
+    if verdict is Verdict.ASK:
+        return Permit(decision="ask", reason=f"rule ask: {rule.text}")
+    return Permit(decision="allow", reason=f"rule allow: {rule.text}")

@@ -1,0 +1,97 @@
+"""Plan mode: what the model may do while it only plans (read, list, search, look).
+
+Edits are refused, MCP tools too (what they change is unknown), and a command runs only when
+every part of it is a program that only reads (``git status``, ``grep``, ``ls`` ...) with no
+output redirection, and then in a read-only sandbox (`PlanAwareSandbox`), so an option that
+writes (``git diff --output=f``) fails too. The person approves the plan before anything is
+changed.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from agent.permissions.rules import command_parts
+from tools.guard.sandbox import Sandbox, SandboxMode
+
+READ_ONLY_PROGRAMS = frozenset(
+    {"ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "fd", "tree", "pwd", "echo"}
+    | {"file", "stat", "du", "df", "which", "type", "sort", "uniq", "cut", "diff", "jq"}
+)
+"""Programs that only read (``find`` and ``sort`` unless told to write: see `_writes`).
+Not ``sed``, ``awk`` or ``env``: they can write files or start any program."""
+READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files"})
+
+INSTRUCTION = (
+    "[Plan mode is on: the person wants a plan, not changes. Investigate with read-only tools "
+    "(read_file, list_files, search, read-only commands), then answer with a concise, "
+    "numbered plan of the changes you would make. Do not edit files or run commands that "
+    "change anything; the person approves the plan first.]"
+)
+GO_AHEAD = "The plan is approved. Carry it out now."
+
+
+def plan_refusal(tool: str, kind: str, command: str | None) -> str | None:
+    """Why plan mode refuses this call, or None when it may run."""
+    if kind == "edit":
+        return f"plan mode: {tool} changes files, and the plan is not approved yet"
+    if command is None:
+        return None if kind == "read" else f"plan mode: {tool} may change things"
+    for part in command_parts(command):
+        if not _reads_only(part):
+            return f"plan mode: only read-only commands run before the plan is approved ({part})"
+    return None
+
+
+def _reads_only(part: str) -> bool:
+    if ">" in part or "$(" in part or "`" in part:
+        return False
+    try:
+        words = shlex.split(part)
+    except ValueError:
+        return False
+    if not words:
+        return True
+    program = words[0].rsplit("/", 1)[-1]
+    if program == "git":
+        sub = next((word for word in words[1:] if not word.startswith("-")), "")
+        return sub in READ_ONLY_GIT
+    if program not in READ_ONLY_PROGRAMS:
+        return False
+    return not _writes(program, words[1:])
+
+
+def _writes(program: str, args: list[str]) -> bool:
+    if program == "find":
+        return any(arg in ("-delete", "-exec", "-execdir", "-fprint", "-fls") for arg in args)
+    if program == "sort":
+        return any(arg.startswith(("-o", "--output")) for arg in args)
+    return False
+
+
+@dataclass(frozen=True)
+class PlanAwareSandbox(Sandbox):
+    """The command sandbox, read-only while ``read_only()`` (plan mode) says so.
+
+    Only ``run_command``'s launch (`argv`) changes; MCP servers keep the mode they started
+    with. Where the sandbox is not enforced (off, no Landlock) the program list above is the
+    only guard.
+    """
+
+    read_only: Callable[[], bool] = field(default=lambda: False, compare=False)
+
+    @classmethod
+    def around(cls, sandbox: Sandbox, read_only: Callable[[], bool]) -> PlanAwareSandbox:
+        """``sandbox`` with plan mode's read-only switch."""
+        values = {item.name: getattr(sandbox, item.name) for item in fields(Sandbox)}
+        return cls(**values, read_only=read_only)
+
+    def argv(self, command: str, workspace: Path) -> list[str]:
+        if self.read_only() and self.mode is SandboxMode.WORKSPACE_WRITE:
+            return replace(self, mode=SandboxMode.READ_ONLY, read_only=lambda: False).argv(
+                command, workspace
+            )
+        return super().argv(command, workspace)

@@ -1,0 +1,249 @@
+"""What the person typed at the prompt, before it goes to the model: ``!command`` lines and
+shell mode, ``@path`` mentions, custom slash commands from files, plan mode (Shift-Tab or
+``/plan``: read-only until the person approves the model's plan).
+
+A ``!command`` runs as the model's ``run_command`` runs (safety policy, hooks, deny and ask
+rules, sandbox, undo), without a model request and without asking, since the person typed
+it; its output is shown and goes to the model with the next prompt, as in Claude Code. A
+bare ``!`` switches shell mode on and off: every line is then a command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import shlex
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from agent.engine.system_prompt import instructions_file
+from agent.permissions.plan import GO_AHEAD, INSTRUCTION
+from agent.session import Agent
+from agent.terminal.command_runner import (
+    CustomCommands,
+    allowed_tools,
+    trust_question,
+    with_shell_output,
+)
+from agent.terminal.custom_commands import CustomCommand
+from agent.terminal.input_line import CommandInfo
+from agent.terminal.mentions import expand_mentions, mentioned
+from providers.messages import ToolUseBlock
+
+T = TypeVar("T")
+OWN_COMMANDS = {
+    "/plan": "plan mode on/off: read-only until you approve a plan",
+    "/init": "write an AGENTS.md for this repository from a look at it",
+    "/memory": "edit the project's AGENTS.md (or CLAUDE.md) in $EDITOR",
+}
+INIT_PROMPT = (
+    "Look at this repository and write an AGENTS.md at its root for coding agents that will "
+    "work here. Read the build and CI files (pyproject.toml, package.json, Makefile, "
+    "Cargo.toml, go.mod, .github/workflows, ...), the README, and any CLAUDE.md, .cursorrules "
+    "or .github/copilot-instructions.md. Write down: the commands to build, to run all tests "
+    "and a single test, to lint and format; the layout (the main directories and what they "
+    "hold); the conventions the code follows that one file does not show. Be short and "
+    "specific to this repository, no generic advice. If AGENTS.md exists, improve it rather "
+    "than starting over."
+)
+SHELL_PROMPT = "! "
+PLAN_PROMPT = "plan › "
+PLAN_QUESTION = "Approve the plan? [y]es, leave plan mode and carry it out / [N]o, keep planning: "
+MAX_SHOWN_LINES = 40
+_ids = itertools.count(1)
+
+
+class InputHost(Protocol):
+    """What typed input needs from the REPL."""
+
+    workspace: Path
+    agent: Agent
+
+    def show(self, renderable: RenderableType) -> None: ...
+
+    async def ask(self, question: str) -> str:
+        """One line of input; empty on Ctrl-C or Ctrl-D."""
+        ...
+
+    async def run_command(self, work: Coroutine[Any, Any, T]) -> T | None:
+        """Run ``work`` so that Ctrl-C cancels it; None if it was cancelled."""
+        ...
+
+
+class TypedInput:
+    """Turns a typed line into the prompt to send, or handles it here.
+
+    Args:
+        host: The REPL.
+        custom: The custom commands of the workspace.
+    """
+
+    def __init__(self, host: InputHost, custom: CustomCommands) -> None:
+        self.host = host
+        self.custom = custom
+        self.shell_mode = False
+        self._context: list[str] = []
+        """Shell lines and their output since the last prompt, for the next one."""
+
+    @property
+    def prompt(self) -> str | None:
+        """The prompt's text in shell or plan mode; None for the usual one."""
+        if self.shell_mode:
+            return SHELL_PROMPT
+        return PLAN_PROMPT if self.plan_mode else None
+
+    @property
+    def plan_mode(self) -> bool:
+        permissions = self.host.agent.permissions
+        return permissions is not None and permissions.plan_mode
+
+    def toggle_plan(self) -> None:
+        """Shift-Tab and ``/plan``: plan mode on or off."""
+        permissions = self.host.agent.permissions
+        if permissions is not None:
+            permissions.plan_mode = not permissions.plan_mode
+
+    async def after_turn(self) -> str | None:
+        """In plan mode, ask whether to carry the plan out; the prompt that does, if so."""
+        if not self.plan_mode:
+            return None
+        if (await self.host.ask(PLAN_QUESTION)).strip().lower() not in ("y", "yes"):
+            return None
+        self.toggle_plan()
+        return GO_AHEAD
+
+    def is_shell(self, text: str) -> bool:
+        """Whether ``text`` is a shell line (or the ``!`` switch) rather than a prompt."""
+        return self.shell_mode or text.lstrip().startswith("!")
+
+    async def run_shell(self, text: str) -> None:
+        """Run a shell line, or switch shell mode with a bare ``!``."""
+        command = text.strip()
+        if not self.shell_mode or command == "!":
+            command = command.removeprefix("!").strip()
+        if not command:
+            self.shell_mode = not self.shell_mode
+            state = (
+                "on: each line runs as a command; ! alone turns it off"
+                if self.shell_mode
+                else "off"
+            )
+            self.host.show(Text(f"Shell mode {state}.", style="dim"))
+            return
+        output = await self.host.run_command(self._run(command))
+        if output is None:
+            self.host.show(Text("Interrupted.", style="yellow"))
+            return
+        self._context.append(
+            f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>"
+        )
+
+    async def _run(self, command: str) -> str:
+        agent = self.host.agent
+        call = ToolUseBlock(
+            id=f"shell_{next(_ids)}", name="run_command", input={"command": command}
+        )
+        typed = agent.permissions.typed_by_person(command) if agent.permissions else None
+        with typed or contextlib.nullcontext():
+            result = await agent.tools.execute(call)
+        lines = result.content.splitlines()
+        shown = "\n".join(lines[:MAX_SHOWN_LINES])
+        if len(lines) > MAX_SHOWN_LINES:
+            shown += f"\n… {len(lines) - MAX_SHOWN_LINES} more lines (the model gets them all)"
+        self.host.show(Text(shown, style="red" if result.is_error else ""))
+        return result.content
+
+    async def prompt_text(self, text: str) -> str | None:
+        """What to send for ``text``: mentions attached, shell context first; None when a
+        mention cannot be attached (the person was told why)."""
+        if mentioned(text):
+            permissions = self.host.agent.permissions
+            refused = permissions.refuses_read if permissions is not None else None
+            expanded = await expand_mentions(text, self.host.workspace, refused)
+            for line, style in expanded.notes():
+                self.host.show(Text(line, style=style))
+            if expanded.problems:
+                return None
+            text = expanded.prompt
+        if self._context and text.strip():
+            text = "\n\n".join([*self._context, text])
+            self._context.clear()
+        if self.plan_mode and text.strip():
+            text = f"{INSTRUCTION}\n\n{text}"
+        return text
+
+    def command_infos(self) -> list[CommandInfo]:
+        """``/plan``, ``/init``, ``/memory`` and the custom commands, for /help and completion."""
+        return [CommandInfo(name, name, about) for name, about in OWN_COMMANDS.items()] + [
+            CommandInfo(command.name, command.usage, command.summary)
+            for command in self.custom.found.values()
+        ]
+
+    def is_custom(self, text: str) -> bool:
+        """Whether ``text`` is one of `OWN_COMMANDS` or runs a custom command."""
+        if self.shell_mode:
+            return False
+        return _name(text) in OWN_COMMANDS or self.custom.lookup(text) is not None
+
+    async def custom_prompt(self, text: str) -> tuple[str, CustomCommand | None] | None:
+        """The prompt a command makes of ``text`` (a custom one's shell lines run); None
+        when there is none to send (``/plan``, ``/memory``, a refused or failed command)."""
+        name = _name(text)
+        if name == "/plan":
+            self.toggle_plan()
+            state = "on: read-only until you approve a plan" if self.plan_mode else "off"
+            self.host.show(Text(f"Plan mode {state} (Shift-Tab switches it too).", style="dim"))
+            return None
+        if name == "/init":
+            return INIT_PROMPT, None
+        if name == "/memory":
+            await self._edit_instructions()
+            return None
+        found = self.custom.lookup(text)
+        assert found is not None
+        command, arguments = found
+        if not self.custom.trusted(command):
+            answer = await self.host.ask(trust_question(command))
+            if answer.strip().lower() not in ("y", "yes"):
+                self.host.show(Text(f"{command.name} not run.", style="dim"))
+                return None
+            try:
+                self.custom.trust(command)
+            except OSError as error:
+                self.host.show(Text(f"Allowed once; not saved ({error}).", style="red"))
+        rendered = command.render(arguments)
+        if command.shell_lines:
+            with allowed_tools(self.host.agent, command):
+                work = with_shell_output(rendered, self.host.agent)
+                output = await self.host.run_command(work)
+            if output is None:
+                return None
+            rendered = output
+        prompt = await self.prompt_text(rendered)
+        return None if prompt is None else (prompt, command)
+
+    async def _edit_instructions(self) -> None:
+        found = instructions_file(self.host.workspace)
+        path = self.host.workspace / (found[0] if found else "AGENTS.md")
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        try:
+            process = await asyncio.create_subprocess_exec(*shlex.split(editor), str(path))
+            await process.wait()
+        except (OSError, ValueError) as error:
+            self.host.show(Text(f"Cannot start the editor {editor!r}: {error}", style="red"))
+            return
+        self.host.show(
+            Text(
+                f"{path.name}: read at the start of each session (/clear starts one).", style="dim"
+            )
+        )
+
+
+def _name(text: str) -> str:
+    return text.strip().partition(" ")[0].lower()

@@ -1,0 +1,125 @@
+"""Permission rules end to end: the real ``agent`` (``-p`` and the REPL), the fake LLM server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.terminal import Spawn, clean
+
+MODEL = MODELS["anthropic"]
+
+
+def _tool_result(fake_llm: FakeLlmServer) -> str:
+    return str(fake_llm.requests[-1].body)
+
+
+def test_a_deny_rule_holds_under_yes(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text("permissions:\n  deny: ['Bash(touch:*)']\n")
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "touch made"}),
+        Reply.text("Could not."),
+    )
+
+    run = run_agent(
+        "-p",
+        "make it",
+        "--yes",
+        "--model",
+        MODEL,
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+
+    assert run.code == 0, run.stderr
+    assert not (workspace / "made").exists()
+    assert "permission rule deny: Bash(touch:*)" in _tool_result(fake_llm)
+
+
+def test_disallowed_tools_refuse_and_allowed_tools_run_without_asking(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "touch allowed"}),
+        Reply.tool_call("run_command", {"command": "touch other"}),
+        Reply.tool_call("read_file", {"path": "agent.yaml"}),
+        Reply.text("Done."),
+    )
+    (workspace / "agent.yaml").write_text("model: " + MODEL + "\n")
+
+    # No --yes: without a rule, a command needs approval nobody can give under -p.
+    run = run_agent(
+        "-p",
+        "go",
+        "--allowedTools",
+        "Bash(touch allowed)",
+        "--disallowedTools",
+        "Read",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+
+    assert run.code == 0, run.stderr
+    assert (workspace / "allowed").exists()
+    assert not (workspace / "other").exists()
+    bodies = [str(request.body) for request in fake_llm.requests]
+    assert "needs the person's approval" in bodies[2]
+    assert "permission rule deny: Read" in bodies[3]
+
+
+def test_an_untrusted_project_cannot_allow_its_own_commands(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text(
+        "permissions:\n  allow: ['Bash(touch:*)']\n  deny: ['Read(./.env)']\n"
+    )
+    (workspace / ".env").write_text("KEY=1\n")
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "touch made"}),
+        Reply.tool_call("read_file", {"path": ".env"}),
+        Reply.text("ok"),
+    )
+
+    run = run_agent(
+        "-p", "go", "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home
+    )
+
+    assert run.code == 0, run.stderr
+    assert not (workspace / "made").exists()  # the allow rule waits for `agent trust`
+    assert "permission allow: Bash(touch:*)" in run.stderr
+    assert "permission rule deny: Read(./.env)" in _tool_result(fake_llm)  # deny applies
+
+
+def test_always_allowing_a_prefix_saves_a_rule_for_this_project(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "touch one"}),
+        Reply.text("First done."),
+        Reply.tool_call("run_command", {"command": "touch two"}),
+        Reply.text("Second done."),
+    )
+    term = spawn()
+    term.prompt()
+    term.send_line("make one")
+    shown = clean(term.expect("in this project:"))
+    assert "[p] always `touch …`" in shown
+    term.send_line("p")
+    assert "saved: permissions allow run_command(touch *)" in clean(term.expect("First done"))
+    term.prompt()
+    term.send_line("make two")  # no question this time
+    assert "Allow?" not in clean(term.expect("Second done"))
+    term.prompt()
+    term.exit()
+
+    assert (workspace / "one").exists()
+    assert (workspace / "two").exists()
+    saved = list((decoy_home / ".agent" / "permissions").glob("*.json"))
+    assert json.loads(saved[0].read_text())["allow"] == ["run_command(touch *)"]

@@ -1,0 +1,73 @@
+"""Plan mode in the real REPL: read-only until the person approves the plan."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.terminal import Spawn, clean
+
+EDIT = {"path": "app.py", "old_string": "old", "new_string": "new"}
+
+
+def test_plan_mode_refuses_edits_until_the_plan_is_approved(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    (workspace / "app.py").write_text("x = 'old'\n")
+    fake_llm.script(
+        Reply.tool_call("edit_file", EDIT),
+        Reply.text("Plan: 1. change old to new."),
+        Reply.tool_call("edit_file", EDIT),
+        Reply.text("Done: changed it."),
+    )
+    term = spawn("--yes")  # plan mode holds even where nothing is asked
+    term.prompt()
+    assert "Plan mode on" in term.command("/plan")
+    term.send_line("rename old")
+    shown = clean(term.expect("Approve the plan"))
+    assert (workspace / "app.py").read_text() == "x = 'old'\n"
+    term.send_line("y")
+    term.expect("Done: changed it")
+    term.prompt()
+    term.exit()
+
+    assert "Plan: 1. change old to new." in shown
+    assert "plan mode: edit_file changes files" in str(fake_llm.requests[1].body)
+    assert "Plan mode is on" in str(fake_llm.requests[0].body)
+    assert "The plan is approved" in str(fake_llm.requests[2].body)
+    assert (workspace / "app.py").read_text() == "x = 'new'\n"
+
+
+def test_shift_tab_switches_plan_mode_and_the_prompt_shows_it(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    term = spawn()
+    term.prompt()
+    term.child.send("\x1b[Z")  # Shift-Tab
+    term.expect("plan ›")
+    term.child.send("\x1b[Z")
+    term.send_line("/plan")
+    assert "Plan mode on" in clean(term.prompt())
+    term.exit()
+
+
+def test_a_read_only_program_that_writes_fails_in_the_read_only_sandbox(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "git diff --output=out.txt"}),
+        Reply.text("Plan: nothing to do."),
+    )
+    term = spawn("--yes")
+    term.prompt()
+    term.command("/plan")
+    term.send_line("look")
+    term.expect("Approve the plan")
+    term.send_line("n")
+    term.prompt()
+    term.exit()
+
+    assert not (workspace / "out.txt").exists()

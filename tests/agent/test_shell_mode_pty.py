@@ -1,0 +1,63 @@
+"""``!command`` lines and shell mode in the real REPL, in a pseudo-terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.terminal import Spawn
+
+
+def test_a_bang_line_runs_without_a_request_and_its_output_goes_with_the_next_prompt(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    fake_llm.script(Reply.text("Seen it."))
+    term = spawn()
+    term.prompt()
+
+    shown = term.command("!echo hi-there && touch made")
+
+    assert "hi-there" in shown
+    assert "Allow?" not in shown  # the person typed it: no approval question
+    assert (workspace / "made").exists()
+    assert fake_llm.requests == []
+    term.send_line("what did it print?")
+    term.expect("Seen it")
+    term.prompt()
+    term.exit()
+    body = str(fake_llm.requests[0].body)
+    assert "<bash-input>echo hi-there && touch made</bash-input>" in body
+    assert "hi-there" in body.split("<bash-stdout>")[1]
+
+
+def test_deny_rules_and_the_safety_policy_hold_for_bang_lines(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    (workspace / "agent.yaml").write_text("permissions:\n  deny: ['Bash(touch:*)']\n")
+    term = spawn()
+    term.prompt()
+
+    denied = term.command("!touch made")
+    refused = term.command("!rm -rf ~")
+    term.exit()
+
+    assert "permission rule deny: Bash(touch:*)" in denied
+    assert not (workspace / "made").exists()
+    assert "refused" in refused
+    assert fake_llm.requests == []
+
+
+def test_a_bare_bang_switches_shell_mode_on_and_off(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    term = spawn()
+    term.prompt()
+
+    assert "Shell mode on" in term.command("!")
+    assert "in-shell-mode" in term.command("echo in-shell-mode")
+    assert "/help" not in term.command("ls")  # lines are commands, not prompts
+    assert "Shell mode off" in term.command("!")
+    term.exit()
+
+    assert fake_llm.requests == []
