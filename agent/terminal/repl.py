@@ -103,6 +103,7 @@ class Repl:
         try:
             await self._allow_project_servers()
             await self._read_eval_loop()
+            await self.agent.end("prompt_input_exit")  # SessionEnd hooks, on a clean exit
         finally:
             # Also when a Ctrl-C between two prompts cancels everything.
             self.agent.close()
