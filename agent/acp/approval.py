@@ -1,8 +1,9 @@
 """The approval prompt, asked in the editor: ``session/request_permission``.
 
 An `EditorApprover` is the session's `tools.Approver`. It offers allow once, allow always,
-reject once and reject always; the "always" answers hold for that tool for the rest of the
-session (this agent has no stored permission rules yet for them to become).
+reject once and reject always. "Always allow" on a command saves a permission rule for its
+prefix in this project (``run_command(git push *)``), as the REPL's ``[p]`` does; the other
+"always" answers hold for that tool for the rest of the session.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from acp.schema import (
 
 from agent.acp.face import EditorFace
 from agent.acp.updates import text_content, tool_kind, tool_locations
+from agent.permissions import command_prefix
 from tools import ApprovalRequest
 
 log = structlog.get_logger("agent.acp.approval")
@@ -41,9 +43,13 @@ class EditorApprover:
         face: The session's face: which call is running, and its diff.
     """
 
-    def __init__(self, ask: Ask, face: EditorFace) -> None:
+    def __init__(
+        self, ask: Ask, face: EditorFace, remember: Callable[[str], None] | None = None
+    ) -> None:
         self._ask = ask
         self._face = face
+        self.remember = remember
+        """Saves a permission rule for this project (set once the agent is built)."""
         self.always: dict[str, bool] = {}
         """The "always" answers so far, by tool name."""
         self._asked = 0
@@ -73,7 +79,14 @@ class EditorApprover:
         if choice is None:  # cancelled: the turn is being cancelled too
             return False
         allowed = choice.startswith("allow")
-        if choice.endswith("always"):
+        prefix = command_prefix(request.details) if request.tool == "run_command" else None
+        if choice == "allow_always" and prefix is not None and self.remember is not None:
+            try:
+                self.remember(f"run_command({prefix} *)")
+            except OSError as error:  # it still holds for this session
+                log.warning("permission_rule_not_saved", error=str(error))
+                self.always[request.tool] = True
+        elif choice.endswith("always"):
             self.always[request.tool] = allowed
         if allowed and call is not None:
             self._face.call_update(call, "in_progress", None)

@@ -147,6 +147,8 @@ def open_session(
     except SetupError as error:
         raise RequestError(SETUP_FAILED, str(error), {"cwd": cwd}) from None
     ids.append(agent.session_id)
+    if agent.permissions is not None:
+        approver.remember = agent.permissions.remember
     meter.agent = agent
     notices = [notice.text for notice in agent.notices]
     notices += [*agent.resume_notices(), *skipped]

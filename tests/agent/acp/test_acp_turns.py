@@ -154,3 +154,29 @@ async def test_a_refusal_and_a_cut_off_answer_are_their_own_stop_reasons(
         cut = await agent.ask(session_id, "write a long essay")
         assert cut.stop_reason == "max_tokens"
         assert "The first half of a long" in agent.editor.text()
+
+
+async def test_allow_always_on_a_command_saves_a_rule_for_its_prefix(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "touch one.txt"}),
+        Reply.tool_call("run_command", {"command": "touch two.txt"}),
+        Reply.text("Both made."),
+        Reply.tool_call("run_command", {"command": "touch three.txt"}),
+        Reply.text("Made a third."),
+    )
+    editor = Editor(answers=["allow_always"])
+    async with editor_session(fake_llm, workspace, decoy_home, editor=editor) as agent:
+        session_id = await agent.start()
+        await agent.ask(session_id, "make two files")
+    assert (workspace / "one.txt").exists()
+    assert (workspace / "two.txt").exists()
+    assert len(editor.questions) == 1
+    # A new session in the same project: the saved rule answers without a question.
+    again = Editor(answers=[])
+    async with editor_session(fake_llm, workspace, decoy_home, editor=again) as agent:
+        session_id = await agent.start()
+        await agent.ask(session_id, "make a third")
+    assert (workspace / "three.txt").exists()
+    assert again.questions == []
