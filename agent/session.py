@@ -28,7 +28,13 @@ from providers import Event, EventBus, EventSink, Notice, Usage
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
 from providers.profiles import ModelProfile, model_profile
-from recovery import FallbackActivated, ModelTarget, RecoveringProvider, RecoveryStats
+from recovery import (
+    FallbackActivated,
+    ModelRestored,
+    ModelTarget,
+    RecoveringProvider,
+    RecoveryStats,
+)
 from recovery.fleet import Fleet
 from sessions import (
     LoadedSession,
@@ -79,7 +85,10 @@ def persisting(session: SessionWriter, workspace: Path) -> EventSink:
             return
         session.append_event(event)
         if isinstance(event, FallbackActivated):
-            session.append_model_switch(event.to_model, sticky=True, reason=event.reason)
+            sticky = event.stays_because is not None
+            session.append_model_switch(event.to_model, sticky=sticky, reason=event.reason)
+        elif isinstance(event, ModelRestored):
+            session.append_model_switch(event.model, sticky=False, reason="primary restored")
         elif isinstance(event, CheckpointRecorded):
             path = workspace / event.path
             session.append_checkpoint(
