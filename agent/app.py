@@ -27,6 +27,7 @@ from agent.setup.session_start import naming_the_resumed_model, open_session
 from agent.setup.startup import Options, SetupError, secret_redactor
 from compaction import Compactor
 from providers import Event, EventBus, Notice
+from providers.chaos import ChaosPlan, ChaosSpec, chaos_start_notice
 from recovery import RecoveringProvider
 from recovery.fleet import Fleet, open_store
 from sessions import SessionStore
@@ -77,8 +78,11 @@ def build_agent(
         hash_limit=config.sessions.hash_limit_bytes,
         resolve_path=partial(file_in_workspace, workspace),
     )
+    chaos = ChaosPlan(ChaosSpec.parse(config.recovery.chaos)) if config.recovery.chaos else None
+    if chaos is not None:
+        notices.append(Notice(text=chaos_start_notice(chaos.spec), level="warning"))
     try:
-        chain = build_chain(config, environ)
+        chain = build_chain(config, environ, chaos)
     except SetupError as error:
         raise SetupError(naming_the_resumed_model(str(error), store, options)) from None
     loaded, session = open_session(store, options, config.model_chain())
@@ -181,6 +185,7 @@ def build_agent(
         loop=loop,
         hooks=hooks,
         notices=notices,
+        chaos=chaos,
     )
     return Agent(parts)
 

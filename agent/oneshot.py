@@ -35,6 +35,7 @@ from agent.setup.startup import Options, SetupError, Started, boot
 from agent.terminal.banners import notice_line
 from agent.terminal.console import SafeConsole
 from agent.terminal.ui import ConsoleUI
+from recovery.chaos_report import chaos_report
 
 log = structlog.get_logger("agent.oneshot")
 
@@ -96,6 +97,8 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
     code = _run_guarded(agent, prompts, run)
     if run.ui is not None:
         run.ui.finish()
+    if agent.chaos is not None:
+        err.print(escape(chaos_report(agent.chaos, agent.recorded)), style="yellow")
     agent.close()
     if not json_output and output.format != "stream-json" and run.last_error:
         # Errors quote the server, whose "[...]" must not be read as rich markup.

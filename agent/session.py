@@ -25,6 +25,7 @@ from agent.setup.model_chain import create_provider
 from agent.setup.profiles import Profiles
 from agent.setup.startup import SetupError
 from providers import Event, EventBus, EventSink, Notice, Usage
+from providers.chaos import ChaosPlan
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
 from providers.profiles import ModelProfile, model_profile
@@ -74,6 +75,7 @@ class Parts:
     loop: AgentLoop
     hooks: Hooks | None
     notices: list[Notice]
+    chaos: ChaosPlan | None = None
 
 
 def persisting(session: SessionWriter, workspace: Path) -> EventSink:
@@ -123,6 +125,7 @@ class Agent:
         self.loop = parts.loop
         self.hooks = parts.hooks
         self.notices = parts.notices
+        self.chaos = parts.chaos
         """What the person should know about this start; the faces show them once."""
         self.turns_started = 0
         self.model_notice: str | None = None

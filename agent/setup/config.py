@@ -326,6 +326,8 @@ def _environment_layer(env: Mapping[str, str]) -> dict[str, Any]:
     layer: dict[str, Any] = {}
     if env.get("AGENT_MODEL"):
         layer["model"] = env["AGENT_MODEL"]
+    if env.get("AGENT_CHAOS"):
+        layer["recovery"] = {"chaos": env["AGENT_CHAOS"]}
     providers: dict[str, Any] = {}
     for name, var in (("anthropic", "ANTHROPIC_BASE_URL"), ("openai", "OPENAI_BASE_URL")):
         if env.get(var):
