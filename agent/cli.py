@@ -189,6 +189,16 @@ def run(
             "overflow, outage, all), seeded: --chaos all:seed=7:rate=0.3. Also AGENT_CHAOS.",
         ),
     ] = None,
+    no_recovery: Annotated[
+        bool,
+        config_option(
+            "recovery.enabled",
+            "--no-recovery",
+            constant="false",
+            help="Send each model request once: no retry, fallback or escalation "
+            "(for debugging a provider).",
+        ),
+    ] = False,
     settings: Annotated[
         list[str] | None,
         typer.Option(

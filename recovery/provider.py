@@ -215,7 +215,8 @@ class RecoveringProvider:
         first = await self._try_primary(request, tracker)
         if first is None:
             first = await self._complete(request, tracker)
-        if first.stop_reason is not StopReason.MAX_TOKENS or not self._settings.escalate_max_tokens:
+        escalate = self._settings.escalate_max_tokens and self._settings.enabled
+        if first.stop_reason is not StopReason.MAX_TOKENS or not escalate:
             return first
         return await self._escalate(request, first, tracker)
 

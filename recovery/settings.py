@@ -51,6 +51,11 @@ class RecoverySettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    enabled: bool = Field(
+        default=True,
+        description="false (--no-recovery): each request is sent once, and its error is the "
+        "call's: no retry, wait, fallback or output-limit escalation. For debugging a provider.",
+    )
     max_attempts: int = Field(
         default=40,
         ge=1,

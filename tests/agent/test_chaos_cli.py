@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from tests.fakes.cli import run_agent
-from tests.fakes.llm_script import Reply
+from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 
 
@@ -39,6 +39,18 @@ def test_a_run_under_chaos_says_so_and_ends_with_its_faults(
         rf"outage +{faults} injected · {faults} retries of server / overloaded", run.stderr
     ), run.stderr
     assert len(fake_llm.requests) == 1  # the faults never reached the server
+
+
+def test_no_recovery_sends_once_and_reports_the_error(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Fault.status(529, "overloaded_error"), Reply.text("too late"))
+    run = run_agent(
+        "-p", "hi", "--no-recovery", server=fake_llm, workspace=workspace, home=decoy_home
+    )
+    assert run.code != 0
+    assert "overloaded" in run.stderr
+    assert len(fake_llm.requests) == 1
 
 
 def test_a_bad_chaos_profile_is_a_usage_error(
