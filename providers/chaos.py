@@ -157,6 +157,7 @@ class ChaosPlan:
         self._rng = random.Random(self.spec.seed)
         self._kinds = PROFILES[self.spec.profile]
         self._burst = 0
+        self._overflowed = False
 
     def draw(self, model: str, *, primary: bool, now: float) -> FaultKind | None:
         """The fault the next request to ``model`` meets (None: it goes through).
@@ -177,7 +178,9 @@ class ChaosPlan:
                 self._outage_from = now
             if now - self._outage_from < self.spec.seconds:
                 return FaultKind.OUTAGE
-        if "overflow" in self._kinds and self.requests == self.spec.turn:
+        # Once, at the first request from `turn` on that an outage did not take.
+        if "overflow" in self._kinds and not self._overflowed and self.requests >= self.spec.turn:
+            self._overflowed = True
             return FaultKind.OVERFLOW
         if self._burst > 0:
             self._burst -= 1

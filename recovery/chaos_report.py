@@ -31,26 +31,30 @@ _TALLY = (
     ("gave_up", "calls given up"),
 )
 
-_HOW = {
-    FaultKind.STALL: "waited out (no error)",
-    FaultKind.OVERFLOW: "compacted by the turn",
-}
-
 
 def chaos_report(plan: ChaosPlan, events: Sequence[Event]) -> str:
     """Plain text: one row per fault kind, then the recovery events of the run."""
     retries = Counter(event.kind for event in events if isinstance(event, RetryScheduled))
+    tally = Counter(event.type for event in events)
     counts = plan.counts()
     head = f"{plan.spec.describe()} ended: {len(plan.injected)} faults in {plan.requests} requests"
     rows = [head]
     width = max((len(kind.value) for kind in counts), default=5)
     for kind, injected in sorted(counts.items()):
-        retried = sum(retries[error] for error in ANSWERED_BY[kind])
-        how = _HOW.get(
-            kind, f"{retried} retries of {' / '.join(k.value for k in ANSWERED_BY[kind])}"
+        rows.append(
+            f"  {kind.value:<{width}}  {injected:>4} injected · {_how(kind, retries, tally)}"
         )
-        rows.append(f"  {kind.value:<{width}}  {injected:>4} injected · {how}")
-    tally = Counter(event.type for event in events)
     done = ", ".join(f"{tally[name]} {label}" for name, label in _TALLY)
     rows.append(f"  recovery: {done}")
     return "\n".join(rows)
+
+
+def _how(kind: FaultKind, retries: Counter[ErrorKind], tally: Counter[str]) -> str:
+    """What recovery did about faults of ``kind``."""
+    if kind is FaultKind.STALL:
+        return "waited out (no error)"
+    if kind is FaultKind.OVERFLOW:
+        return f"{tally['compaction_applied']} compactions"
+    kinds = ANSWERED_BY[kind]
+    retried = sum(retries[error] for error in kinds)
+    return f"{retried} retries of {' / '.join(error.value for error in kinds)}"

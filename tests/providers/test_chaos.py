@@ -75,6 +75,11 @@ def test_overflow_comes_at_the_chosen_request_and_an_outage_lasts_its_seconds() 
     assert plan.draw("b:m", primary=False, now=110.0) is None  # the fallback is up
     assert plan.draw("a:m", primary=True, now=129.0) is FaultKind.OUTAGE
     assert plan.draw("a:m", primary=True, now=130.0) is None
+    # In `all`, an overflow due during the outage comes with the first request after it.
+    plan = ChaosPlan(ChaosSpec.parse("all:turn=1:seconds=10:rate=0"))
+    assert plan.draw("a:m", primary=True, now=0.0) is FaultKind.OUTAGE
+    assert plan.draw("b:m", primary=False, now=1.0) is FaultKind.OVERFLOW
+    assert plan.draw("b:m", primary=False, now=2.0) is None
 
 
 def recovering(
