@@ -19,7 +19,7 @@ from agent.engine.turn import TurnRecoveryPolicy
 from agent.hooks import Hooks
 from agent.permissions import PermissionCheck, ProjectRules
 from agent.permissions.plan import PlanAwareSandbox
-from agent.session import Agent, Parts, persisting
+from agent.session import Agent, Parts
 from agent.setup.config import Config, agent_home
 from agent.setup.home import prune_undo_copies, scratch_dir
 from agent.setup.mcp_link import McpLink
@@ -28,11 +28,12 @@ from agent.setup.profiles import Profiles
 from agent.setup.session_start import naming_the_resumed_model, open_session
 from agent.setup.startup import Options, SetupError, secret_redactor
 from compaction import Compactor
-from providers import Event, EventBus, Notice
-from recovery import RecoveringProvider
+from providers import Event, EventBus, EventSink, Notice
+from providers.chaos import ChaosPlan, ChaosSpec, chaos_start_notice
+from recovery import FallbackActivated, ModelRestored, RecoveringProvider
 from recovery.fleet import Fleet, open_store
-from sessions import SessionStore
-from tools import Approver, ToolExecutor, file_in_workspace
+from sessions import SessionStore, SessionWriter
+from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace
 from tools.guard.sandbox import Sandbox
 from tools.hooks import BeforeToolHook
 
@@ -80,8 +81,11 @@ def build_agent(
         hash_limit=config.sessions.hash_limit_bytes,
         resolve_path=partial(file_in_workspace, workspace),
     )
+    chaos = ChaosPlan(ChaosSpec.parse(config.recovery.chaos)) if config.recovery.chaos else None
+    if chaos is not None:
+        notices.append(Notice(text=chaos_start_notice(chaos.spec), level="warning"))
     try:
-        chain = build_chain(config, environ)
+        chain = build_chain(config, environ, chaos)
     except SetupError as error:
         raise SetupError(naming_the_resumed_model(str(error), store, options)) from None
     loaded, session = open_session(store, options, config.model_chain())
@@ -193,8 +197,31 @@ def build_agent(
         hooks=hooks,
         notices=notices,
         permissions=permissions,
+        chaos=chaos,
     )
     return Agent(parts)
+
+
+def persisting(session: SessionWriter, workspace: Path) -> EventSink:
+    """The event subscriber that keeps every event, model switch and checkpoint in the
+    session log."""
+
+    def persist(event: Event) -> None:
+        if session.closed:
+            return
+        session.append_event(event)
+        if isinstance(event, FallbackActivated):
+            sticky = event.stays_because is not None
+            session.append_model_switch(event.to_model, sticky=sticky, reason=event.reason)
+        elif isinstance(event, ModelRestored):
+            session.append_model_switch(event.model, sticky=False, reason="primary restored")
+        elif isinstance(event, CheckpointRecorded):
+            path = workspace / event.path
+            session.append_checkpoint(
+                path, existed_before=event.existed_before, content_hash=None, turn=event.turn
+            )
+
+    return persist
 
 
 def _log_event(event: Event) -> None:

@@ -200,6 +200,26 @@ def run(
             "max_steps", "--max-steps", min=1, metavar="N", help="Model calls allowed per turn."
         ),
     ] = None,
+    chaos: Annotated[
+        str | None,
+        config_option(
+            "recovery.chaos",
+            "--chaos",
+            metavar="PROFILE",
+            help="Rehearse outages: inject HTTP faults (rate-limits, overload, flaky-network, "
+            "overflow, outage, all), seeded: --chaos all:seed=7:rate=0.3. Also AGENT_CHAOS.",
+        ),
+    ] = None,
+    no_recovery: Annotated[
+        bool,
+        config_option(
+            "recovery.enabled",
+            "--no-recovery",
+            constant="false",
+            help="Send each model request once: no retry, fallback or escalation "
+            "(for debugging a provider).",
+        ),
+    ] = False,
     settings: Annotated[
         list[str] | None,
         typer.Option(

@@ -37,6 +37,7 @@ from agent.terminal.command_runner import CustomCommands, command_prompts, untru
 from agent.terminal.console import SafeConsole
 from agent.terminal.mentions import Refused, expand_now, mentioned
 from agent.terminal.ui import ConsoleUI
+from recovery.chaos_report import chaos_report
 
 log = structlog.get_logger("agent.oneshot")
 
@@ -108,6 +109,8 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
     code = _run_guarded(agent, prompts, run)
     if run.ui is not None:
         run.ui.finish()
+    if agent.chaos is not None:
+        err.print(escape(chaos_report(agent.chaos, agent.recorded)), style="yellow")
     agent.close()
     if not json_output and output.format != "stream-json" and run.last_error:
         # Errors quote the server, whose "[...]" must not be read as rich markup.

@@ -25,11 +25,17 @@ from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import create_provider
 from agent.setup.profiles import Profiles
 from agent.setup.startup import SetupError
-from providers import Event, EventBus, EventSink, Notice, Usage
+from providers import Event, EventBus, Notice, Usage
+from providers.chaos import ChaosPlan
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
 from providers.profiles import ModelProfile, model_profile
-from recovery import FallbackActivated, ModelTarget, RecoveringProvider, RecoveryStats
+from recovery import (
+    FallbackActivated,
+    ModelTarget,
+    RecoveringProvider,
+    RecoveryStats,
+)
 from recovery.fleet import Fleet
 from sessions import (
     LoadedSession,
@@ -39,7 +45,7 @@ from sessions import (
     SessionSummary,
     SessionWriter,
 )
-from tools import CheckpointRecorded, ToolExecutor, UndoReport
+from tools import ToolExecutor, UndoReport
 from tools.guard.sandbox import Sandbox
 
 log = structlog.get_logger("agent.session")
@@ -70,25 +76,7 @@ class Parts:
     hooks: Hooks | None
     notices: list[Notice]
     permissions: PermissionCheck | None = None
-
-
-def persisting(session: SessionWriter, workspace: Path) -> EventSink:
-    """The event subscriber that keeps every event, model switch and checkpoint in the
-    session log."""
-
-    def persist(event: Event) -> None:
-        if session.closed:
-            return
-        session.append_event(event)
-        if isinstance(event, FallbackActivated):
-            session.append_model_switch(event.to_model, sticky=True, reason=event.reason)
-        elif isinstance(event, CheckpointRecorded):
-            path = workspace / event.path
-            session.append_checkpoint(
-                path, existed_before=event.existed_before, content_hash=None, turn=event.turn
-            )
-
-    return persist
+    chaos: ChaosPlan | None = None
 
 
 class Agent:
@@ -119,6 +107,7 @@ class Agent:
         """The permission rules in force; the REPL's approval prompt adds to them."""
         self.notices = parts.notices
         """What the person should know about this start; the faces show them once."""
+        self.chaos = parts.chaos
         self.turns_started = 0
         self.model_notice: str | None = None
         self.changed_files_note = self.loaded.changed_files_note if self.loaded else None

@@ -11,12 +11,20 @@ import asyncio
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from typing import Protocol, runtime_checkable
 
 import structlog
 
 from providers import ChatRequest, ChatResponse, DeltaHandler, Provider
 
 log = structlog.get_logger("providers.lazy")
+
+
+@runtime_checkable
+class Readies(Protocol):
+    """A provider with work to do before its first request (`LazyProvider.ready`)."""
+
+    async def ready(self) -> None: ...
 
 
 class LazyProvider:
@@ -73,6 +81,25 @@ class LazyProvider:
             if self._provider is None:
                 self._provider = self._factory()
             return self._provider
+
+    async def ready(self) -> None:
+        """Build the real provider (import its SDK) without blocking the event loop.
+
+        Recovery awaits this before it consults the state shared with other agents: an
+        import of 1–3 s between that look and the send made the look stale (agents sent
+        into a retry-after another agent had been told of meanwhile). A failing build is
+        left for `chat` to report.
+        """
+        if self._provider is not None:
+            return
+        warming = self._warming
+        if warming is not None:
+            await asyncio.wrap_future(warming)
+            return
+        try:
+            await asyncio.to_thread(self.get)
+        except Exception as error:  # chat builds again and reports it
+            log.info("provider_build_failed", provider=self._name, error=repr(error))
 
     async def chat(
         self, request: ChatRequest, on_delta: DeltaHandler | None = None

@@ -6,12 +6,15 @@ shares recovery state with the other agents on the same key (`recovery.fleet`).
 """
 
 from recovery.budget import BreakerState, CircuitBreaker, RetryBudget
+from recovery.call import ModelTarget
+from recovery.detour import DetourView
 from recovery.events import (
     BudgetExhausted,
     CircuitClosed,
     CircuitOpened,
     FallbackActivated,
     GaveUp,
+    ModelRestored,
     RecoveryEvent,
     RequestHeld,
     RetryScheduled,
@@ -21,7 +24,6 @@ from recovery.events import (
 from recovery.fleet import Fleet, FleetView, credential_fingerprint
 from recovery.policy import POLICY, Action, CallState, Charge, Decision, KindPolicy, Pace, decide
 from recovery.provider import RecoveringProvider, RecoveryStats
-from recovery.retry import ModelTarget
 from recovery.settings import RecoverySettings, SharedSettings
 
 __all__ = [
@@ -35,11 +37,13 @@ __all__ = [
     "CircuitClosed",
     "CircuitOpened",
     "Decision",
+    "DetourView",
     "FallbackActivated",
     "Fleet",
     "FleetView",
     "GaveUp",
     "KindPolicy",
+    "ModelRestored",
     "ModelTarget",
     "Pace",
     "RecoveringProvider",

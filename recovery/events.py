@@ -56,22 +56,58 @@ class RequestHeld(Event):
     retry_at: float
     """Clock time the request goes, for a live countdown."""
     server: bool
+    other_agent: bool = False
+    """The server's wait was told to another agent on the same key (through the fleet)."""
 
     def describe(self) -> str:
+        if self.server and self.other_agent:
+            return (
+                f"{self.model}: waiting {_seconds(self.delay)}: the API asked another agent "
+                "on this key to slow down"
+            )
         why = "the server asked to wait" if self.server else "pacing under the rate limit"
         return f"{self.model}: {why} — sending in {_seconds(self.delay)}"
 
 
 class FallbackActivated(Event):
-    """The session switched to another model of the chain; the switch is sticky."""
+    """The session switched to another model of the chain.
+
+    After a passing failure the model it left is tried again in ``returns_in`` seconds;
+    after a bad key, no quota or an unknown model (``stays_because``) the switch holds for
+    the rest of the session.
+    """
 
     type: Literal["fallback_activated"] = "fallback_activated"
     from_model: str
     to_model: str
     reason: str
+    primary: str = ""
+    """The model the session comes back to (empty: the one it left)."""
+    returns_in: float | None = None
+    stays_because: str | None = None
 
     def describe(self) -> str:
-        return f"Switched from {self.from_model} to {self.to_model} ({self.reason})"
+        line = f"Switched from {self.from_model} to {self.to_model} ({self.reason})"
+        if self.stays_because is not None:
+            return f"{line} — for the rest of the session: {self.stays_because}"
+        if self.returns_in is not None:
+            primary = self.primary or self.from_model
+            return f"{line} — {primary} is tried again in {_seconds(self.returns_in)}"
+        return line
+
+
+class ModelRestored(Event):
+    """The model the session fell back from answered a trial: the session is back on it."""
+
+    type: Literal["model_restored"] = "model_restored"
+    model: str
+    from_model: str
+    after: float
+    """Seconds the session spent on the fallback."""
+
+    def describe(self) -> str:
+        spent = _seconds(self.after)
+        return f"Back on {self.model}: it answers again ({spent} on {self.from_model})"
 
 
 class TokensEscalated(Event):
@@ -168,6 +204,7 @@ RecoveryEvent = (
     RetryScheduled
     | RequestHeld
     | FallbackActivated
+    | ModelRestored
     | TokensEscalated
     | StreamRestarted
     | BudgetExhausted

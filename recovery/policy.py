@@ -250,6 +250,9 @@ def decide(
         Before a send: `Action.SEND`, `Action.WAIT` or `Action.FALL_BACK`. After a failure:
         `Action.RETRY`, `Action.FALL_BACK` or `Action.RAISE`.
     """
+    if not settings.enabled:
+        # Recovery off: the request goes now, and its error is the call's, as it came.
+        return Decision(Action.SEND if error is None else Action.RAISE, "recovery is off")
     if error is None:
         return _before_send(state, settings)
     decision = _after_failure(error, state, settings, jitter)

@@ -2,7 +2,9 @@
 
 Within one `chat` call it walks the model chain from the session's current model: each
 model gets requests until `recovery.policy.decide` says to retry no more, then the next
-model takes over (a sticky, announced switch). Everything it does is an event.
+model takes over (an announced switch). After a passing failure the model left is tried
+again at the start of a later step (`recovery.detour`); after a bad key it is not.
+Everything it does is an event.
 """
 
 from __future__ import annotations
@@ -20,22 +22,27 @@ from providers import (
     ChatRequest,
     ChatResponse,
     DeltaHandler,
+    ErrorKind,
     EventSink,
     LlmError,
+    Purpose,
     StopReason,
     StreamReset,
 )
 from providers.models import ModelRef
+from recovery.call import CallLog, DeltaCounter, ModelTarget
+from recovery.detour import Detour, DetourView
 from recovery.escalation import completeness, escalated_limit, replay
 from recovery.events import (
     FallbackActivated,
     GaveUp,
+    ModelRestored,
     RecoveryEvent,
     TokensEscalated,
 )
 from recovery.fleet import Fleet, FleetView
 from recovery.report import combined_error
-from recovery.retry import CallLog, DeltaCounter, ModelTarget, RetryLoop
+from recovery.retry import RetryLoop
 from recovery.settings import RecoverySettings
 
 _log = structlog.get_logger("recovery")
@@ -60,6 +67,11 @@ class RecoveryStats:
     fleet_backend: str = ""
     """Where state shared with other agents lives: file, redis, process (empty: nowhere)."""
     fleet: tuple[FleetView, ...] = ()
+    detour: DetourView | None = None
+    """Set while the session runs on a fallback: since when, why, when the primary is next
+    tried."""
+    time_on_models: tuple[tuple[str, float], ...] = ()
+    """Seconds the session has run on each model, in the order first used."""
 
 
 class RecoveringProvider:
@@ -100,6 +112,9 @@ class RecoveringProvider:
         self._clock = clock
         self._sleep = sleep
         self._active = 0
+        self._detour: Detour | None = None
+        self._on_since = clock()
+        self._time_on: dict[str, float] = {}
         self._counts: Counter[str] = Counter()
         self._retry = RetryLoop(
             settings,
@@ -132,13 +147,15 @@ class RecoveringProvider:
         ref = target.ref if isinstance(target, ModelTarget) else target
         for index, known in enumerate(self._chain):
             if known.ref == ref:
-                self._active = index
+                self._move(index)
+                self._detour = None  # the person chose: no trial takes it back
                 return
         if not isinstance(target, ModelTarget):
             chain = ", ".join(str(t.ref) for t in self._chain)
             raise ValueError(f"model {ref} is not in the model chain ({chain})")
         self._chain.append(target)
-        self._active = len(self._chain) - 1
+        self._move(len(self._chain) - 1)
+        self._detour = None
 
     def stats(self) -> RecoveryStats:
         """A snapshot of the counters."""
@@ -159,7 +176,28 @@ class RecoveringProvider:
             ),
             fleet_backend=fleet.store.name if (fleet := self._retry.fleet) else "",
             fleet=tuple(fleet.views()) if fleet else (),
+            detour=self._detour_view(),
+            time_on_models=tuple(self._times().items()),
         )
+
+    def _detour_view(self) -> DetourView | None:
+        detour, now = self._detour, self._clock()
+        if detour is None:
+            return None
+        return DetourView(
+            primary=str(self._chain[detour.home].ref),
+            fallback=str(self.current),
+            since_ago=now - detour.since,
+            reason=detour.reason,
+            next_trial_in=None if detour.next_trial is None else max(0.0, detour.next_trial - now),
+            stays_because=detour.stays_because,
+        )
+
+    def _times(self) -> dict[str, float]:
+        times = dict(self._time_on)
+        current = str(self.current)
+        times[current] = times.get(current, 0.0) + self._clock() - self._on_since
+        return times
 
     async def chat(
         self, request: ChatRequest, on_delta: DeltaHandler | None = None
@@ -174,8 +212,11 @@ class RecoveringProvider:
                 request, refusal); otherwise one error listing what every model said.
         """
         tracker = DeltaCounter(on_delta) if on_delta is not None else None
-        first = await self._complete(request, tracker)
-        if first.stop_reason is not StopReason.MAX_TOKENS or not self._settings.escalate_max_tokens:
+        first = await self._try_primary(request, tracker)
+        if first is None:
+            first = await self._complete(request, tracker)
+        escalate = self._settings.escalate_max_tokens and self._settings.enabled
+        if first.stop_reason is not StopReason.MAX_TOKENS or not escalate:
             return first
         return await self._escalate(request, first, tracker)
 
@@ -214,8 +255,10 @@ class RecoveringProvider:
             if self._retry.passes_by(target, call, request.purpose, other_models=others):
                 continue
             if index != self._active:
-                reason = call.failures[-1].note if call.failures else "switched"
-                self._switch(index, reason)
+                last = call.failures[-1] if call.failures else None
+                reason = last.note if last else "switched"
+                kind = last.error.kind if last and last.error else None
+                self._switch(index, reason, kind)
             later = any(self._retry.skipped_for(self._chain[i]) <= 0 for i in order[position + 1 :])
             sent = self._prepare(request, target)
             response = await self._retry.run(target, sent, on_delta, call, later)
@@ -234,12 +277,64 @@ class RecoveringProvider:
         )
         raise error
 
-    def _switch(self, index: int, reason: str) -> None:
-        before = self._chain[self._active].ref
-        self._active = index
-        self._emit(
-            FallbackActivated(from_model=str(before), to_model=str(self.current), reason=reason)
+    async def _try_primary(
+        self, request: ChatRequest, on_delta: DeltaHandler | None
+    ) -> ChatResponse | None:
+        """At the start of a step, send one trial request to the model the session fell back
+        from, when its time has come; its answer, or None to go on with the fallback."""
+        detour = self._detour
+        if detour is None or request.purpose is not Purpose.FOREGROUND:
+            return None
+        if not detour.due(self._clock()):
+            return None
+        home = self._chain[detour.home]
+        outcome = await self._retry.trial(home, self._prepare(request, home), on_delta)
+        now = self._clock()
+        if isinstance(outcome, float):
+            detour.trial_postponed(now, outcome)
+            return None
+        if isinstance(outcome, LlmError):
+            detour.trial_failed(now, outcome.kind)
+            _log.info(
+                "primary_trial_failed",
+                model=str(home.ref),
+                kind=outcome.kind.value,
+                next_trial_in=detour.interval if detour.next_trial is not None else None,
+            )
+            return None
+        fallback = str(self.current)
+        self._move(detour.home)
+        self._detour = None
+        after = now - detour.since
+        self._emit(ModelRestored(model=str(home.ref), from_model=fallback, after=after))
+        return outcome
+
+    def _switch(self, index: int, reason: str, kind: ErrorKind | None) -> None:
+        before = self._active
+        self._move(index)
+        now = self._clock()
+        if self._detour is None:
+            cooldown = self._settings.breaker_cooldown
+            self._detour = Detour.start(before, now, reason, kind, cooldown)
+        elif index == self._detour.home:
+            self._detour = None  # the walk along the chain came back round to it
+        detour = self._detour
+        event = FallbackActivated(
+            from_model=str(self._chain[before].ref),
+            to_model=str(self.current),
+            reason=reason,
+            primary=str(self._chain[detour.home].ref) if detour else "",
+            returns_in=None if detour is None or detour.next_trial is None else detour.interval,
+            stays_because=detour.stays_because if detour else None,
         )
+        self._emit(event)
+
+    def _move(self, index: int) -> None:
+        """Make ``index`` the current model, counting the time spent on the one before."""
+        now, before = self._clock(), str(self.current)
+        self._time_on[before] = self._time_on.get(before, 0.0) + now - self._on_since
+        self._on_since = now
+        self._active = index
 
     def _order(self) -> list[int]:
         """Chain indices from the current model on, then the ones before it."""

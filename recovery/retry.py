@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from providers import (
     ChatRequest,
@@ -17,14 +17,14 @@ from providers import (
     DeltaHandler,
     ErrorKind,
     LlmError,
-    Provider,
     Purpose,
     StopReason,
-    StreamDelta,
     StreamReset,
 )
-from providers.models import ModelLimits, ModelRef
+from providers.lazy import Readies
+from providers.models import ModelRef
 from recovery.budget import CircuitBreaker, RetryBudget
+from recovery.call import CallLog, DeltaCounter, ModelTarget
 from recovery.events import (
     BudgetExhausted,
     CircuitClosed,
@@ -43,53 +43,6 @@ Emit = Callable[[RecoveryEvent, str | None], None]
 HELD_NOTICE_AFTER = 1.0
 """A request held back at least this many seconds is announced (a shorter wait is pacing
 the person does not notice)."""
-
-
-@dataclass(frozen=True)
-class ModelTarget:
-    """One model of the chain: its reference, the adapter that calls it, and its limits."""
-
-    ref: ModelRef
-    provider: Provider
-    limits: ModelLimits
-    account: str = ""
-    """Fingerprint of the credential and endpoint (`recovery.fleet.credential_fingerprint`):
-    agents on the same account and model share recovery state."""
-
-    @property
-    def fleet_key(self) -> str:
-        """The name of this target's record in the fleet's shared state."""
-        return Fleet.key(self.ref.provider, self.account, self.ref.name)
-
-
-class DeltaCounter:
-    """Passes deltas on and counts them, so a restart knows whether anything was shown."""
-
-    def __init__(self, inner: DeltaHandler) -> None:
-        self.inner = inner
-        self.count = 0
-
-    def __call__(self, delta: StreamDelta) -> None:
-        self.count += 1
-        self.inner(delta)
-
-
-@dataclass
-class CallLog:
-    """Book-keeping of one call's pass along the chain.
-
-    Attributes:
-        failures: Why each model given up on did not answer, in order.
-        waited: Seconds spent waiting between retries.
-        requests: Requests sent.
-        stale_stream: Why partially streamed output must be discarded before the next
-            request, if it must.
-    """
-
-    failures: list[Failure] = field(default_factory=list)
-    waited: float = 0.0
-    requests: int = 0
-    stale_stream: str | None = None
 
 
 class RetryLoop:
@@ -183,12 +136,13 @@ class RetryLoop:
             LlmError: for kinds the policy never retries nor falls back on.
         """
         attempt = overloads = 0
+        await _ready(target)
         while True:
             here = CallState(attempt, call.waited, overloads, request.purpose, has_fallback)
-            here = self._held(here, target, request)
+            here, hold = self._held(here, target, request)
             decision = decide(None, here, self._settings, jitter=0.0)
             if decision.action is Action.WAIT:
-                await self._hold_back(decision, target, call, server=here.held_by_server)
+                await self._hold_back(decision, target, call, hold)
                 continue
             if decision.action is Action.FALL_BACK:
                 self._leave(target, decision, call)
@@ -249,8 +203,40 @@ class RetryLoop:
             )
         return response
 
-    def _held(self, here: CallState, target: ModelTarget, request: ChatRequest) -> CallState:
-        """``here`` with what holds the next request back.
+    async def trial(
+        self, target: ModelTarget, request: ChatRequest, on_delta: DeltaHandler | None
+    ) -> ChatResponse | LlmError | float:
+        """One half-open request to a model the session fell back from: no retry.
+
+        Returns:
+            The response; the error it failed with (the partly streamed output already
+            reset); or, without a send, the seconds before it may be sent to (a server's
+            wait, an open breaker in the fleet).
+        """
+        await _ready(target)
+        closed_for = self.skipped_for(target)
+        if closed_for > 0:
+            return closed_for
+        here, _ = self._held(CallState(0, 0.0, 0, request.purpose, True), target, request)
+        if here.held > 0:
+            return here.held
+        tracker = DeltaCounter(on_delta) if on_delta is not None else None
+        try:
+            response = await self._send(target, request, tracker, CallLog())
+        except LlmError as error:
+            self._note(error, target, has_fallback=True)
+            if tracker is not None and tracker.count:
+                why = f"{target.ref} failed again ({error.kind.value})"
+                tracker.inner(StreamReset(reason=why))
+                self._emit(StreamRestarted(model=str(target.ref), reason=why), None)
+            return error
+        self._answered(target)
+        return response
+
+    def _held(
+        self, here: CallState, target: ModelTarget, request: ChatRequest
+    ) -> tuple[CallState, Hold]:
+        """``here`` with what holds the next request back, and that hold.
 
         A server's wait binds the whole session (with a fleet, every agent on the key), not
         just the call that was told: a request sent earlier would be rejected again and
@@ -265,7 +251,9 @@ class RetryLoop:
         else:
             # About four characters a token: enough to pace on a tokens-per-minute limit.
             hold = self.fleet.acquire(target.fleet_key, request.chars() // 4)
-        return replace(here, held=hold.seconds, held_by_server=hold.server)
+            # This session's own wait is over, so a server's wait here was told to another.
+            hold = replace(hold, other_agent=hold.server)
+        return replace(here, held=hold.seconds, held_by_server=hold.server), hold
 
     def _standing(self, here: CallState, target: ModelTarget) -> CallState:
         """``here`` with the model's breakers and the retry budget left (session and fleet)."""
@@ -324,7 +312,7 @@ class RetryLoop:
         call.failures.append(Failure(target.ref, decision.reason, error, decision.retry_after))
 
     async def _hold_back(
-        self, decision: Decision, target: ModelTarget, call: CallLog, *, server: bool
+        self, decision: Decision, target: ModelTarget, call: CallLog, hold: Hold
     ) -> None:
         """Carry out a wait before a send (announced when the person would notice it)."""
         call.waited += decision.delay
@@ -334,7 +322,8 @@ class RetryLoop:
                 model=str(target.ref),
                 delay=decision.delay,
                 retry_at=self._clock() + decision.delay,
-                server=server,
+                server=hold.server,
+                other_agent=hold.other_agent,
             )
             self._emit(held, None)
         await self._sleep(decision.delay)
@@ -379,3 +368,9 @@ class RetryLoop:
             on_delta(StreamReset(reason=call.stale_stream))
         self._emit(StreamRestarted(model=str(target.ref), reason=call.stale_stream), None)
         call.stale_stream = None
+
+
+async def _ready(target: ModelTarget) -> None:
+    """Let a lazily built provider import its SDK before the shared state is read."""
+    if isinstance(target.provider, Readies):
+        await target.provider.ready()

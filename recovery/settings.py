@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from providers.chaos import ChaosSpec
+
 
 class SharedSettings(BaseModel):
     """Recovery state shared by every agent on one API key (``recovery.shared``).
@@ -49,6 +51,11 @@ class RecoverySettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    enabled: bool = Field(
+        default=True,
+        description="false (--no-recovery): each request is sent once, and its error is the "
+        "call's: no retry, wait, fallback or output-limit escalation. For debugging a provider.",
+    )
     max_attempts: int = Field(
         default=40,
         ge=1,
@@ -130,6 +137,18 @@ class RecoverySettings(BaseModel):
         default_factory=SharedSettings,
         description="What agents on the same API key and model share.",
     )
+    chaos: str | None = Field(
+        default=None,
+        description="Inject HTTP faults to rehearse outages: PROFILE[:seed=N][:rate=R]... "
+        "(providers.chaos lists the profiles); also --chaos and AGENT_CHAOS.",
+    )
+
+    @field_validator("chaos")
+    @classmethod
+    def _chaos_spec(cls, value: str | None) -> str | None:
+        if value:
+            ChaosSpec.parse(value)  # its ValueError says what is accepted
+        return value or None
 
     @model_validator(mode="after")
     def _check_backoff(self) -> RecoverySettings:

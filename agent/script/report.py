@@ -9,7 +9,7 @@ from typing import Any
 
 from agent.engine.outcome import TurnResult, TurnStatus
 from providers import ErrorKind, Event, Message, StreamDelta, ToolResultBlock, ToolUseBlock
-from recovery import FallbackActivated, GaveUp, RetryScheduled
+from recovery import FallbackActivated, GaveUp, ModelRestored, RetryScheduled
 from tools import CheckpointRecorded, RolledBack, UndoApplied
 from tools.events import ToolRefused
 
@@ -79,6 +79,10 @@ class RunReport:
         elif isinstance(event, FallbackActivated):
             self.fallbacks.append(
                 {"from": event.from_model, "to": event.to_model, "reason": event.reason}
+            )
+        elif isinstance(event, ModelRestored):
+            self.fallbacks.append(
+                {"from": event.from_model, "to": event.model, "reason": "primary restored"}
             )
         elif isinstance(event, CheckpointRecorded):
             self._changed[self._relative(event.path)] = None

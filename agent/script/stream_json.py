@@ -18,7 +18,7 @@ from compaction import CompactionApplied
 from compaction.events import Reason
 from providers import Event, Message, Notice, StreamDelta, TextDelta, ToolResultBlock, ToolUseBlock
 from providers.adapters.anthropic_mapping import anthropic_blocks
-from recovery import FallbackActivated, GaveUp, RequestHeld, RetryScheduled
+from recovery import FallbackActivated, GaveUp, ModelRestored, RequestHeld, RetryScheduled
 from tools.events import ProtectedPathsRestored, ToolRepeatedCall, ToolRepeatedFailure, ToolRetried
 
 _TRIGGERS = {Reason.PROACTIVE: "auto", Reason.REACTIVE: "overflow", Reason.MANUAL: "manual"}
@@ -43,6 +43,15 @@ def recovery_fields(event: Event) -> dict[str, Any] | None:
             "from": event.from_model,
             "to": event.to_model,
             "reason": event.reason,
+            "returns_in": event.returns_in,
+            "stays_because": event.stays_because,
+        }
+    if isinstance(event, ModelRestored):
+        return {
+            "subtype": "model_restored",
+            "model": event.model,
+            "from": event.from_model,
+            "after_seconds": round(event.after, 1),
         }
     if isinstance(event, CompactionApplied):
         trigger = _TRIGGERS.get(event.reason, "auto")
@@ -72,6 +81,8 @@ def recovery_fields(event: Event) -> dict[str, Any] | None:
         return {"subtype": "loop_stopped", "tool": event.tool, "count": event.count}
     if isinstance(event, RequestHeld):
         reason = "server retry-after" if event.server else "shared rate-limit headroom"
+        if event.server and event.other_agent:
+            reason = "server retry-after told to another agent on this key"
         return {"subtype": "shared_wait", "seconds": event.delay, "reason": reason}
     if isinstance(event, ProtectedPathsRestored):
         return {"subtype": "protected_restored", "paths": event.paths}

@@ -328,9 +328,9 @@ def _validate_layer(data: dict[str, Any], path: Path) -> None:
 
 
 def _environment_layer(env: Mapping[str, str]) -> dict[str, Any]:
-    layer: dict[str, Any] = {}
-    if env.get("AGENT_MODEL"):
-        layer["model"] = env["AGENT_MODEL"]
+    layer: dict[str, Any] = {"model": env["AGENT_MODEL"]} if env.get("AGENT_MODEL") else {}
+    if env.get("AGENT_CHAOS"):
+        layer["recovery"] = {"chaos": env["AGENT_CHAOS"]}
     providers: dict[str, Any] = {}
     for name, var in (("anthropic", "ANTHROPIC_BASE_URL"), ("openai", "OPENAI_BASE_URL")):
         if env.get(var):

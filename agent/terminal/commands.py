@@ -10,6 +10,7 @@ import difflib
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -20,6 +21,7 @@ from rich.text import Text
 from agent.setup.config import ConfigError
 from agent.terminal.input_line import CommandInfo
 from agent.terminal.repl_view import cost_table, help_table, print_picker, stats_table
+from agent.terminal.status_line import detour_text
 from providers import Event, LlmError, Usage
 from providers.models import ModelRef
 from recovery import RecoveryStats
@@ -185,6 +187,9 @@ class SlashCommands:
                 return True
         chain = " → ".join(self.host.model_chain())
         self._say(f"Model: {self.host.current_model()}  (chain: {chain})")
+        detour = self.host.recovery_stats()[0].detour
+        if detour is not None:
+            self._say(detour_text(detour, datetime.now()), "yellow")
         return True
 
     def _models(self) -> list[tuple[str, str]]:

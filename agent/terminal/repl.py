@@ -37,6 +37,7 @@ from agent.terminal.ui import ConsoleUI, StatusSource
 from providers import Event
 from providers.models import ModelRef
 from recovery import RecoveryStats
+from recovery.chaos_report import chaos_report
 from sessions import SessionError, SessionSummary
 from tools import UndoReport
 
@@ -106,6 +107,9 @@ class Repl:
             await self.agent.end("prompt_input_exit")  # SessionEnd hooks, on a clean exit
         finally:
             # Also when a Ctrl-C between two prompts cancels everything.
+            if self.agent.chaos is not None:
+                report = chaos_report(self.agent.chaos, self.agent.recorded)
+                self.ui.show(Text(report, style="yellow"))
             self.agent.close()
             if hint := self.agent.resume_hint():
                 self.ui.show(Text(hint, style="bold red" if self.agent.save_failure else "bold"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
 
 from rich.console import Console, Group, RenderableType
 from rich.markdown import Markdown
@@ -13,7 +14,7 @@ from rich.text import Text
 from agent.engine.turn import CONTINUE_AFTER_TOOL_CUT, CONTINUE_PROMPT
 from agent.terminal.input_line import CommandInfo
 from agent.terminal.renderables import tool_line
-from agent.terminal.status_line import compact_number
+from agent.terminal.status_line import compact_number, detour_text, duration_text
 from compaction.conversation import COMPACTION_MARK
 from providers import Event, Message, ToolResultBlock, Usage
 from recovery import RecoveryStats, RetryScheduled
@@ -80,8 +81,11 @@ def stats_table(stats: RecoveryStats, events: Sequence[Event], sandbox: str = ""
     counts = Counter(event.type for event in events)
     by_kind = Counter(event.kind.value for event in events if isinstance(event, RetryScheduled))
     retries = ", ".join(f"{kind} {n}" for kind, n in sorted(by_kind.items())) or "none"
+    times = " · ".join(f"{model} {duration_text(s)}" for model, s in stats.time_on_models)
     rows = [
         ("model", stats.current),
+        *([("fallback", detour_text(stats.detour, datetime.now()))] if stats.detour else []),
+        *([("time on each model", times)] if len(stats.time_on_models) > 1 else []),
         ("requests", str(stats.requests)),
         ("retries", f"{stats.retries} ({retries})"),
         ("time spent waiting", f"{stats.waited:.1f}s"),

@@ -6,13 +6,14 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.spinner import Spinner
 from rich.text import Text
 
 from providers import Usage
-from recovery import RequestHeld, RetryScheduled
+from recovery import DetourView, RequestHeld, RetryScheduled
 
 
 @dataclass
@@ -30,6 +31,30 @@ def compact_number(value: int) -> str:
     if value < 1_000_000:
         return f"{value / 1000:.1f}k"
     return f"{value / 1_000_000:.1f}M"
+
+
+def detour_text(view: DetourView, now: datetime) -> str:
+    """``on fallback b since 12:03 (a: 3 overloads in a row), next try of a at 12:08``.
+
+    ``now`` is the wall-clock time the view was taken at (it holds seconds, not times).
+    """
+    since = (now - timedelta(seconds=view.since_ago)).strftime("%H:%M")
+    line = f"on fallback {view.fallback} since {since} ({view.primary}: {view.reason})"
+    if view.stays_because is not None:
+        return f"{line}, for the rest of the session: {view.stays_because}"
+    if view.next_trial_in is None:
+        return line
+    at = (now + timedelta(seconds=view.next_trial_in)).strftime("%H:%M")
+    return f"{line}, next try of {view.primary} at {at}"
+
+
+def duration_text(seconds: float) -> str:
+    """``45s``, ``12m``, ``1h05m``."""
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f}m"
+    return f"{seconds // 3600:.0f}h{seconds % 3600 // 60:02.0f}m"
 
 
 def countdown_text(event: RetryScheduled | RequestHeld, now: float) -> str:
@@ -80,7 +105,7 @@ class StatusLine:
         now = self.clock()
         line = Text(no_wrap=True, overflow="ellipsis")
         if self.retry is not None:
-            line.append(f"{self.retry.describe().split(' — ')[0]} — ", style="yellow")
+            line.append(f"{_headline(self.retry)} — ", style="yellow")
             line.append(countdown_text(self.retry, now), style="bold yellow")
         else:
             line.append(self.activity)
@@ -102,3 +127,10 @@ class StatusLine:
         line.overflow = "ellipsis"
         line.truncate(options.max_width, overflow="ellipsis")
         yield line
+
+
+def _headline(event: RetryScheduled | RequestHeld) -> str:
+    """What a countdown waits for, before the countdown itself."""
+    if isinstance(event, RequestHeld) and event.server and event.other_agent:
+        return f"{event.model}: the API asked another agent on this key to slow down"
+    return event.describe().split(" — ")[0]

@@ -61,6 +61,8 @@ class AnthropicProvider:
         request_timeout: Seconds a whole request may take when the request sets none.
         connect_timeout: Seconds to wait for a connection.
         stream: Stream responses (the default) or ask for one JSON body.
+        http_client: The HTTP client the SDK sends with (chaos mode passes one whose
+            transport injects faults); None: the SDK's own.
     """
 
     def __init__(
@@ -75,6 +77,7 @@ class AnthropicProvider:
         connect_timeout: float = 10.0,
         stream: bool = True,
         prompt_cache: bool = True,
+        http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         self.provider_name = provider_name
         self._prompt_cache = prompt_cache
@@ -92,6 +95,7 @@ class AnthropicProvider:
             default_headers=headers,
             max_retries=0,
             timeout=httpx2.Timeout(DEFAULT_REQUEST_TIMEOUT, connect=connect_timeout),
+            http_client=http_client,
         )
 
     async def chat(

@@ -52,6 +52,8 @@ class OpenAIProvider:
         request_timeout: Seconds a whole request may take when the request sets none.
         connect_timeout: Seconds to wait for a connection.
         stream: Stream responses (the default) or ask for one JSON body.
+        http_client: The HTTP client the SDK sends with (chaos mode passes one whose
+            transport injects faults); None: the SDK's own.
     """
 
     def __init__(
@@ -65,6 +67,7 @@ class OpenAIProvider:
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         connect_timeout: float = 10.0,
         stream: bool = True,
+        http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         self.provider_name = provider_name
         self._idle = stream_idle_timeout
@@ -81,6 +84,7 @@ class OpenAIProvider:
             default_headers=headers,
             max_retries=0,
             timeout=httpx2.Timeout(DEFAULT_REQUEST_TIMEOUT, connect=connect_timeout),
+            http_client=http_client,
         )
         # The official API wants max_completion_tokens (reasoning models reject max_tokens);
         # compatible servers know max_tokens.

@@ -152,13 +152,15 @@ class Fleet:
         read and write. Anything else that reads or changes the key writes it first, and so
         does `flush` (the agent calls it on close).
         """
-        now, settings = self._clock(), self._settings
+        now, settings, alive = self._clock(), self._settings, self._alive
 
         def change(record: Record) -> None:
             state.release(record, now, self.holder, reported)
             if answered:
                 state.breaker_success(record)
-                state.budget_change(record, now, settings.budget_capacity, settings.success_refill)
+                state.budget_change(
+                    record, now, settings.budget_capacity, settings.success_refill, None, alive
+                )
 
         self.flush(key)
         try:
@@ -222,7 +224,8 @@ class Fleet:
             return math.inf
         self.flush(key)
         record = self.store.snapshot().get(key, {})
-        return state.budget_level(record, self._clock(), self._settings.budget_capacity)
+        capacity = self._settings.budget_capacity
+        return state.budget_level(record, self._clock(), capacity, self._alive)
 
     def try_spend(self, key: str, cost: float) -> bool:
         """Take ``cost`` from the fleet's retry budget; True if it could pay.
@@ -233,7 +236,10 @@ class Fleet:
             return True
         now, capacity = self._clock(), self._settings.budget_capacity
         self.flush(key)
-        return self.store.update(key, lambda r: state.budget_change(r, now, capacity, -cost))
+        return self.store.update(
+            key,
+            lambda r: state.budget_change(r, now, capacity, -cost, self.holder, self._alive),
+        )
 
     def views(self) -> list[FleetView]:
         """What the fleet knows, one view per key."""
@@ -253,7 +259,9 @@ class Fleet:
                     requests=state.headroom_view(record.get("requests"), now),
                     tokens=state.headroom_view(record.get("tokens"), now),
                     in_flight=state.inflight_count(record, now),
-                    budget=state.budget_level(record, now, capacity) if self._shared else None,
+                    budget=state.budget_level(record, now, capacity, self._alive)
+                    if self._shared
+                    else None,
                 )
             )
         return views

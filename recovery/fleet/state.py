@@ -34,8 +34,10 @@ RENEW_EVERY = 30.0
 """Seconds between renewals of an in-flight entry while its request goes on (a long stream)."""
 CONCURRENCY_POLL = 0.25
 """Seconds between looks for a free slot under ``max_concurrent``."""
-BUDGET_REFILL_SECONDS = 300.0
-"""An idle fleet's retry budget is full again after this long."""
+BUDGET_REFILL_SECONDS = 60.0
+"""An idle fleet's retry budget is full again after this long. The shared budget binds agents
+running at the same time; at 300 s a run made just after a failed one started with the old
+run's empty bucket and failed differently ("retry budget used up" after 2 to 25 s)."""
 
 
 Alive = Callable[[str], bool]
@@ -60,6 +62,9 @@ class Hold:
 
     seconds: float
     server: bool = False
+    other_agent: bool = False
+    """The server's wait was told to another agent on the key (set by the caller, who knows
+    its own waits)."""
 
 
 def reserve(
@@ -144,26 +149,55 @@ def breaker_open_for(record: Record, now: float) -> float:
     return max(0.0, number(breaker.get("open_until")) - now) if isinstance(breaker, dict) else 0.0
 
 
-def budget_level(record: Record, now: float, capacity: float) -> float:
-    """Retry tokens left in the fleet's budget (it refills over time and on successes)."""
+def budget_level(record: Record, now: float, capacity: float, alive: Alive = _always) -> float:
+    """Retry tokens left in the fleet's budget (it refills over time and on successes).
+
+    A budget spent only by agents that have exited (``alive`` says so) is full: a new run is
+    not punished for an old one.
+    """
     budget = record.get("budget")
     if not isinstance(budget, dict):
+        return capacity
+    spenders = budget.get("by")
+    if isinstance(spenders, list) and spenders and not any(alive(str(h)) for h in spenders):
         return capacity
     elapsed = max(0.0, now - number(budget.get("at")))
     return min(capacity, number(budget.get("tokens")) + capacity * elapsed / BUDGET_REFILL_SECONDS)
 
 
-def budget_change(record: Record, now: float, capacity: float, delta: float) -> bool:
-    """Add ``delta`` (negative: spend) to the budget; False, changing nothing, if it cannot pay."""
-    level = budget_level(record, now, capacity) + delta
+def budget_change(
+    record: Record,
+    now: float,
+    capacity: float,
+    delta: float,
+    holder: str | None = None,
+    alive: Alive = _always,
+) -> bool:
+    """Add ``delta`` (negative: spend, by ``holder``) to the budget; False, changing nothing,
+    if it cannot pay."""
+    level = budget_level(record, now, capacity, alive) + delta
     if level < 0:
         return False
     stored = record.get("budget")
     was_full = not isinstance(stored, dict) or number(stored.get("tokens")) >= capacity
     if level >= capacity and was_full:
         return True  # full before and after: when it filled up no longer matters
-    record["budget"] = {"tokens": min(capacity, level), "at": now}
+    if level >= capacity:
+        record["budget"] = {"tokens": capacity, "at": now}
+        return True
+    spenders = _spenders(stored, alive) if isinstance(stored, dict) else []
+    if holder is not None and holder not in spenders:
+        spenders.append(holder)
+    record["budget"] = {"tokens": level, "at": now, "by": spenders}
     return True
+
+
+def _spenders(budget: dict[str, Any], alive: Alive) -> list[str]:
+    """The live agents that spent from a budget (an exited one no longer counts)."""
+    spenders = budget.get("by")
+    if not isinstance(spenders, list):
+        return []
+    return [str(holder) for holder in spenders if alive(str(holder))]
 
 
 def headroom_view(entry: Any, now: float) -> tuple[int, int] | None:

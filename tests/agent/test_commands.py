@@ -12,7 +12,7 @@ from rich.console import Console, RenderableType
 from agent.terminal.commands import SlashCommands, UsageSoFar
 from providers import ErrorKind, Event, LlmError, Usage
 from providers.models import ModelRef
-from recovery import RecoveryStats
+from recovery import DetourView, RecoveryStats
 from sessions import SessionSummary
 from tools import UndoReport
 
@@ -42,6 +42,7 @@ class FakeHost:
     chain: list[str] = field(default_factory=lambda: ["anthropic:claude-test"])
     sessions: list[SessionSummary] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
+    detour: DetourView | None = None
     broken: Exception | None = None
     """Raised by /compact and /undo, as a host that fails unexpectedly would."""
 
@@ -97,6 +98,8 @@ class FakeHost:
             waited=1.5,
             budget_tokens=10.0,
             open_circuits=(),
+            detour=self.detour,
+            time_on_models=(("anthropic:claude-test", 300.0), ("openai:gpt-test", 65.0)),
         )
         return stats, [], "workspace-write (Landlock)"
 
@@ -150,6 +153,27 @@ async def test_model_switches_or_says_why_it_cannot() -> None:
     assert "Model: openai:gpt-test  (chain: openai:gpt-test → anthropic:claude-test)" in host.output
     assert "No API key for nokey:model." in host.output
     assert host.chain == ["openai:gpt-test", "anthropic:claude-test"]
+
+
+async def test_model_and_stats_say_when_the_session_runs_on_a_fallback() -> None:
+    detour = DetourView(
+        primary="anthropic:claude-test",
+        fallback="openai:gpt-test",
+        since_ago=60.0,
+        reason="3 overloads in a row",
+        next_trial_in=30.0,
+        stays_because=None,
+    )
+    host = FakeHost(detour=detour)
+    commands = SlashCommands(host)
+
+    await commands.run("/model")
+    await commands.run("/stats")
+
+    shown = " ".join(host.output.split())
+    assert "on fallback openai:gpt-test since " in shown
+    assert "3 overloads in a row), next try of anthropic:claude-test at" in shown
+    assert "anthropic:claude-test 5m · openai:gpt-test 1m" in host.output
 
 
 async def test_resume_picks_from_the_other_saved_sessions() -> None:

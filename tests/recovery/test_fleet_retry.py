@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from providers import ErrorKind, Event, LlmError
+from providers import ErrorKind, Event, LlmError, Provider
+from providers.lazy import LazyProvider
 from providers.ratelimit import Headroom, RateLimits
 from providers.testing import ScriptedProvider, text
 from recovery import ModelTarget, RecoveringProvider, RecoverySettings, RequestHeld
@@ -64,8 +65,36 @@ def test_a_retry_after_told_to_one_agent_holds_back_the_other(
     assert clock.sleeps == [pytest.approx(20.0)]
     [held] = [event for event in seen if isinstance(event, RequestHeld)]  # the person is told
     assert held.server
+    assert held.other_agent
     assert held.delay == pytest.approx(20.0)
-    assert "the server asked to wait — sending in 20s" in held.describe()
+    assert held.describe() == (
+        "anthropic:m: waiting 20s: the API asked another agent on this key to slow down"
+    )
+
+
+def test_the_shared_state_is_read_after_the_sdk_is_imported(
+    tmp_path: Path, clock: VirtualClock
+) -> None:
+    """Another agent's retry-after that arrives while this one imports its SDK still holds
+    this agent's first request back."""
+    told = shared_fleet(tmp_path, clock)
+    api = ScriptedProvider([text("after the wait")])
+
+    def build() -> Provider:
+        # The import takes a while; meanwhile another agent on the key gets a 429.
+        told.server_wait(target("anthropic:m", api).fleet_key, 4.0)
+        return api
+
+    seen: list[Event] = []
+    lazy = target("anthropic:m", LazyProvider(build, "anthropic:m"))
+    answer = asyncio.run(
+        agent(shared_fleet(tmp_path, clock), clock, lazy, events=seen).chat(REQUEST)
+    )
+
+    assert answer.message.text == "after the wait"
+    assert clock.sleeps == [pytest.approx(4.0)]
+    [held] = [event for event in seen if isinstance(event, RequestHeld)]
+    assert held.other_agent
 
 
 def test_agents_on_other_keys_or_models_are_not_held(tmp_path: Path, clock: VirtualClock) -> None:

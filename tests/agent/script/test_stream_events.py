@@ -14,7 +14,7 @@ from compaction import CompactionApplied
 from compaction.events import Reason
 from compaction.stages import Stage
 from providers import ErrorKind, Event, Notice, TextDelta
-from recovery import FallbackActivated, GaveUp, RequestHeld, RetryScheduled
+from recovery import FallbackActivated, GaveUp, ModelRestored, RequestHeld, RetryScheduled
 from tools.events import ProtectedPathsRestored, ToolRepeatedCall, ToolRetried
 
 CASES: list[tuple[Event, dict[str, Any]]] = [
@@ -68,6 +68,17 @@ CASES: list[tuple[Event, dict[str, Any]]] = [
     (
         RequestHeld(model="a:x", delay=12.0, retry_at=0, server=True),
         {"subtype": "shared_wait", "seconds": 12.0, "reason": "server retry-after"},
+    ),
+    (
+        RequestHeld(model="a:x", delay=4.0, retry_at=0, server=True, other_agent=True),
+        {
+            "subtype": "shared_wait",
+            "reason": "server retry-after told to another agent on this key",
+        },
+    ),
+    (
+        ModelRestored(model="a:x", from_model="b:y", after=95.0),
+        {"subtype": "model_restored", "model": "a:x", "from": "b:y", "after_seconds": 95.0},
     ),
     (
         ProtectedPathsRestored(paths=[".git/config"]),

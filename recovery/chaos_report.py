@@ -1,0 +1,60 @@
+"""The table a run under ``--chaos`` ends with: the faults injected and what recovery did."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from providers import ErrorKind, Event
+from providers.chaos import ChaosPlan, FaultKind
+from recovery.events import RetryScheduled
+
+ANSWERED_BY: dict[FaultKind, tuple[ErrorKind, ...]] = {
+    FaultKind.RATE_LIMIT: (ErrorKind.RATE_LIMIT,),
+    FaultKind.RATE_LIMIT_WAIT: (ErrorKind.RATE_LIMIT,),
+    FaultKind.OVERLOAD: (ErrorKind.OVERLOADED, ErrorKind.SERVER),
+    FaultKind.OUTAGE: (ErrorKind.SERVER, ErrorKind.OVERLOADED),
+    FaultKind.RESET: (ErrorKind.CONNECTION,),
+    FaultKind.CUT_STREAM: (ErrorKind.CONNECTION,),
+    FaultKind.STALL: (),
+    FaultKind.OVERFLOW: (ErrorKind.CONTEXT_OVERFLOW,),
+}
+"""The error kinds a fault surfaces as, once the SDK and the adapter have read it."""
+
+_TALLY = (
+    ("retry_scheduled", "retries"),
+    ("request_held", "waits"),
+    ("stream_restarted", "stream restarts"),
+    ("fallback_activated", "fallbacks"),
+    ("model_restored", "returns to the primary"),
+    ("compaction_applied", "compactions"),
+    ("gave_up", "calls given up"),
+)
+
+
+def chaos_report(plan: ChaosPlan, events: Sequence[Event]) -> str:
+    """Plain text: one row per fault kind, then the recovery events of the run."""
+    retries = Counter(event.kind for event in events if isinstance(event, RetryScheduled))
+    tally = Counter(event.type for event in events)
+    counts = plan.counts()
+    head = f"{plan.spec.describe()} ended: {len(plan.injected)} faults in {plan.requests} requests"
+    rows = [head]
+    width = max((len(kind.value) for kind in counts), default=5)
+    for kind, injected in sorted(counts.items()):
+        rows.append(
+            f"  {kind.value:<{width}}  {injected:>4} injected · {_how(kind, retries, tally)}"
+        )
+    done = ", ".join(f"{tally[name]} {label}" for name, label in _TALLY)
+    rows.append(f"  recovery: {done}")
+    return "\n".join(rows)
+
+
+def _how(kind: FaultKind, retries: Counter[ErrorKind], tally: Counter[str]) -> str:
+    """What recovery did about faults of ``kind``."""
+    if kind is FaultKind.STALL:
+        return "waited out (no error)"
+    if kind is FaultKind.OVERFLOW:
+        return f"{tally['compaction_applied']} compactions"
+    kinds = ANSWERED_BY[kind]
+    retried = sum(retries[error] for error in kinds)
+    return f"{retried} retries of {' / '.join(error.value for error in kinds)}"

@@ -1,0 +1,32 @@
+"""The chaos benchmark's pieces: pass^k, the table, and the naive agent on the fake server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks.chaos.naive import run_naive
+from benchmarks.chaos.run import Tally, answer, render
+from providers.chaos import ChaosPlan, ChaosSpec
+from tests.fakes.llm_server import FakeLlmServer
+
+
+def test_pass_k_counts_a_task_only_when_every_run_succeeded() -> None:
+    tally = Tally()
+    for task, outcomes in {0: [True, True, True], 1: [True, False, True]}.items():
+        for ok in outcomes:
+            tally.add(task, ok, requests=3, seconds=1.0)
+    assert (tally.successes, tally.runs, tally.pass_k()) == (5, 6, 0.5)
+    table = render("overload", {"agent": tally}, baseline=0.5, k=3)
+    assert "agent     5/6       0.50          3.6   2.0x" in table
+
+
+def test_the_naive_agent_does_the_task_and_gives_up_under_an_outage(
+    fake_llm: FakeLlmServer, tmp_path: Path
+) -> None:
+    fake_llm.respond_with(answer)
+    assert run_naive(None, fake_llm.anthropic_url, "m", "task-4: write", tmp_path)
+    assert (tmp_path / "t4.txt").read_text() == "token-4"
+
+    plan = ChaosPlan(ChaosSpec.parse("outage:seconds=600"))
+    assert not run_naive(plan, fake_llm.anthropic_url, "m", "task-5: write", tmp_path)
+    assert plan.requests == 3  # the SDK's own two retries, then it fails

@@ -1,0 +1,153 @@
+"""Chaos mode: the seeded plan (same seed, same faults) and, through the real SDKs against
+the fake server, each profile's faults met and recovered from."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from providers import ChatRequest, ErrorKind, LlmError, Message
+from providers.adapters.anthropic import AnthropicProvider
+from providers.adapters.chaos_transport import chaos_client
+from providers.adapters.openai import OpenAIProvider
+from providers.chaos import ChaosPlan, ChaosSpec, FaultKind
+from providers.models import ModelLimits, ModelRef
+from recovery import ModelTarget, RecoveringProvider, RecoverySettings
+from recovery.chaos_report import chaos_report
+from tests.fakes.clock import VirtualClock
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
+
+REQUEST = ChatRequest(messages=[Message.user("hi")])
+
+
+def test_a_spec_reads_its_profile_and_settings() -> None:
+    spec = ChaosSpec.parse("all:seed=7:rate=0.3")
+    assert (spec.profile, spec.seed, spec.rate) == ("all", 7, 0.3)
+    assert spec.describe() == "chaos mode: all (seed 7, rate 0.3)"
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("earthquake", "unknown chaos profile 'earthquake'; use one of: rate-limits"),
+        ("all:seed", "chaos setting 'seed' is not KEY=VALUE"),
+        ("all:seed=x", "chaos setting seed wants a number, not 'x'"),
+        ("all:rate=2", "chaos setting rate=2 is out of range"),
+        ("tools", "chaos profile 'tools' is not available yet"),
+    ],
+)
+def test_a_bad_spec_says_what_is_accepted(text: str, says: str) -> None:
+    with pytest.raises(ValueError, match="^" + says.replace("(", r"\(")):
+        ChaosSpec.parse(text)
+
+
+def test_the_recovery_settings_refuse_a_bad_spec_in_words() -> None:
+    with pytest.raises(ValueError, match="unknown chaos profile 'nope'"):
+        RecoverySettings(chaos="nope")
+
+
+def draws(spec: str, requests: int = 200) -> list[FaultKind | None]:
+    plan = ChaosPlan(ChaosSpec.parse(spec))
+    return [plan.draw("a:m", primary=True, now=float(n)) for n in range(requests)]
+
+
+def test_the_same_seed_gives_the_same_faults_and_another_seed_others() -> None:
+    assert draws("all:seed=7:seconds=0") == draws("all:seed=7:seconds=0")
+    assert draws("all:seed=7:seconds=0") != draws("all:seed=8:seconds=0")
+
+
+def test_each_profile_injects_only_its_own_faults() -> None:
+    for profile, allowed in [
+        ("rate-limits", {FaultKind.RATE_LIMIT, FaultKind.RATE_LIMIT_WAIT}),
+        ("overload", {FaultKind.OVERLOAD}),
+        ("flaky-network", {FaultKind.RESET, FaultKind.CUT_STREAM, FaultKind.STALL}),
+    ]:
+        seen = {fault for fault in draws(f"{profile}:rate=0.5") if fault is not None}
+        assert seen == allowed, profile
+
+
+def test_overflow_comes_at_the_chosen_request_and_an_outage_lasts_its_seconds() -> None:
+    assert draws("overflow:turn=4", 6) == [None, None, None, FaultKind.OVERFLOW, None, None]
+    plan = ChaosPlan(ChaosSpec.parse("outage:seconds=30"))
+    assert plan.draw("a:m", primary=True, now=100.0) is FaultKind.OUTAGE
+    assert plan.draw("b:m", primary=False, now=110.0) is None  # the fallback is up
+    assert plan.draw("a:m", primary=True, now=129.0) is FaultKind.OUTAGE
+    assert plan.draw("a:m", primary=True, now=130.0) is None
+    # In `all`, an overflow due during the outage comes with the first request after it.
+    plan = ChaosPlan(ChaosSpec.parse("all:turn=1:seconds=10:rate=0"))
+    assert plan.draw("a:m", primary=True, now=0.0) is FaultKind.OUTAGE
+    assert plan.draw("b:m", primary=False, now=1.0) is FaultKind.OVERFLOW
+    assert plan.draw("b:m", primary=False, now=2.0) is None
+
+
+def recovering(
+    plan: ChaosPlan, fake_llm: FakeLlmServer, clock: VirtualClock, protocol: str
+) -> RecoveringProvider:
+    targets = []
+    for position, name in enumerate(["primary-model", "fallback-model"]):
+        client = chaos_client(
+            plan,
+            model=f"{protocol}:{name}",
+            primary=position == 0,
+            clock=clock.now,
+            sleep=clock.sleep,
+        )
+        if protocol == "anthropic":
+            adapter: AnthropicProvider | OpenAIProvider = AnthropicProvider(
+                api_key="k", base_url=fake_llm.anthropic_url, http_client=client
+            )
+        else:
+            adapter = OpenAIProvider(api_key="k", base_url=fake_llm.openai_url, http_client=client)
+        ref = ModelRef(protocol, name)
+        targets.append(ModelTarget(ref, adapter, ModelLimits(200_000, 8_000)))
+    settings = RecoverySettings(base_backoff=0.01, probe_backoff=0.05, overload_backoff=0.05)
+    return RecoveringProvider(
+        targets, settings=settings, clock=clock.now, sleep=clock.sleep, rng=random.Random(3)
+    )
+
+
+@pytest.mark.parametrize("protocol", ["anthropic", "openai"])
+@pytest.mark.parametrize(
+    "spec", ["rate-limits:rate=0.5", "overload:rate=0.3", "flaky-network:rate=0.5:stall=0.01"]
+)
+async def test_every_call_is_answered_under_each_profile(
+    protocol: str, spec: str, fake_llm: FakeLlmServer, clock: VirtualClock
+) -> None:
+    fake_llm.respond_with(lambda request: Reply.text("fine"))
+    plan = ChaosPlan(ChaosSpec.parse(f"{spec}:seed=5"))
+    provider = recovering(plan, fake_llm, clock, protocol)
+
+    answers = [(await provider.chat(REQUEST)).message.text for _ in range(8)]
+
+    assert answers == ["fine"] * 8
+    assert plan.injected, "the profile injected nothing"
+    report = chaos_report(plan, [])
+    assert report.startswith(f"chaos mode: {plan.spec.profile} (seed 5")
+
+
+async def test_after_an_outage_of_the_primary_the_session_comes_back_to_it(
+    fake_llm: FakeLlmServer, clock: VirtualClock
+) -> None:
+    fake_llm.respond_with(lambda request: Reply.text(f"from {request.model}"))
+    plan = ChaosPlan(ChaosSpec.parse("outage:seconds=40"))
+    provider = recovering(plan, fake_llm, clock, "anthropic")
+
+    assert (await provider.chat(REQUEST)).message.text == "from fallback-model"
+    clock.advance(31)
+    assert (await provider.chat(REQUEST)).message.text == "from fallback-model"  # still down
+    clock.advance(61)
+    assert (await provider.chat(REQUEST)).message.text == "from primary-model"
+    assert plan.counts()[FaultKind.OUTAGE] >= 2
+
+
+async def test_an_overflow_reaches_the_caller_as_a_context_overflow(
+    fake_llm: FakeLlmServer, clock: VirtualClock
+) -> None:
+    fake_llm.respond_with(lambda request: Reply.text("fine"))
+    provider = recovering(ChaosPlan(ChaosSpec.parse("overflow:turn=2")), fake_llm, clock, "openai")
+    await provider.chat(REQUEST)
+    with pytest.raises(LlmError) as caught:
+        await provider.chat(REQUEST)
+    assert caught.value.kind is ErrorKind.CONTEXT_OVERFLOW
