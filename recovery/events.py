@@ -34,6 +34,9 @@ class RetryScheduled(Event):
     provider: str
     request_id: str | None = None
     message: str = ""
+    status: int | None = None
+    """The HTTP status the server answered with; None for a failure without one (a dropped
+    connection, a timeout, a stalled stream)."""
 
     def describe(self) -> str:
         what = _WHAT_HAPPENED.get(self.kind, "{provider} call failed").format(

@@ -347,6 +347,7 @@ class RetryLoop:
             provider=target.ref.provider,
             request_id=error.request_id,
             message=error.message,
+            status=error.status,
         )
         self._emit(event, error.request_id)
         call.waited += decision.delay

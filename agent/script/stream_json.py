@@ -32,7 +32,7 @@ def recovery_fields(event: Event) -> dict[str, Any] | None:
             "attempt": event.attempt,
             "max_retries": event.max_attempts,
             "retry_delay_ms": round(event.delay * 1000),
-            "error_status": None,
+            "error_status": event.status,
             "error": event.kind.value,
             "model": event.model,
             "message": event.message,

@@ -100,6 +100,7 @@ def test_recovery_shows_in_the_stream_and_in_the_result(
     lines = _lines(run.stdout)
     (retry,) = _system(lines, "api_retry")
     assert retry["error"] == "overloaded"
+    assert retry["error_status"] == 529
     assert retry["attempt"] == 2
     (fallback,) = _system(lines, "model_fallback")
     assert (fallback["from"], fallback["to"]) == ("anthropic:claude-test", "openai:gpt-test")
