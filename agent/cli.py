@@ -236,7 +236,10 @@ def run(
         exit_now(code)
     else:
         if not sys.stdin.isatty():
-            typer.echo("agent: stdin is not a terminal; use -p PROMPT to run non-interactively.")
+            typer.echo(
+                "agent: stdin is not a terminal; use -p PROMPT to run non-interactively.",
+                err=True,
+            )
             raise typer.Exit(ExitCode.USAGE)
         from agent.terminal.repl import run_interactive
 
@@ -258,12 +261,16 @@ def sessions(
 
 
 @cli.command("trust")
-def trust() -> None:
-    """Allow this directory's agent.yaml settings that wait for approval (tool approval,
-    sandbox, providers, MCP servers), as they are now."""
+def trust(
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Allow without asking (for scripts).")
+    ] = False,
+) -> None:
+    """Show what this directory's agent.yaml asks to set (tool approval, a looser sandbox,
+    providers, MCP servers, hooks), ask, and allow it as it is now."""
     from agent.terminal.trust_view import trust_project
 
-    raise typer.Exit(trust_project(Path.cwd()))
+    raise typer.Exit(trust_project(Path.cwd(), yes=yes))
 
 
 mcp_cli = typer.Typer(

@@ -21,7 +21,7 @@ from tools.guard.sandbox import SandboxMode
 from tools.hooks import ApprovalMode
 from tools.mcp import ProjectApprovals
 
-__all__ = ["HeldSettings", "ProjectTrust", "held_back", "without"]
+__all__ = ["HeldSettings", "ProjectTrust", "held_back", "sandbox_mapping", "without"]
 
 APPROVALS_FILE = "project-approvals.json"
 _NAME = "agent.yaml"
@@ -39,7 +39,7 @@ def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
     held: dict[str, Any] = {}
     if data.get("approval") not in (None, ApprovalMode.ASK):
         held["approval"] = data["approval"]
-    sandbox = data.get("sandbox")
+    sandbox = sandbox_mapping(data.get("sandbox"))
     if isinstance(sandbox, dict):
         looser = {key: value for key, value in sandbox.items() if _loosens(key, value)}
         if looser:
@@ -54,6 +54,12 @@ def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
     return held
 
 
+def sandbox_mapping(value: Any) -> Any:
+    """``sandbox:`` as a mapping: the scalar shorthand (``sandbox: off``, which YAML reads as
+    false, or ``sandbox: read-only``) is the mode."""
+    return {"mode": value} if isinstance(value, str) or value is False else value
+
+
 def _loosens(key: str, value: Any) -> bool:
     if key == "mode":
         return value not in (SandboxMode.WORKSPACE_WRITE, SandboxMode.READ_ONLY)
@@ -66,7 +72,8 @@ def without(data: dict[str, Any], held: Mapping[str, Any]) -> dict[str, Any]:
     """``data`` (a project file's settings) without what `held_back` found in it."""
     kept = {key: value for key, value in data.items() if key not in held or key == "sandbox"}
     if "sandbox" in held:
-        kept["sandbox"] = {k: v for k, v in data["sandbox"].items() if k not in held["sandbox"]}
+        sandbox = sandbox_mapping(data["sandbox"])
+        kept["sandbox"] = {k: v for k, v in sandbox.items() if k not in held["sandbox"]}
     return kept
 
 
