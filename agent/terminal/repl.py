@@ -20,6 +20,7 @@ from rich.text import Text
 
 from agent import __version__
 from agent.app import Agent, build_agent
+from agent.engine.face import Faces
 from agent.engine.system_prompt import read_instructions
 from agent.exit_codes import ExitCode
 from agent.setup.startup import Options, SetupError, Started, boot
@@ -31,6 +32,7 @@ from agent.terminal.console import SafeConsole
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
 from agent.terminal.repl_view import last_exchange, typed_by_person
 from agent.terminal.status_line import compact_number
+from agent.terminal.turn_changes import TurnChanges
 from agent.terminal.ui import ConsoleUI, StatusSource
 from providers import Event
 from providers.models import ModelRef
@@ -59,6 +61,7 @@ class Repl:
             console, workspace=options.workspace, verbose=options.verbose, redact=started.redact
         )
         self.approver = PromptApprover(self.ui)
+        self.changes = TurnChanges(options.workspace)
         self.agent = self._make_agent(options)
         self._answered = False
         self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
@@ -74,7 +77,7 @@ class Repl:
         return build_agent(
             self.config,
             options,
-            face=self.ui,
+            face=Faces([self.ui, self.changes]),
             approver=self.approver,
             environ=self.environ,
             previous=previous,
@@ -250,6 +253,7 @@ class Repl:
     async def _turn(self, prompt: str | None) -> bool:
         """Run one turn; False if it did not finish (interrupted or crashed)."""
         self.ui.begin_turn()
+        self.changes.begin()
         self._answered = True
         try:
             result = await self._cancellable(self.agent.run_turn(prompt))
@@ -263,6 +267,7 @@ class Repl:
             message = f"Internal error: {error!r}. Details are in the log."
             self.agent.record_crash(message)
             self.ui.show(Text(message, style="red"))
+            self._show_changes()
             return False
         self.ui.finish()
         if result is None:
@@ -270,10 +275,14 @@ class Repl:
             self.ui.show(
                 Text("Interrupted. The session is saved; go on or try again.", style="yellow")
             )
-            return False
-        if result.error:
+        elif result.error:
             self.ui.show(Text(self.agent.redact(result.error), style="red"))
-        return result.error is None
+        self._show_changes()
+        return result is not None and result.error is None
+
+    def _show_changes(self) -> None:
+        """What the turn changed, counted from the tools' events, whatever the answer says."""
+        self.ui.show(Text(self.changes.summary(), style="dim"))
 
     async def _cancellable(self, work: Coroutine[Any, Any, T]) -> T | None:
         task = asyncio.create_task(work)
