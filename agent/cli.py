@@ -273,6 +273,16 @@ def trust(
     raise typer.Exit(trust_project(Path.cwd(), yes=yes))
 
 
+@cli.command("setup")
+def setup() -> None:
+    """Find a model this machine can use (API keys, local Ollama, LM Studio, llama.cpp or
+    vLLM servers), test it with one short request, and write ~/.config/agent/config.yaml
+    (shown first; an existing file is replaced only if you say so)."""
+    from agent.terminal.setup_view import setup_here
+
+    raise typer.Exit(setup_here(Path.cwd()))
+
+
 mcp_cli = typer.Typer(
     help="MCP servers: their state, and allowing a project's .mcp.json servers.",
     no_args_is_help=True,

@@ -26,6 +26,7 @@ from pydantic import (
 
 from agent.hooks.settings import HookMatcher, check_hook_events, merge_hooks
 from agent.setup.config_words import describe_validation, describe_yaml_error
+from agent.setup.local_servers import KNOWN_SERVERS
 from agent.setup.trust import held_back, sandbox_mapping, without
 from compaction.settings import CompactionSettings
 from providers.models import ModelLimits, ModelRef
@@ -116,6 +117,11 @@ BUILTIN_PROVIDERS: dict[str, ProviderSettings] = {
     "anthropic": ProviderSettings(type="anthropic", api_key_env="ANTHROPIC_API_KEY"),
     "openai": ProviderSettings(type="openai", api_key_env="OPENAI_API_KEY"),
     "local": ProviderSettings(type="local"),
+    # Local OpenAI-compatible servers on their usual ports: `--model ollama:qwen2.5-coder`.
+    **{
+        kind.provider: ProviderSettings(type="openai", base_url=kind.base_url)
+        for kind in KNOWN_SERVERS
+    },
 }
 
 

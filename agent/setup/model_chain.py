@@ -78,9 +78,11 @@ def _local_provider(config: Config, ref: ModelRef) -> Provider:
 
 EMBEDDED_MODEL = "local:smollm2"
 EMBEDDED_NOTICE = (
-    "No API key is set, so agent is using local:smollm2, a tiny offline model for trying the "
-    "tool, not for real work. For a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY, or "
-    "choose one with --model or 'model:' in ~/.config/agent/config.yaml."
+    "No API key is set, so agent is using local:smollm2, a tiny offline model: it can chat and "
+    "answer about files it reads, but it cannot do coding tasks (it does not reliably edit "
+    "files or run commands). For a real model: `agent setup` finds API keys and local servers "
+    "(Ollama, LM Studio, llama.cpp, vLLM), or set ANTHROPIC_API_KEY or OPENAI_API_KEY, or "
+    "choose one with --model."
 )
 
 

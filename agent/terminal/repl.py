@@ -23,6 +23,7 @@ from agent.app import Agent, build_agent
 from agent.engine.face import Faces
 from agent.engine.system_prompt import read_instructions
 from agent.exit_codes import ExitCode
+from agent.setup.model_chain import EMBEDDED_MODEL
 from agent.setup.startup import Options, SetupError, Started, boot
 from agent.setup.trust import ProjectTrust
 from agent.terminal.approval import PromptApprover
@@ -311,12 +312,22 @@ class Repl:
         self.ui.show(head)
         for notice in agent.notices:
             self.ui.show(notice_line(notice))
+        if agent.model == EMBEDDED_MODEL:
+            self._offer_local_server()
         self.ui.show(Text(f"Sandbox: {agent.describe_sandbox()}", style="dim"))
         if read_instructions(self.workspace) is not None:
             self.ui.show(Text("Project instructions: AGENTS.md", style="dim"))
         if agent.loaded is not None:
             self._show_resumed()
         self.ui.show(Text("Type a request · /help for commands · Ctrl-D to exit", style="dim"))
+
+    def _offer_local_server(self) -> None:
+        """On the offline model, name a running local server that could do the work."""
+        from agent.setup.local_servers import find_servers
+        from agent.terminal.setup_view import local_server_hint
+
+        hint = local_server_hint(find_servers(timeout=0.5))
+        self.ui.show(Text(hint or "Run `agent setup` to find a real model.", style="bold"))
 
     def _show_resumed(self) -> None:
         loaded = self.agent.loaded

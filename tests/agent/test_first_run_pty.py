@@ -92,6 +92,8 @@ def test_with_the_local_extra_the_no_key_notice_shows_once_and_hints_name_what_a
     term = spawn(model=None, env=NO_KEYS)  # no request is sent, so the model never loads
     greeting = " ".join(clean(term.prompt(timeout=SLOW)).split())
     assert greeting.count("No API key is set, so agent is using local:smollm2") == 1
+    assert "it cannot do coding tasks" in greeting  # the truth, up front
+    assert greeting.count("agent setup") == 2  # the notice, and the line naming what runs here
     cleared = term.command("/clear", timeout=SLOW)
     assert "No API key" not in cleared
     assert "Traceback" not in clean(term.exit())
