@@ -12,6 +12,7 @@ from typing import Any
 import structlog
 
 from agent.setup.config import BUILTIN_PROVIDERS, Config, ConfigError
+from agent.setup.endpoint_guard import EndpointGuard
 from agent.setup.startup import SetupError
 from providers import LlmError, Provider
 from providers.lazy import LazyProvider
@@ -48,15 +49,23 @@ def create_provider(config: Config, ref: ModelRef, environ: Mapping[str, str]) -
     kind = settings.type
 
     def build() -> Provider:
+        adapter: Provider
         if kind == "anthropic":
             from providers.adapters.anthropic import AnthropicProvider
 
-            return AnthropicProvider(**common, prompt_cache=settings.prompt_cache)
-        from providers.adapters.openai import OpenAIProvider
+            adapter = AnthropicProvider(**common, prompt_cache=settings.prompt_cache)
+        else:
+            from providers.adapters.openai import OpenAIProvider
 
-        return OpenAIProvider(**common)
+            adapter = OpenAIProvider(**common)
+        base_url = settings.base_url or _VENDOR_URLS[kind]
+        return EndpointGuard(adapter, base_url, wants_v1=kind == "openai")
 
     return LazyProvider(build, str(ref))
+
+
+_VENDOR_URLS = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}
+"""Where each SDK sends requests when no base_url is configured."""
 
 
 def _local_provider(config: Config, ref: ModelRef) -> Provider:

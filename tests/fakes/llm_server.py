@@ -53,7 +53,7 @@ Responder = Callable[[RecordedRequest], Step]
 class FakeLlmServer:
     """Scriptable fake of both vendors' chat endpoints. Use as a context manager or start/stop."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self._lock = threading.Lock()
         self._scripts: dict[str | None, deque[Step]] = {}
         self._release = threading.Event()
@@ -62,7 +62,7 @@ class FakeLlmServer:
         """What ``GET /v1/models`` lists, as an OpenAI-compatible server does."""
         self.capacity: Capacity | None = None
         self._responder: Responder | None = None
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.fake = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
