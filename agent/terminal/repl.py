@@ -31,7 +31,8 @@ from agent.terminal.banners import notice_line
 from agent.terminal.commands import SlashCommands, UsageSoFar
 from agent.terminal.console import SafeConsole
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
-from agent.terminal.repl_view import last_exchange, typed_by_person
+from agent.terminal.repl_view import last_exchange, started_elsewhere, typed_by_person
+from agent.terminal.setup_view import local_server_line
 from agent.terminal.status_line import compact_number
 from agent.terminal.turn_changes import TurnChanges
 from agent.terminal.ui import ConsoleUI, StatusSource
@@ -312,8 +313,8 @@ class Repl:
         self.ui.show(head)
         for notice in agent.notices:
             self.ui.show(notice_line(notice))
-        if agent.model == EMBEDDED_MODEL:
-            self._offer_local_server()
+        if agent.model == EMBEDDED_MODEL:  # name a running local server that could do the work
+            self.ui.show(local_server_line())
         self.ui.show(Text(f"Sandbox: {agent.describe_sandbox()}", style="dim"))
         if read_instructions(self.workspace) is not None:
             self.ui.show(Text("Project instructions: AGENTS.md", style="dim"))
@@ -321,18 +322,12 @@ class Repl:
             self._show_resumed()
         self.ui.show(Text("Type a request · /help for commands · Ctrl-D to exit", style="dim"))
 
-    def _offer_local_server(self) -> None:
-        """On the offline model, name a running local server that could do the work."""
-        from agent.setup.local_servers import find_servers
-        from agent.terminal.setup_view import local_server_hint
-
-        hint = local_server_hint(find_servers(timeout=0.5))
-        self.ui.show(Text(hint or "Run `agent setup` to find a real model.", style="bold"))
-
     def _show_resumed(self) -> None:
         loaded = self.agent.loaded
         if loaded is None:
             return
+        if moved := started_elsewhere(loaded.header.cwd, self.workspace):
+            self.ui.show(moved)
         exchange = loaded.last_exchange(typed_by_person)
         if exchange:
             self.ui.show(Text("Last exchange:", style="dim"))

@@ -115,6 +115,14 @@ def _model_of(text: str) -> str:
     )
 
 
+def local_server_line() -> Text:
+    """The start banner's line on the offline model: a running local server, or setup."""
+    from agent.setup.local_servers import find_servers
+
+    hint = local_server_hint(find_servers(timeout=0.5))
+    return Text(hint or "Run `agent setup` to find a real model.", style="bold")
+
+
 def local_server_hint(servers: list[FoundServer]) -> str | None:
     """The start banner's line naming a running local server and a model to use there."""
     for server in servers:
