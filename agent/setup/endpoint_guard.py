@@ -32,8 +32,10 @@ Probe = Callable[[str, int], Awaitable[bool]]
 
 
 def _to_stderr(line: str) -> None:
-    # Looked up at each call: the REPL's live display swaps sys.stderr to keep lines above it.
-    print(line, file=sys.stderr, flush=True)
+    # On a terminal the REPL's status line may be drawn where the cursor is: clear it first,
+    # so the line stands alone and the status line is redrawn under it.
+    start = "\r\x1b[2K" if sys.stderr.isatty() else ""
+    print(f"{start}{line}", file=sys.stderr, flush=True)
 
 
 async def can_connect(host: str, port: int) -> bool:
