@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import ssl
-import threading
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from providers.adapters.openai import OpenAIProvider
 from providers.adapters.unreachable import Unreachable, unreachable
 from providers.provider import ChatRequest, ChatResponse, DeltaHandler, StopReason
 from providers.testing import FunctionProvider
-from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.cli import MODELS, agent_command, agent_env, run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -171,31 +171,29 @@ def test_p_uses_a_server_that_starts_while_it_waits(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     port = _closed_port()
-    started: list[FakeLlmServer] = []
-
-    def start() -> None:  # bound only now: until then the port refuses connections
+    url = f"http://127.0.0.1:{port}/v1"
+    env = agent_env(fake_llm, decoy_home, {"OPENAI_BASE_URL": url})
+    argv = agent_command("-p", "hi", "--model", MODELS["openai"])
+    with subprocess.Popen(
+        argv,
+        cwd=workspace,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        assert proc.stderr is not None
+        said = f"agent: cannot reach {url} (connection refused)"
+        for line in proc.stderr:  # the server starts only once the agent waits for it
+            if said in line:
+                break
+        else:
+            pytest.fail(f"no line saying {said!r}")
         late = FakeLlmServer(port=port)
         late.script(Reply.text("late but here"))
-        started.append(late.start())
-
-    timer = threading.Timer(2.0, start)
-    timer.start()
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        run = run_agent(
-            "-p",
-            "hi",
-            "--model",
-            MODELS["openai"],
-            server=fake_llm,
-            workspace=workspace,
-            home=decoy_home,
-            env={"OPENAI_BASE_URL": url},
-        )
-    finally:
-        timer.join()
-        for late in started:
-            late.stop()
-    assert run.code == 0, run.stderr
-    assert "late but here" in run.stdout
-    assert f"{url} answers again" in run.stderr
+        with late:
+            out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "late but here" in out
+    assert f"{url} answers again" in err
