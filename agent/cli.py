@@ -20,9 +20,12 @@ from typer.core import TyperGroup
 
 from agent import __version__
 from agent.exit_codes import ExitCode
-from agent.setup.flags import choice, config_option, flag_overrides
-
-PROMPT_OPTIONS = ("-p", "--print")
+from agent.setup.flags import (
+    choice,
+    config_option,
+    flag_overrides,
+    with_empty_prompt,
+)
 
 
 class OutputFormat(StrEnum):
@@ -277,7 +280,10 @@ def run(
         exit_now(code)
     else:
         if not sys.stdin.isatty():
-            typer.echo("agent: stdin is not a terminal; use -p PROMPT to run non-interactively.")
+            typer.echo(
+                "agent: stdin is not a terminal; use -p PROMPT to run non-interactively.",
+                err=True,
+            )
             raise typer.Exit(ExitCode.USAGE)
         from agent.terminal.repl import run_interactive
 
@@ -299,12 +305,26 @@ def sessions(
 
 
 @cli.command("trust")
-def trust() -> None:
-    """Allow this directory's agent.yaml settings that wait for approval (tool approval,
-    sandbox, providers, MCP servers), as they are now."""
+def trust(
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Allow without asking (for scripts).")
+    ] = False,
+) -> None:
+    """Show what this directory's agent.yaml asks to set (tool approval, a looser sandbox,
+    providers, MCP servers, hooks), ask, and allow it as it is now."""
     from agent.terminal.trust_view import trust_project
 
-    raise typer.Exit(trust_project(Path.cwd()))
+    raise typer.Exit(trust_project(Path.cwd(), yes=yes))
+
+
+@cli.command("setup")
+def setup() -> None:
+    """Find a model this machine can use (API keys, local Ollama, LM Studio, llama.cpp or
+    vLLM servers), test it with one short request, and write ~/.config/agent/config.yaml
+    (shown first; an existing file is replaced only if you say so)."""
+    from agent.terminal.setup_view import setup_here
+
+    raise typer.Exit(setup_here(Path.cwd()))
 
 
 @cli.command("acp")
@@ -351,25 +371,6 @@ def mcp_approve(
     from agent.terminal.mcp_view import approve_servers
 
     raise typer.Exit(approve_servers(Path.cwd(), list(names or [])))
-
-
-def with_empty_prompt(args: list[str], options: set[str]) -> list[str]:
-    """``args`` with an empty value after a ``-p`` that has none (``agent -p --resume ID``).
-
-    Click would take the next option (or nothing) as the prompt; an empty prompt means
-    "continue the interrupted turn". Only our own option names count as "no value", so a
-    prompt that happens to start with a dash still works.
-    """
-    fixed: list[str] = []
-    for index, arg in enumerate(args):
-        fixed.append(arg)
-        following = args[index + 1] if index + 1 < len(args) else None
-        if arg in PROMPT_OPTIONS and (following is None or following.split("=")[0] in options):
-            fixed.append("")
-        if arg == "--":
-            fixed += args[index + 1 :]
-            break
-    return fixed
 
 
 def _option_names() -> set[str]:

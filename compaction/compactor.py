@@ -152,7 +152,9 @@ class Compactor:
         """A smaller conversation to retry with after an overflow, or None when out of stages.
 
         Each call runs the next stage that changes something (snip, then summarise, then
-        drop); a stage that fails or has nothing to do is passed over.
+        drop); a stage that fails or has nothing to do is passed over. On None the caller
+        says why the turn cannot go on (a prompt too long for the model is not a compaction
+        failure, and must not read as one).
         """
         remaining = STAGES[self._next_reactive :]
         if remaining:
@@ -162,9 +164,6 @@ class Compactor:
             self._next_reactive += len(result.tried)
             if result.changed:
                 return result.messages
-        self.events(
-            CompactionFailed(stage=None, reason=Reason.REACTIVE, error="nothing left to compact")
-        )
         return None
 
     async def compact(
@@ -238,13 +237,14 @@ class Compactor:
                 # short head) would grow the context: discard it, the next stage will do.
                 why = (
                     f"its result (~{self.counter.estimate(new):,} tokens) was not smaller than "
-                    f"what it replaced (~{self.counter.estimate(current):,} tokens)"
+                    f"what it would replace (~{self.counter.estimate(current):,} tokens), so "
+                    "the conversation was kept as it was"
                 )
                 log.warning("compaction_stage_discarded", stage=stage.value, error=why)
                 self.events(CompactionFailed(stage=stage, reason=reason, error=why))
                 failed.append(stage)
                 continue
-            after = self.tokens(new, system=system, tools=tools)
+            after = self._after(tokens, current, new, system, tools)
             self.events(_applied(stage, reason, current, new, tokens, after))
             current, tokens = new, after
             applied.append(stage)
@@ -265,6 +265,27 @@ class Compactor:
         estimate of ``after`` would compare the provider's tokenizer with ours.
         """
         return self.counter.estimate(after) < self.counter.estimate(before)
+
+    def _after(
+        self,
+        tokens: int,
+        current: Sequence[Message],
+        new: Sequence[Message],
+        system: str,
+        tools: Sequence[ToolSpec],
+    ) -> int:
+        """Tokens of ``new``, on the scale of ``tokens`` (those of ``current``).
+
+        ``tokens`` may be the provider's own figure while ``new`` can only be estimated; a
+        tokenizer that counts fewer tokens than the estimate would make a smaller
+        conversation look larger ("833 → 947"). Then the provider's figure is scaled by how
+        much the estimate shrank, which `_shrinks` has checked.
+        """
+        after = self.tokens(new, system=system, tools=tools)
+        if after < tokens:
+            return after
+        ratio = self.counter.estimate(new) / max(1, self.counter.estimate(current))
+        return max(0, min(tokens - 1, round(tokens * ratio)))
 
     def _target(self, reason: Reason, tokens: int) -> int:
         if reason is Reason.REACTIVE:

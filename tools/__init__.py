@@ -9,6 +9,7 @@ from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolKind, To
 from tools.builtin import builtin_tools
 from tools.events import (
     CheckpointRecorded,
+    CommandChangedFiles,
     RolledBack,
     ToolFailed,
     ToolRefused,
@@ -43,6 +44,7 @@ __all__ = [
     "BeforeToolHook",
     "Checkpoint",
     "CheckpointRecorded",
+    "CommandChangedFiles",
     "ErrorCategory",
     "KeptChange",
     "PathOutsideWorkspace",

@@ -102,6 +102,22 @@ class CheckpointRecorded(Event):
         return f"checkpoint of {self.path}"
 
 
+class CommandChangedFiles(Event):
+    """A command changed files in the workspace; their prior states are saved for ``/undo``.
+
+    File tools announce each change before it with `CheckpointRecorded`; a command's
+    changes are only known after it, from the workspace scans around it.
+    """
+
+    type: Literal["command_changed_files"] = "command_changed_files"
+    tool_use_id: str
+    paths: list[str]
+    """Workspace-relative paths the command created, changed or deleted."""
+
+    def describe(self) -> str:
+        return f"the command changed {len(self.paths)} file(s)"
+
+
 class RolledBack(Event):
     """A failed call's partial changes were undone."""
 

@@ -135,7 +135,7 @@ class ToolExecutor:
                 max_files=self._settings.snapshot_max_files,
             ),
         )
-        self._commands = CommandRecorder(self._scanner, self._store)
+        self._commands = CommandRecorder(self._scanner, self._store, emit=self._emit)
         # Continue the numbering of a resumed session, so its last turn is undone first.
         self._turn = self._store.last_turn
         self._calls = itertools.count(self._store.last_call + 1)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
 from agent.engine.outcome import PromptTooLong
-from compaction import Compactor
+from compaction import CompactionFailed, Compactor, Reason
 from providers import ChatResponse, Event, EventSink, LlmError, Message, TextBlock, ToolSpec
 
 CONTINUE_PROMPT = (
@@ -113,6 +113,9 @@ class TurnRecoveryPolicy:
         prompt = self._prompt_tokens(messages, system, tools)
         if 2 * prompt > self.compactor.tokens(messages, system=system, tools=tools):
             raise self._too_long(prompt, rejected=True)
+        self.events(
+            CompactionFailed(stage=None, reason=Reason.REACTIVE, error="nothing left to compact")
+        )
         return None
 
     def _prompt_tokens(

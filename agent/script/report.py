@@ -10,7 +10,7 @@ from typing import Any
 from agent.engine.outcome import TurnResult, TurnStatus
 from providers import ErrorKind, Event, Message, StreamDelta, ToolResultBlock, ToolUseBlock
 from recovery import FallbackActivated, GaveUp, ModelRestored, RetryScheduled
-from tools import CheckpointRecorded, RolledBack, UndoApplied
+from tools import CheckpointRecorded, CommandChangedFiles, RolledBack, UndoApplied
 from tools.events import ToolRefused
 
 UNAVAILABLE = frozenset(
@@ -86,6 +86,9 @@ class RunReport:
             )
         elif isinstance(event, CheckpointRecorded):
             self._changed[self._relative(event.path)] = None
+        elif isinstance(event, CommandChangedFiles):
+            for path in event.paths:
+                self._changed[self._relative(path)] = None
         elif isinstance(event, RolledBack | UndoApplied):
             for path in event.restored:
                 self._changed.pop(self._relative(path), None)

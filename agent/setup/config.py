@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import platformdirs
@@ -26,7 +26,9 @@ from pydantic import (
 
 from agent.hooks.settings import HookMatcher, check_hook_events, merge_hooks
 from agent.permissions.settings import PermissionSettings, merge_permissions
-from agent.setup.trust import held_back, without
+from agent.setup.config_words import describe_validation, describe_yaml_error
+from agent.setup.local_servers import KNOWN_SERVERS
+from agent.setup.trust import held_back, sandbox_mapping, without
 from compaction.settings import CompactionSettings
 from providers.models import ModelLimits, ModelRef
 from providers.profiles import model_profile
@@ -116,6 +118,11 @@ BUILTIN_PROVIDERS: dict[str, ProviderSettings] = {
     "anthropic": ProviderSettings(type="anthropic", api_key_env="ANTHROPIC_API_KEY"),
     "openai": ProviderSettings(type="openai", api_key_env="OPENAI_API_KEY"),
     "local": ProviderSettings(type="local"),
+    # Local OpenAI-compatible servers on their usual ports: `--model ollama:qwen2.5-coder`.
+    **{
+        kind.provider: ProviderSettings(type="openai", base_url=kind.base_url)
+        for kind in KNOWN_SERVERS
+    },
 }
 
 
@@ -145,6 +152,12 @@ class Config(BaseModel):
     hooks: dict[str, list[HookMatcher]] = Field(default_factory=dict)
     """Claude Code-style hooks, event name → matcher entries (`agent.hooks`)."""
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _sandbox_shorthand(cls, value: Any) -> Any:
+        """``sandbox: read-only`` (or unquoted ``off``, which YAML reads as false) is the mode."""
+        return sandbox_mapping(value)
 
     @field_validator("hooks", mode="before")
     @classmethod
@@ -294,7 +307,7 @@ def load_config(
     try:
         config = Config.model_validate(merged)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, origin, overrides or {})) from None
+        raise ConfigError(describe_validation(exc, Config, origin, overrides or {})) from None
     return config, paths
 
 
@@ -311,7 +324,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     except RecursionError:
         raise ConfigError(f"config file {path} is nested too deeply to read") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+        raise ConfigError(describe_yaml_error(path, exc)) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -324,7 +337,7 @@ def _validate_layer(data: dict[str, Any], path: Path) -> None:
     try:
         Config.model_validate(data, context={_ONE_LAYER: True})
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, dict.fromkeys(data, path), {})) from None
+        raise ConfigError(describe_validation(exc, Config, dict.fromkeys(data, path), {})) from None
 
 
 def _environment_layer(env: Mapping[str, str]) -> dict[str, Any]:
@@ -352,48 +365,3 @@ def _deep_merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
         else:
             result[key] = value
     return result
-
-
-def _describe(
-    exc: ValidationError, origin: Mapping[str, Path], overrides: Mapping[str, Any]
-) -> str:
-    lines = []
-    for error in exc.errors():
-        loc = [str(part) for part in error["loc"]]
-        key = ".".join(loc) or "(top level)"
-        top = loc[0] if loc else ""
-        if top in overrides:
-            source = "command line"
-        elif top in origin:
-            source = str(origin[top])
-        else:
-            source = "configuration"
-        message = error["msg"].removeprefix("Value error, ")
-        if error["type"] == "extra_forbidden":
-            allowed = _allowed_keys(loc[:-1])
-            message = f"unknown key; allowed keys here: {', '.join(allowed)}"
-            lines.append(f"{source}: {key}: {message}")
-        elif error["type"] == "literal_error" or "input" not in error:
-            lines.append(f"{source}: {key}: {message}")
-        else:
-            lines.append(f"{source}: {key}: got {error['input']!r}: {message}")
-    return "invalid configuration\n  " + "\n  ".join(lines)
-
-
-def _allowed_keys(loc: list[str]) -> list[str]:
-    """The keys allowed in the mapping at ``loc`` (e.g. ``["providers", "ollama"]``)."""
-    model: type[BaseModel] = Config
-    parts = iter(loc)
-    for part in parts:
-        field = model.model_fields.get(part)
-        if field is None:
-            break
-        annotation = field.annotation
-        if get_origin(annotation) is dict:
-            value_type = get_args(annotation)[1]
-            if isinstance(value_type, type) and issubclass(value_type, BaseModel):
-                model = value_type
-                next(parts, None)  # the entry's own name
-        elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            model = annotation
-    return sorted(model.model_fields)

@@ -87,3 +87,25 @@ def choice(kind: type[Choice]) -> Callable[[str], Choice]:
             raise typer.BadParameter(f"{value!r} is not one of {choices}.") from None
 
     return parse
+
+
+PROMPT_OPTIONS = ("-p", "--print")
+
+
+def with_empty_prompt(args: list[str], options: set[str]) -> list[str]:
+    """``args`` with an empty value after a ``-p`` that has none (``agent -p --resume ID``).
+
+    Click would take the next option (or nothing) as the prompt; an empty prompt means
+    "continue the interrupted turn". Only our own option names count as "no value", so a
+    prompt that happens to start with a dash still works.
+    """
+    fixed: list[str] = []
+    for index, arg in enumerate(args):
+        fixed.append(arg)
+        following = args[index + 1] if index + 1 < len(args) else None
+        if arg in PROMPT_OPTIONS and (following is None or following.split("=")[0] in options):
+            fixed.append("")
+        if arg == "--":
+            fixed += args[index + 1 :]
+            break
+    return fixed

@@ -12,6 +12,7 @@ from typing import Any
 import structlog
 
 from agent.setup.config import BUILTIN_PROVIDERS, Config, ConfigError
+from agent.setup.endpoint_guard import EndpointGuard
 from agent.setup.startup import SetupError
 from providers import LlmError, Provider
 from providers.chaos import ChaosPlan
@@ -63,15 +64,23 @@ def create_provider(
             from providers.adapters.chaos_transport import chaos_client
 
             common["http_client"] = chaos_client(chaos, model=str(ref), primary=primary)
+        adapter: Provider
         if kind == "anthropic":
             from providers.adapters.anthropic import AnthropicProvider
 
-            return AnthropicProvider(**common, prompt_cache=settings.prompt_cache)
-        from providers.adapters.openai import OpenAIProvider
+            adapter = AnthropicProvider(**common, prompt_cache=settings.prompt_cache)
+        else:
+            from providers.adapters.openai import OpenAIProvider
 
-        return OpenAIProvider(**common)
+            adapter = OpenAIProvider(**common)
+        base_url = settings.base_url or _VENDOR_URLS[kind]
+        return EndpointGuard(adapter, base_url, wants_v1=kind == "openai")
 
     return LazyProvider(build, str(ref))
+
+
+_VENDOR_URLS = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}
+"""Where each SDK sends requests when no base_url is configured."""
 
 
 def _local_provider(config: Config, ref: ModelRef) -> Provider:
@@ -93,9 +102,11 @@ def _local_provider(config: Config, ref: ModelRef) -> Provider:
 
 EMBEDDED_MODEL = "local:smollm2"
 EMBEDDED_NOTICE = (
-    "No API key is set, so agent is using local:smollm2, a tiny offline model for trying the "
-    "tool, not for real work. For a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY, or "
-    "choose one with --model or 'model:' in ~/.config/agent/config.yaml."
+    "No API key is set, so agent is using local:smollm2, a tiny offline model: it can chat and "
+    "answer about files it reads, but it cannot do coding tasks (it does not reliably edit "
+    "files or run commands). For a real model: `agent setup` finds API keys and local servers "
+    "(Ollama, LM Studio, llama.cpp, vLLM), or set ANTHROPIC_API_KEY or OPENAI_API_KEY, or "
+    "choose one with --model."
 )
 
 

@@ -21,7 +21,7 @@ from tools.guard.sandbox import SandboxMode
 from tools.hooks import ApprovalMode
 from tools.mcp import ProjectApprovals
 
-__all__ = ["HeldSettings", "ProjectTrust", "held_back", "without"]
+__all__ = ["HeldSettings", "ProjectTrust", "held_back", "sandbox_mapping", "without"]
 
 APPROVALS_FILE = "project-approvals.json"
 _NAME = "agent.yaml"
@@ -40,7 +40,7 @@ def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
     held: dict[str, Any] = {}
     if data.get("approval") not in (None, ApprovalMode.ASK):
         held["approval"] = data["approval"]
-    sandbox = data.get("sandbox")
+    sandbox = sandbox_mapping(data.get("sandbox"))
     if isinstance(sandbox, dict):
         looser = {key: value for key, value in sandbox.items() if _loosens(key, value)}
         if looser:
@@ -62,6 +62,12 @@ def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
     return held
 
 
+def sandbox_mapping(value: Any) -> Any:
+    """``sandbox:`` as a mapping: the scalar shorthand (``sandbox: off``, which YAML reads as
+    false, or ``sandbox: read-only``) is the mode."""
+    return {"mode": value} if isinstance(value, str) or value is False else value
+
+
 def _loosens(key: str, value: Any) -> bool:
     if key == "mode":
         return value not in (SandboxMode.WORKSPACE_WRITE, SandboxMode.READ_ONLY)
@@ -76,7 +82,8 @@ def without(data: dict[str, Any], held: Mapping[str, Any]) -> dict[str, Any]:
     kept = {key: value for key, value in data.items() if key not in held or key in partial}
     for key in partial:
         if key in held:
-            kept[key] = {k: v for k, v in data[key].items() if k not in held[key]}
+            section = sandbox_mapping(data[key]) if key == "sandbox" else data[key]
+            kept[key] = {k: v for k, v in section.items() if k not in held[key]}
     return kept
 
 

@@ -13,6 +13,7 @@ QUIET = frozenset(
     {
         "turn_ended",  # the REPL shows how a turn ended
         "checkpoint_recorded",  # the tool line and its diff say it
+        "command_changed_files",  # the line after the turn counts them
         "tool_failed",  # the tool line is red already
         "tool_refused",
         "stream_restarted",  # the stream reset is shown where the text is

@@ -20,18 +20,22 @@ from rich.text import Text
 
 from agent import __version__
 from agent.app import Agent, build_agent
+from agent.engine.face import Faces
 from agent.engine.system_prompt import instructions_file
 from agent.exit_codes import ExitCode
+from agent.setup.model_chain import EMBEDDED_MODEL
 from agent.setup.startup import Options, SetupError, Started, boot
-from agent.setup.trust import ProjectTrust
 from agent.terminal.approval import PromptApprover
 from agent.terminal.banners import notice_line
 from agent.terminal.command_runner import CustomCommands, allowed_tools
 from agent.terminal.commands import SlashCommands, UsageSoFar
 from agent.terminal.console import SafeConsole
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
-from agent.terminal.repl_view import last_exchange, typed_by_person
+from agent.terminal.repl_view import last_exchange, started_elsewhere, typed_by_person
+from agent.terminal.setup_view import local_server_line
 from agent.terminal.status_line import compact_number
+from agent.terminal.trust_view import ask_to_trust
+from agent.terminal.turn_changes import TurnChanges
 from agent.terminal.typed_input import TypedInput
 from agent.terminal.ui import ConsoleUI, StatusSource
 from providers import Event
@@ -62,6 +66,7 @@ class Repl:
             console, workspace=options.workspace, verbose=options.verbose, redact=started.redact
         )
         self.approver = PromptApprover(self.ui, remember=self._remember_rule)
+        self.changes = TurnChanges(options.workspace)
         self.agent = self._make_agent(options)
         self._answered = False
         self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
@@ -82,7 +87,7 @@ class Repl:
         return build_agent(
             self.config,
             options,
-            face=self.ui,
+            face=Faces([self.ui, self.changes]),
             approver=self.approver,
             environ=self.environ,
             previous=previous,
@@ -281,6 +286,7 @@ class Repl:
     async def _turn(self, prompt: str | None) -> bool:
         """Run one turn; False if it did not finish (interrupted or crashed)."""
         self.ui.begin_turn()
+        self.changes.begin()
         self._answered = True
         try:
             result = await self._cancellable(self.agent.run_turn(prompt))
@@ -294,6 +300,7 @@ class Repl:
             message = f"Internal error: {error!r}. Details are in the log."
             self.agent.record_crash(message)
             self.ui.show(Text(message, style="red"))
+            self._show_changes()
             return False
         self.ui.finish()
         if result is None:
@@ -302,10 +309,14 @@ class Repl:
             self.ui.show(
                 Text(f"Interrupted. The session is {saved}; go on or try again.", "yellow")
             )
-            return False
-        if result.error:
+        elif result.error:
             self.ui.show(Text(self.agent.redact(result.error), style="red"))
-        return result.error is None
+        self._show_changes()
+        return result is not None and result.error is None
+
+    def _show_changes(self) -> None:
+        """What the turn changed, counted from the tools' events, whatever the answer says."""
+        self.ui.show(Text(self.changes.summary(), style="dim"))
 
     async def _cancellable(self, work: Coroutine[Any, Any, T]) -> T | None:
         task = asyncio.create_task(work)
@@ -334,6 +345,8 @@ class Repl:
         self.ui.show(head)
         for notice in agent.notices:
             self.ui.show(notice_line(notice))
+        if agent.model == EMBEDDED_MODEL:  # name a running local server that could do the work
+            self.ui.show(local_server_line())
         self.ui.show(Text(f"Sandbox: {agent.describe_sandbox()}", style="dim"))
         if found := instructions_file(self.workspace):
             self.ui.show(Text(f"Project instructions: {found[0]}", style="dim"))
@@ -345,6 +358,8 @@ class Repl:
         loaded = self.agent.loaded
         if loaded is None:
             return
+        if moved := started_elsewhere(loaded.header.cwd, self.workspace):
+            self.ui.show(moved)
         exchange = loaded.last_exchange(typed_by_person)
         if exchange:
             self.ui.show(Text("Last exchange:", style="dim"))
@@ -370,30 +385,9 @@ def run_interactive(options: Options) -> int:
     """``agent``: the REPL. Returns the exit code."""
     console = SafeConsole(highlight=False)
     try:
-        started = boot(options, ask_trust=lambda trust: _allowed(console, trust))
+        started = boot(options, ask_trust=lambda trust: ask_to_trust(console, trust))
         repl = Repl(console=console, started=started)
     except SetupError as error:
         console.print(Text(f"agent: {error}", style="red"))
         return ExitCode.USAGE
     return repl.run()
-
-
-def _allowed(console: Console, trust: ProjectTrust) -> bool:
-    """Ask whether the workspace's agent.yaml may apply what it holds back; True if allowed."""
-    held = trust.held
-    assert held is not None
-    console.print(Text(f"{held.path} wants to:", style="yellow"))
-    for line in held.lines():
-        console.print(Text(f"  {line}", style="yellow"))
-    try:
-        answer = PromptSession[str]().prompt("Allow this for this directory? [y/N] ")
-    except (KeyboardInterrupt, EOFError):
-        answer = ""
-    if answer.strip().lower() not in ("y", "yes"):
-        console.print(Text("Not applied; `agent trust` allows it later.", style="dim"))
-        return False
-    try:
-        trust.allow(held)
-    except OSError as error:
-        console.print(Text(f"Cannot save the approval ({error}); applied for now.", style="red"))
-    return True

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import httpx2
 import structlog
 
+from providers.adapters.unreachable import unreachable
 from providers.classify import classify, retry_after
 from providers.errors import ErrorKind, LlmError, MalformedAnswer
 from providers.provider import ChatResponse
@@ -208,7 +209,7 @@ class ErrorTranslator:
             _Rule(
                 (*sdk.connection, httpx2.TransportError),
                 ErrorKind.CONNECTION,
-                lambda exc: f"connection failed: {describe(exc)}",
+                lambda exc: f"connection failed: {_connection_detail(exc)}",
             ),
             _Rule(sdk.invalid_response, ErrorKind.SERVER, str),
             _Rule((MalformedAnswer,), ErrorKind.SERVER, lambda exc: f"{malformed}: {exc}"),
@@ -245,6 +246,15 @@ def error_from_server(answer: ServerAnswer, *, provider: str, model: str) -> Llm
         server_type=next((str(t) for t in answer.server_types if t), None),
         rate_limits=rate_limits_from_headers(answer.headers),
     )
+
+
+def _connection_detail(exc: Exception) -> str:
+    """ "connection refused (...)" rather than the SDK's "APIConnectionError: Connection error"."""
+    found = unreachable(exc)
+    if found is None:
+        return describe(exc)
+    reason, detail = found
+    return f"{reason} ({detail})"
 
 
 def describe(exc: BaseException) -> str:

@@ -225,7 +225,8 @@ def test_an_unusable_checkpoint_directory_is_a_clear_setup_error(
 
 
 def test_a_p_without_a_value_gets_an_empty_prompt_and_nothing_else_changes() -> None:
-    from agent.cli import _option_names, with_empty_prompt
+    from agent.cli import _option_names
+    from agent.setup.flags import with_empty_prompt
 
     options = _option_names()
 

@@ -69,10 +69,17 @@ def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
 
 
 def test_unknown_provider_in_the_chain_is_named(tmp_path: Path) -> None:
-    (tmp_path / "agent.yaml").write_text("fallback_models: [ollama:qwen]\n")
-    with pytest.raises(ConfigError, match="ollama") as error:
+    (tmp_path / "agent.yaml").write_text("fallback_models: [mylab:qwen]\n")
+    with pytest.raises(ConfigError, match="mylab") as error:
         load_config(cwd=tmp_path, environ={"HOME": str(tmp_path)})
     assert "providers:" in str(error.value)
+
+
+def test_local_servers_on_their_usual_ports_need_no_provider_entry(tmp_path: Path) -> None:
+    (tmp_path / "agent.yaml").write_text("model: ollama:qwen2.5-coder:7b\n")
+    config, _ = load_config(cwd=tmp_path, environ={"HOME": str(tmp_path)})
+    assert config.provider("ollama").base_url == "http://127.0.0.1:11434/v1"
+    assert config.provider("vllm").base_url == "http://127.0.0.1:8000/v1"
 
 
 def test_model_chain_is_deduplicated_in_order() -> None:

@@ -19,7 +19,7 @@ from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import Spawn, clean
 
-LOCAL_MODEL = "llamacpp:default"
+LOCAL_MODEL = "mylab:default"
 SLOW = 60  # seconds: generous for a loaded machine; no test asserts how long anything took
 
 
@@ -28,7 +28,7 @@ def test_no_key_local_model_prompt_ctrl_c_bad_model_and_resume_elsewhere(
 ) -> None:
     (workspace / "agent.yaml").write_text(
         f"model: {LOCAL_MODEL}\n"
-        f"providers:\n  llamacpp: {{type: openai, base_url: '{fake_llm.openai_url}'}}\n"
+        f"providers:\n  mylab: {{type: openai, base_url: '{fake_llm.openai_url}'}}\n"
     )
     fake_llm.script(Reply.text("Hello from the local model."), Fault.hang(SLOW), model="default")
     seen: list[str] = []
@@ -36,7 +36,7 @@ def test_no_key_local_model_prompt_ctrl_c_bad_model_and_resume_elsewhere(
     term = spawn(model=None, env=NO_KEYS)
     # The repository's agent.yaml names a server to send requests to: asked about first.
     seen.append(clean(term.expect(r"Allow this for this directory\?", timeout=SLOW)))
-    assert "provider llamacpp" in " ".join(seen[-1].split())
+    assert "provider mylab" in " ".join(seen[-1].split())
     term.send_line("y")
     seen.append(clean(term.prompt(timeout=SLOW)))
     assert LOCAL_MODEL in seen[-1]
@@ -60,7 +60,7 @@ def test_no_key_local_model_prompt_ctrl_c_bad_model_and_resume_elsewhere(
     session = re.search(r"agent --resume (\w+)", seen[-1])
     assert session is not None
 
-    # The same person, in another repository, with a hosted model and no `llamacpp` there.
+    # The same person, in another repository, with a hosted model and no `mylab` there.
     elsewhere = workspace.parent / "elsewhere"
     elsewhere.mkdir()
     fake_llm.script(Reply.text("Carrying on here."), model="claude-test")
@@ -69,7 +69,7 @@ def test_no_key_local_model_prompt_ctrl_c_bad_model_and_resume_elsewhere(
     other.send_line(f"/resume {session.group(1)}")
     resumed = " ".join(clean(other.prompt(timeout=SLOW)).split())
     seen.append(resumed)
-    assert "No provider named 'llamacpp' is configured here" in resumed
+    assert "No provider named 'mylab' is configured here" in resumed
     assert f"Continuing with {MODELS['anthropic']}" in resumed
     assert f"Resumed {session.group(1)}" in resumed
 
@@ -92,6 +92,8 @@ def test_with_the_local_extra_the_no_key_notice_shows_once_and_hints_name_what_a
     term = spawn(model=None, env=NO_KEYS)  # no request is sent, so the model never loads
     greeting = " ".join(clean(term.prompt(timeout=SLOW)).split())
     assert greeting.count("No API key is set, so agent is using local:smollm2") == 1
+    assert "it cannot do coding tasks" in greeting  # the truth, up front
+    assert greeting.count("agent setup") == 2  # the notice, and the line naming what runs here
     cleared = term.command("/clear", timeout=SLOW)
     assert "No API key" not in cleared
     assert "Traceback" not in clean(term.exit())

@@ -101,7 +101,11 @@ def test_p_runs_without_them_says_so_and_agent_trust_allows_them(
     assert "run `agent trust` here" in said
     assert not (workspace / "ran.txt").exists()  # asked for approval, which -p cannot give
 
-    trusted = run_agent("trust", server=fake_llm, workspace=workspace, home=decoy_home)
+    refused = run_agent("trust", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert refused.code == 1  # no terminal to ask on, no --yes: shown, not granted
+    assert "approval: full-auto" in refused.stdout
+    assert "agent trust --yes" in refused.stderr
+    trusted = run_agent("trust", "--yes", server=fake_llm, workspace=workspace, home=decoy_home)
     assert trusted.code == 0, trusted.stderr
     assert "approval: full-auto" in trusted.stdout
     fake_llm.script(

@@ -37,19 +37,19 @@ def test_project_file_may_use_a_provider_the_user_file_defines(tmp_path: Path) -
 
 def test_a_provider_defined_nowhere_is_still_an_error_naming_the_file(tmp_path: Path) -> None:
     environ = _user_config(tmp_path, "max_steps: 7\n")
-    (tmp_path / "agent.yaml").write_text("model: ollama:qwen2.5-coder:32b\n")
+    (tmp_path / "agent.yaml").write_text("model: mylab:qwen2.5-coder:32b\n")
 
-    with pytest.raises(ConfigError, match=r"'ollama'.*providers:") as error:
+    with pytest.raises(ConfigError, match=r"'mylab'.*providers:") as error:
         load_config(cwd=tmp_path, environ=environ)
     assert str(tmp_path / "agent.yaml") in str(error.value)
 
 
 def test_a_chain_error_does_not_echo_the_api_keys_of_the_file(tmp_path: Path) -> None:
     (tmp_path / "agent.yaml").write_text(
-        "model: vllm:qwen\n"
-        "providers:\n  vlm:\n    type: openai\n    api_key: sk-secret-0123456789\n"
+        "model: vlab:qwen\n"
+        "providers:\n  vla:\n    type: openai\n    api_key: sk-secret-0123456789\n"
     )
 
-    with pytest.raises(ConfigError, match="'vllm'") as error:
+    with pytest.raises(ConfigError, match="'vlab'") as error:
         load_config(cwd=tmp_path, environ={"HOME": str(tmp_path)})
     assert "sk-secret" not in str(error.value)

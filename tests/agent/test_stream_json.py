@@ -239,3 +239,24 @@ def test_sigterm_saves_the_session_and_exits_143(
     assert lines[-1]["type"] == "result"
     assert lines[-1]["exit_code"] == 143
     assert _system(lines, "session_saved")
+
+
+def test_files_a_command_changed_are_in_the_result(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "echo hi > made.txt"}),
+        Reply.text("Made it."),
+    )
+    run = run_agent(
+        "-p",
+        "make a file",
+        "--yes",
+        "--output-format",
+        "json",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+    assert run.code == 0, run.stderr
+    assert run.json()["changed_files"] == ["made.txt"]

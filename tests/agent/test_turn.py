@@ -8,8 +8,9 @@ import pytest
 
 from agent.engine.outcome import PromptTooLong
 from agent.engine.turn import TurnRecoveryPolicy
+from compaction import CompactionFailed
 from compaction.compactor import Compactor
-from providers import Message, ToolResultBlock, ToolUseBlock
+from providers import ErrorKind, Event, LlmError, Message, ToolResultBlock, ToolUseBlock
 from providers.models import ModelLimits
 from providers.testing import ScriptedProvider
 from sessions import SessionStore
@@ -43,3 +44,19 @@ async def test_the_latest_prompt_is_checked_as_steps_and_new_prompts_come(
 
     replaced = [Message.user("short again"), *step(9)]  # a history rebuilt from scratch
     assert await policy.before_request(replaced, system="", tools=[]) == replaced
+
+
+async def test_a_prompt_too_long_is_named_without_a_compaction_failure(tmp_path: Path) -> None:
+    log = SessionStore(tmp_path / "home", fsync=False).create(cwd=tmp_path, model_chain=["x:m"])
+    events: list[Event] = []
+    policy = TurnRecoveryPolicy(
+        compactor=Compactor(ScriptedProvider([]), LIMITS), log=log, events=events.append
+    )
+    messages = [Message.user("y" * 3_000)]  # fits our estimate; the model said it did not
+    overflow = LlmError(ErrorKind.CONTEXT_OVERFLOW, "prompt is too long")
+
+    with pytest.raises(PromptTooLong) as caught:
+        await policy.on_overflow(messages, overflow, system="", tools=[])
+
+    assert "context window" in str(caught.value)
+    assert not [e for e in events if isinstance(e, CompactionFailed)]

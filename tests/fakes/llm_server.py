@@ -53,14 +53,16 @@ Responder = Callable[[RecordedRequest], Step]
 class FakeLlmServer:
     """Scriptable fake of both vendors' chat endpoints. Use as a context manager or start/stop."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self._lock = threading.Lock()
         self._scripts: dict[str | None, deque[Step]] = {}
         self._release = threading.Event()
         self.requests: list[RecordedRequest] = []
+        self.models: list[str] = []
+        """What ``GET /v1/models`` lists, as an OpenAI-compatible server does."""
         self.capacity: Capacity | None = None
         self._responder: Responder | None = None
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.fake = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -116,6 +118,7 @@ class FakeLlmServer:
             self._responder = None
             self.capacity = None
             self.requests = []
+            self.models = []
             self._release.set()
             self._release = threading.Event()
 
@@ -148,6 +151,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         return
+
+    def do_GET(self) -> None:
+        self.close_connection = True
+        fake: FakeLlmServer = self.server.fake  # type: ignore[attr-defined]
+        if self.path.rstrip("/") != "/v1/models":
+            self._send(404, b'{"error": "not found"}', "application/json")
+            return
+        listed = {
+            "object": "list",
+            "data": [{"id": name, "object": "model"} for name in fake.models],
+        }
+        self._send(200, json.dumps(listed).encode(), "application/json")
 
     def do_POST(self) -> None:
         self.close_connection = True

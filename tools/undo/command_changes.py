@@ -14,8 +14,10 @@ from typing import TypeVar
 
 import structlog
 
+from providers.events import Event
 from providers.messages import ToolResultBlock, ToolUseBlock
 from tools.blocking import in_worker
+from tools.events import CommandChangedFiles
 from tools.ignore import GitIgnore
 from tools.undo.checkpoints import CheckpointStore
 from tools.undo.snapshots import CommandChanges, ScanAbandoned, Snapshot, WorkspaceScanner
@@ -38,6 +40,8 @@ class CommandRecorder:
     Args:
         scanner: Takes the workspace's snapshots.
         store: Where the changes become checkpoints.
+        emit: Hears `CommandChangedFiles` after a command that changed files (on the
+            caller's thread, never the scan's).
     """
 
     def __init__(
@@ -46,7 +50,9 @@ class CommandRecorder:
         store: CheckpointStore,
         *,
         scan_timeout: float = SCAN_TIMEOUT,
+        emit: Callable[[Event], None] = lambda event: None,
     ) -> None:
+        self._emit = emit
         self._scanner = scanner
         self._store = store
         self._scan_timeout = scan_timeout
@@ -72,11 +78,13 @@ class CommandRecorder:
             self._record_now(before, ignore, call, turn, number)
             raise
         try:
-            note = await self._bounded(
+            note, paths = await self._bounded(
                 lambda stop: self._record(before, ignore, call, turn, number, stop)
             )
         except TimeoutError:
-            note = self._untracked()
+            return _noted(result, self._untracked())
+        if paths:
+            self._emit(CommandChangedFiles(tool_use_id=call.id, paths=paths))
         return _noted(result, note)
 
     async def _bounded(self, scan: Callable[[threading.Event], T]) -> T:
@@ -129,7 +137,7 @@ class CommandRecorder:
         turn: int,
         number: int,
         stop: threading.Event,
-    ) -> str:
+    ) -> tuple[str, list[str]]:
         found = self._scanner.changes(before, self._scanner.snapshot(ignore, stop))
         if stop.is_set():  # given up on while it compared: the caller says nothing was kept
             raise ScanAbandoned
@@ -141,7 +149,7 @@ class CommandRecorder:
             changed=len(found.changes),
             not_undoable=len(found.not_undoable),
         )
-        return self._note(found)
+        return self._note(found), [change.rel for change in found.changes]
 
     def _note(self, found: CommandChanges) -> str:
         lines = []

@@ -1,0 +1,199 @@
+"""A dead endpoint: told apart (refused, no such host, TLS, a missing /v1), announced while
+it is checked again, used if it comes back, and otherwise a failure naming the URL."""
+
+from __future__ import annotations
+
+import json
+import socket
+import ssl
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent.setup.endpoint_guard import EndpointGuard
+from providers import ErrorKind, LlmError, Message
+from providers.adapters.openai import OpenAIProvider
+from providers.adapters.unreachable import Unreachable, unreachable
+from providers.provider import ChatRequest, ChatResponse, DeltaHandler, StopReason
+from providers.testing import FunctionProvider
+from tests.fakes.cli import MODELS, agent_command, agent_env, run_agent
+from tests.fakes.llm_script import Fault, Reply
+from tests.fakes.llm_server import FakeLlmServer
+
+REQUEST = ChatRequest(model="m", messages=[Message.user("hi")])
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _raised_from(cause: BaseException) -> LlmError:
+    try:
+        try:
+            raise cause
+        except BaseException as inner:
+            raise OSError("All connection attempts failed") from inner
+    except OSError as outer:
+        error = LlmError(ErrorKind.CONNECTION, "connection failed")
+        error.__cause__ = outer
+        return error
+
+
+@pytest.mark.parametrize(
+    ("cause", "reason"),
+    [
+        (ConnectionRefusedError(111, "Connect call failed"), Unreachable.REFUSED),
+        (socket.gaierror(-2, "Name or service not known"), Unreachable.DNS),
+        (ssl.SSLError(1, "WRONG_VERSION_NUMBER"), Unreachable.TLS),
+        (OSError(113, "No route to host"), Unreachable.NO_ROUTE),
+        (ConnectionResetError(104, "reset"), None),  # it answered, then dropped: retry
+        (TimeoutError(), None),
+    ],
+)
+def test_the_causes_are_told_apart(cause: BaseException, reason: Unreachable | None) -> None:
+    found = unreachable(_raised_from(cause))
+    assert (found[0] if found else None) == reason
+
+
+def _guard(inner: FunctionProvider | OpenAIProvider, url: str, **kw: object) -> EndpointGuard:
+    return EndpointGuard(inner, url, wants_v1=True, **kw)  # type: ignore[arg-type]
+
+
+async def test_a_refused_endpoint_fails_naming_the_url_and_what_to_check() -> None:
+    port = _closed_port()
+    url = f"http://127.0.0.1:{port}/v1"
+    adapter = OpenAIProvider(api_key="k", base_url=url, provider_name="ollama")
+    said: list[str] = []
+
+    with pytest.raises(LlmError) as caught:
+        await _guard(adapter, url, window=1.0, announce=said.append).chat(REQUEST)
+
+    error = caught.value
+    assert error.kind is ErrorKind.NOT_FOUND  # recovery moves on instead of retrying
+    assert f"nothing listens on 127.0.0.1:{port} ({url}" in error.message
+    assert "is the server running?" in error.message
+    assert said == [
+        f"agent: cannot reach {url} (connection refused); checking again for up to 1 s..."
+    ]
+
+
+async def test_an_unknown_host_and_a_tls_mismatch_say_what_to_check() -> None:
+    url = "http://no-such-host.invalid/v1"
+    adapter = OpenAIProvider(api_key="k", base_url=url, provider_name="x")
+    with pytest.raises(LlmError, match=r"cannot resolve no-such-host\.invalid"):
+        await _guard(adapter, url, window=0.5, announce=lambda _: None).chat(REQUEST)
+
+    with FakeLlmServer() as plain:  # speaks http; asked for https
+        tls_url = plain.openai_url.replace("http://", "https://")
+        adapter = OpenAIProvider(api_key="k", base_url=tls_url, provider_name="x")
+        said: list[str] = []
+        with pytest.raises(LlmError, match=r"TLS handshake .* try http:// in base_url"):
+            await _guard(adapter, tls_url, announce=said.append).chat(REQUEST)
+        assert said == []  # waiting does not fix TLS: no wait, no progress line
+
+
+async def test_a_server_that_comes_back_within_the_window_is_used() -> None:
+    calls = 0
+
+    async def answer(request: ChatRequest, on_delta: DeltaHandler | None) -> ChatResponse:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise _raised_from(ConnectionRefusedError(111, "refused"))
+        return ChatResponse(message=Message.assistant("back"), stop_reason=StopReason.END_TURN)
+
+    probes = iter([False, False, True])
+
+    async def probe(host: str, port: int) -> bool:
+        return next(probes)
+
+    said: list[str] = []
+    guard = _guard(
+        FunctionProvider(answer), "http://127.0.0.1:9/v1", probe=probe, announce=said.append
+    )
+
+    response = await guard.chat(REQUEST)
+
+    assert response.message.text == "back"
+    assert said[-1] == "agent: http://127.0.0.1:9/v1 answers again."
+
+
+def test_a_404_where_v1_is_missing_says_so(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Fault.status(404, message="Not Found"))
+    root = fake_llm.root_url  # no /v1
+    run = run_agent(
+        "-p",
+        "hi",
+        "--model",
+        MODELS["openai"],
+        "--output-format",
+        "json",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+        env={"OPENAI_BASE_URL": root},
+    )
+    result = json.loads(run.stdout)
+    assert run.code == 1
+    assert f"is /v1 missing from base_url? Try {root}/v1" in result["error"]
+
+
+def test_p_on_a_dead_endpoint_fails_with_a_progress_line_and_the_url(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    run = run_agent(
+        "-p",
+        "hi",
+        "--model",
+        MODELS["openai"],
+        "--output-format",
+        "json",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+        env={"OPENAI_BASE_URL": url},
+    )
+    result = json.loads(run.stdout)
+    assert run.code == 1
+    assert f"agent: cannot reach {url} (connection refused)" in run.stderr
+    assert "is the server running?" in result["error"]
+    assert "does not know this model" not in result["error"]
+    assert [event["type"] for event in result["events"]].count("retry_scheduled") == 0
+
+
+def test_p_uses_a_server_that_starts_while_it_waits(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    port = _closed_port()
+    url = f"http://127.0.0.1:{port}/v1"
+    env = agent_env(fake_llm, decoy_home, {"OPENAI_BASE_URL": url})
+    argv = agent_command("-p", "hi", "--model", MODELS["openai"])
+    with subprocess.Popen(
+        argv,
+        cwd=workspace,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        assert proc.stderr is not None
+        said = f"agent: cannot reach {url} (connection refused)"
+        for line in proc.stderr:  # the server starts only once the agent waits for it
+            if said in line:
+                break
+        else:
+            pytest.fail(f"no line saying {said!r}")
+        late = FakeLlmServer(port=port)
+        late.script(Reply.text("late but here"))
+        with late:
+            out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "late but here" in out
+    assert f"{url} answers again" in err

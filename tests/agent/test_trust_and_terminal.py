@@ -1,0 +1,59 @@
+"""``agent trust`` shows what it grants and asks; ``agent`` without a terminal says so on
+stderr."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pexpect
+
+from tests.fakes.cli import agent_command, agent_env
+from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.terminal import Spawn, clean
+
+ASKS = """\
+approval: full-auto
+sandbox: off
+hooks:
+  Stop:
+    - hooks: [{type: command, command: 'true'}]
+"""
+
+
+def test_agent_trust_shows_everything_it_grants_then_asks(spawn: Spawn, workspace: Path) -> None:
+    (workspace / "agent.yaml").write_text(ASKS)
+
+    refused = spawn("trust", model=None)
+    shown = " ".join(clean(refused.expect(r"Allow this\? \[y/N\]")).split())
+    for granted in ("approval: full-auto", "sandbox.mode: off", "hooks for Stop"):
+        assert granted in shown
+    refused.send_line("n")
+    refused.expect("Not allowed; nothing changed.")
+    refused.child.expect(pexpect.EOF)
+
+    allowed = spawn("trust", model=None)
+    allowed.expect(r"Allow this\? \[y/N\]")
+    allowed.send_line("y")
+    allowed.expect("Allowed for")
+    allowed.child.expect(pexpect.EOF)
+
+    again = spawn("trust", model=None)
+    again.expect("Nothing in ./agent.yaml waits for approval here.")
+
+
+def test_without_a_terminal_the_repl_says_so_on_stderr(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    proc = subprocess.run(
+        agent_command(),
+        cwd=workspace,
+        env=agent_env(fake_llm, decoy_home),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "stdin is not a terminal; use -p PROMPT" in proc.stderr
