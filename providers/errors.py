@@ -31,6 +31,9 @@ class ErrorKind(StrEnum):
     PERMISSION = "permission"
     QUOTA = "quota"
     NOT_FOUND = "not_found"
+    UNREACHABLE = "unreachable"
+    """No endpoint answered at all, and it stayed so while it was checked (nothing listens,
+    no such host, no route, TLS failed): not retried, but "try again later" to a script."""
     BAD_REQUEST = "bad_request"
     REFUSAL = "refusal"
     UNKNOWN = "unknown"

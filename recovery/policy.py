@@ -120,6 +120,7 @@ POLICY: Mapping[ErrorKind, KindPolicy] = {
     ErrorKind.PERMISSION: _NEXT_MODEL,
     ErrorKind.QUOTA: _NEXT_MODEL,
     ErrorKind.NOT_FOUND: _NEXT_MODEL,
+    ErrorKind.UNREACHABLE: _NEXT_MODEL,  # already checked for seconds before it is raised
     # The loop compacts on overflow; a bad request or a refusal fails the same way anywhere.
     ErrorKind.CONTEXT_OVERFLOW: _RAISE,
     ErrorKind.BAD_REQUEST: _RAISE,

@@ -305,8 +305,8 @@ def _explain(error: LlmError) -> str:
         ErrorKind.REFUSAL: "The provider declined the request; rephrase it or try another "
         "model (--model, or /model in the REPL).",
     }
-    if error.kind is ErrorKind.NOT_FOUND and error.status is None:
-        return str(error)  # no endpoint answered at all: its message names what to check
+    if error.kind is ErrorKind.UNREACHABLE:  # its message names the URL and what to check
+        return f"{error} The session is saved."
     hint = hints.get(error.kind) or _WAIT_HINTS.get(error.kind, "try again later")
     if error.kind.transient:
         hint = f"{hint[0].upper()}{hint[1:]}. The session is saved."

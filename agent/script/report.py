@@ -20,6 +20,7 @@ UNAVAILABLE = frozenset(
         ErrorKind.SERVER,
         ErrorKind.TIMEOUT,
         ErrorKind.CONNECTION,
+        ErrorKind.UNREACHABLE,
     }
 )
 """Failures that say "the provider cannot answer now", not "the task failed": a script

@@ -6,7 +6,7 @@ closed port cost 70 to 85 silent seconds. `EndpointGuard` sits around one adapte
 connection could be made at all (refused, no such host, no route) it says so on stderr, checks
 the endpoint again for up to `WINDOW` seconds, and sends the request again as soon as it
 answers; if it never does (or TLS failed, which waiting does not fix) the call fails as
-`ErrorKind.NOT_FOUND`, so recovery moves to the next model at once instead of retrying, with
+`ErrorKind.UNREACHABLE`, so recovery moves to the next model at once instead of retrying, with
 a message such as "nothing listens on 127.0.0.1:8080 — is the server running?". A 404 from an
 OpenAI-compatible server whose ``base_url`` lacks ``/v1`` says that is the likely cause.
 """
@@ -100,7 +100,7 @@ class EndpointGuard:
                 return await self.inner.chat(request, on_delta)
             message = self._explain(reason, detail)
             raise LlmError(
-                ErrorKind.NOT_FOUND, message, provider=error.provider, model=error.model
+                ErrorKind.UNREACHABLE, message, provider=error.provider, model=error.model
             ) from error
 
     async def _comes_back(self, reason: Unreachable) -> bool:

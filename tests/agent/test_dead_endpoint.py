@@ -72,7 +72,7 @@ async def test_a_refused_endpoint_fails_naming_the_url_and_what_to_check() -> No
         await _guard(adapter, url, window=1.0, announce=said.append).chat(REQUEST)
 
     error = caught.value
-    assert error.kind is ErrorKind.NOT_FOUND  # recovery moves on instead of retrying
+    assert error.kind is ErrorKind.UNREACHABLE  # recovery moves on instead of retrying
     assert f"nothing listens on 127.0.0.1:{port} ({url}" in error.message
     assert "is the server running?" in error.message
     assert said == [
@@ -160,7 +160,8 @@ def test_p_on_a_dead_endpoint_fails_with_a_progress_line_and_the_url(
         env={"OPENAI_BASE_URL": url},
     )
     result = json.loads(run.stdout)
-    assert run.code == 1
+    assert run.code == 75  # the provider is unavailable: a script may try again later
+    assert result["subtype"] == "error_provider_unavailable"
     assert f"agent: cannot reach {url} (connection refused)" in run.stderr
     assert "is the server running?" in result["error"]
     assert "does not know this model" not in result["error"]
