@@ -29,7 +29,7 @@ from providers import Event, EventBus, Notice, Usage
 from providers.chaos import ChaosPlan
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
-from providers.profiles import ModelProfile, model_profile
+from providers.profiles import ModelProfile, cost_of
 from recovery import (
     FallbackActivated,
     ModelTarget,
@@ -203,14 +203,14 @@ class Agent:
 
     def cost_usd(self) -> float | None:
         """What this run's tokens cost at list prices; None if any model's price is unknown."""
-        total = 0.0
+        return cost_of(self.loop.usage_by_model)
+
+    def usage_by_model(self) -> dict[str, Usage]:
+        """Tokens per model over the whole session: the saved part and this run."""
+        merged = dict(self.loaded.usage_by_model) if self.loaded is not None else {}
         for model, usage in self.loop.usage_by_model.items():
-            pricing = model_profile(model).pricing
-            cost = pricing.cost(usage) if pricing is not None else None
-            if cost is None:
-                return None
-            total += cost
-        return round(total, 6)
+            merged[model] = merged.get(model, Usage()) + usage
+        return merged
 
     def recovery_stats(self) -> RecoveryStats:
         return self.provider.stats()

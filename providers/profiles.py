@@ -9,6 +9,7 @@ chose over the tiny-model defaults) is applied above this layer, in ``agent.setu
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from providers.messages import Usage
@@ -124,6 +125,19 @@ PROFILES: dict[str, ModelProfile] = {
 
 _SNAPSHOT = re.compile(r"(-\d{4}-\d{2}-\d{2}|-\d{8})?")
 """What may follow a priced name and keep its price: nothing, or a date (a dated snapshot)."""
+
+
+def cost_of(usage_by_model: Mapping[str, Usage]) -> float | None:
+    """What ``usage_by_model`` (vendor model name → tokens) costs at list prices, in USD;
+    None when any model's price, or the price of a kind of token it used, is unknown."""
+    total = 0.0
+    for model, usage in usage_by_model.items():
+        pricing = model_profile(model).pricing
+        cost = pricing.cost(usage) if pricing is not None else None
+        if cost is None:
+            return None
+        total += cost
+    return round(total, 6)
 
 
 def model_profile(model_name: str) -> ModelProfile:

@@ -36,6 +36,9 @@ class UsageSoFar:
     this_run: Usage
     before: Usage = field(default_factory=Usage)
     by_model: dict[str, Usage] = field(default_factory=dict)
+    """Over the whole session, by the model name each response reported."""
+    primary: str = ""
+    """The chain's first model (``provider:model``): what is not it ran on a fallback."""
 
 
 class CommandHost(Protocol):
@@ -123,7 +126,9 @@ class SlashCommands:
         self._add("/model", "/model [ref]", "show or switch the model", self._model, self._models)
         self._add("/undo", "/undo", "restore the files the last turn changed", self._undo)
         self._add("/stats", "/stats", "what recovery did: retries, fallbacks, waits", self._stats)
-        self._add("/cost", "/cost", "tokens used", self._cost)
+        self._add(
+            "/cost", "/cost", "tokens and money per model, and the fallbacks' share", self._cost
+        )
         self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
         self._add("/exit", "/exit", "leave (the session is saved)", self._exit)
@@ -202,7 +207,7 @@ class SlashCommands:
     async def _cost(self, _: str) -> bool:
         usage = self.host.usage()
         total = usage.before + usage.this_run
-        self.host.show(cost_table(usage.this_run, total, dict(usage.by_model)))
+        self.host.show(cost_table(usage.this_run, total, dict(usage.by_model), usage.primary))
         return True
 
     async def _mcp(self, _: str) -> bool:

@@ -38,7 +38,7 @@ from agent.terminal.trust_view import ask_to_trust
 from agent.terminal.turn_changes import TurnChanges
 from agent.terminal.typed_input import TypedInput
 from agent.terminal.ui import ConsoleUI, StatusSource
-from providers import Event
+from providers import Event, Usage
 from providers.models import ModelRef
 from recovery import RecoveryStats
 from recovery.chaos_report import chaos_report
@@ -189,9 +189,9 @@ class Repl:
 
     def usage(self) -> UsageSoFar:
         loaded = self.agent.loaded
-        if loaded is None:
-            return UsageSoFar(this_run=self.agent.usage)
-        return UsageSoFar(self.agent.usage, loaded.usage_total, loaded.usage_by_model)
+        before = loaded.usage_total if loaded is not None else Usage()
+        primary = self.agent.models()[0]
+        return UsageSoFar(self.agent.usage, before, self.agent.usage_by_model(), primary)
 
     def saved_sessions(self) -> list[SessionSummary]:
         return self.agent.saved_sessions()

@@ -18,6 +18,7 @@ from agent.terminal.renderables import tool_line
 from agent.terminal.status_line import compact_number, detour_text, duration_text
 from compaction.conversation import COMPACTION_MARK
 from providers import Event, Message, ToolResultBlock, Usage
+from providers.profiles import cost_of
 from recovery import RecoveryStats, RetryScheduled
 from recovery.fleet import FleetView
 from sessions.loaded import is_typed_prompt
@@ -141,26 +142,55 @@ def fleet_lines(view: FleetView) -> tuple[str, str]:
     return " · ".join(health), " · ".join(headroom)
 
 
-def cost_table(this_run: Usage, session_total: Usage, by_model: dict[str, Usage]) -> Table:
-    """``/cost``: tokens used in this run and over the whole session, per model."""
+def cost_table(
+    this_run: Usage, session_total: Usage, by_model: dict[str, Usage], primary: str = ""
+) -> RenderableType:
+    """``/cost``: tokens used in this run and over the session, per model with what it cost at
+    list prices ("?" where a price is unknown), and the share that ran on fallbacks."""
     table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("", "input", "output", "cache read", "cache write"):
+    for column in ("", "input", "output", "cache read", "cache write", "cost"):
         table.add_column(column, justify="right" if column else "left", no_wrap=True)
 
-    def row(name: str, usage: Usage) -> None:
+    def row(name: str, usage: Usage, cost: float | str | None = "") -> None:
+        money = cost if isinstance(cost, str) else ("?" if cost is None else f"${cost:.4f}")
         table.add_row(
             Text(name),
             compact_number(usage.input_tokens),
             compact_number(usage.output_tokens),
             compact_number(usage.cache_read_tokens),
             compact_number(usage.cache_write_tokens),
+            money,
         )
 
     row("this run", this_run)
-    row("session", session_total)
+    row("session", session_total, cost_of(by_model) if by_model else "")
     for model, usage in sorted(by_model.items()):
-        row(f"  {model}", usage)
-    return table
+        row(f"  {model}", usage, cost_of({model: usage}))
+    on_fallback = {m: u for m, u in by_model.items() if not _is_primary(m, primary)}
+    if not primary or not on_fallback:
+        return table
+    tokens = sum(_tokens(u) for u in on_fallback.values())
+    share = tokens / max(1, sum(_tokens(u) for u in by_model.values()))
+    cost = cost_of(on_fallback)
+    money = "" if cost is None else f", ${cost:.4f}"
+    note = Text(f"On fallback models: {share:.0%} of the tokens{money}.", style="yellow")
+    return Group(table, note)
+
+
+def _is_primary(model: str, primary: str) -> bool:
+    """Whether ``model`` (as a response names it, often with a date) is ``primary``
+    (``provider:model``)."""
+    name = primary.partition(":")[2] or primary
+    return model == name or model.startswith(f"{name}-")
+
+
+def _tokens(usage: Usage) -> int:
+    return (
+        usage.input_tokens
+        + usage.output_tokens
+        + usage.cache_read_tokens
+        + usage.cache_write_tokens
+    )
 
 
 def help_table(commands: Sequence[CommandInfo]) -> RenderableType:

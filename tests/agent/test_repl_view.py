@@ -15,7 +15,7 @@ from agent.terminal.repl_view import (
     typed_by_person,
 )
 from compaction.summary import summary_note
-from providers import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from providers import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from recovery import RecoveryStats
 from recovery.fleet import FleetView
 
@@ -97,3 +97,22 @@ def test_stats_show_fingerprints_and_names_as_written_not_as_markup() -> None:
 
     shown = buffer.getvalue()
     assert "anthropic:claude-[test] [abcdef12]" in shown
+
+
+def test_cost_shows_money_per_model_and_the_fallbacks_share() -> None:
+    from agent.terminal.repl_view import cost_table
+
+    by_model = {
+        "claude-sonnet-4-5-20250929": Usage(input_tokens=1_000_000, output_tokens=100_000),
+        "gpt-4.1-mini": Usage(input_tokens=1_000_000),
+        "mylab-model": Usage(input_tokens=10),
+    }
+    out = io.StringIO()
+    Console(file=out, width=120).print(
+        cost_table(Usage(), Usage(), by_model, "anthropic:claude-sonnet-4-5")
+    )
+    text = out.getvalue()
+    assert "$4.5000" in text  # 3 USD input + 1.5 USD output at Sonnet 4.5's list price
+    assert "$0.4000" in text  # gpt-4.1-mini input
+    assert "?" in text  # a model with no known price, and so the session total
+    assert "On fallback models: 48% of the tokens." in text  # no money: one price unknown
