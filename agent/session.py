@@ -21,6 +21,7 @@ from agent.hooks import Hooks
 from agent.hooks.turns import run_hooked_turn
 from agent.permissions import PermissionCheck
 from agent.setup.config import Config
+from agent.setup.doctor import Finding, diagnose
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import create_provider
 from agent.setup.profiles import Profiles
@@ -211,6 +212,13 @@ class Agent:
         for model, usage in self.loop.usage_by_model.items():
             merged[model] = merged.get(model, Usage()) + usage
         return merged
+
+    async def doctor(self) -> list[Finding]:
+        """``/doctor``: keys, each model probed, sandbox layers, MCP servers, offline model."""
+        chain = list(self.provider.chain)
+        return await diagnose(
+            self.config, self.environ, chain, self.describe_sandbox(), self.mcp.statuses()
+        )
 
     def recovery_stats(self) -> RecoveryStats:
         return self.provider.stats()

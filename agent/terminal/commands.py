@@ -19,8 +19,15 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from agent.setup.config import ConfigError
+from agent.setup.doctor import Finding
 from agent.terminal.input_line import CommandInfo
-from agent.terminal.repl_view import cost_table, help_table, print_picker, stats_table
+from agent.terminal.repl_view import (
+    cost_table,
+    doctor_table,
+    help_table,
+    print_picker,
+    stats_table,
+)
 from agent.terminal.status_line import detour_text
 from providers import Event, LlmError, Usage
 from providers.models import ModelRef
@@ -63,6 +70,10 @@ class CommandHost(Protocol):
         ...
 
     def undo_last_turn(self) -> UndoReport: ...
+
+    async def doctor(self) -> list[Finding] | None:
+        """What ``/doctor`` checks; None if Ctrl-C cancelled it."""
+        ...
 
     def model_chain(self) -> list[str]: ...
 
@@ -126,6 +137,7 @@ class SlashCommands:
         self._add("/model", "/model [ref]", "show or switch the model", self._model, self._models)
         self._add("/undo", "/undo", "restore the files the last turn changed", self._undo)
         self._add("/stats", "/stats", "what recovery did: retries, fallbacks, waits", self._stats)
+        self._add("/doctor", "/doctor", "check keys, models, sandbox, MCP servers", self._doctor)
         self._add(
             "/cost", "/cost", "tokens and money per model, and the fallbacks' share", self._cost
         )
@@ -223,6 +235,12 @@ class SlashCommands:
 
         summaries = self._summaries()[:20]
         render_sessions(self.host.console, summaries, cwd=self.host.workspace, all_dirs=True)
+        return True
+
+    async def _doctor(self, _: str) -> bool:
+        findings = await self.host.doctor()
+        if findings is not None:
+            self.host.show(doctor_table(findings))
         return True
 
     async def _compact(self, arg: str) -> bool:

@@ -23,6 +23,7 @@ from agent.app import Agent, build_agent
 from agent.engine.face import Faces
 from agent.engine.system_prompt import instructions_file
 from agent.exit_codes import ExitCode
+from agent.setup.doctor import Finding
 from agent.setup.model_chain import EMBEDDED_MODEL
 from agent.setup.startup import Options, SetupError, Started, boot
 from agent.terminal.approval import PromptApprover
@@ -219,6 +220,9 @@ class Repl:
             raise ValueError(str(error)) from None
         if notice:
             self.ui.show(Text(notice, style="dim"))
+
+    async def doctor(self) -> list[Finding] | None:
+        return await self.run_command(self.agent.doctor())
 
     def mcp_status(self) -> RenderableType:
         """``/mcp``: each server's state, and the project's servers not allowed yet."""

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent.engine.turn import CONTINUE_AFTER_TOOL_CUT, CONTINUE_PROMPT
+from agent.setup.doctor import Finding
 from agent.terminal.input_line import CommandInfo
 from agent.terminal.renderables import tool_line
 from agent.terminal.status_line import compact_number, detour_text, duration_text
@@ -191,6 +192,23 @@ def _tokens(usage: Usage) -> int:
         + usage.cache_read_tokens
         + usage.cache_write_tokens
     )
+
+
+_MARKS = {"ok": ("✓", "green"), "warning": ("!", "yellow"), "error": ("✗", "red")}
+
+
+def doctor_table(findings: Sequence[Finding]) -> Table:
+    """``/doctor``: one line per check, its verdict, and the fix where one is needed."""
+    table = Table(box=None, show_header=False, pad_edge=False)
+    for _ in range(3):
+        table.add_column(overflow="fold")
+    for finding in findings:
+        mark, style = _MARKS[finding.level]
+        detail = Text(finding.detail)
+        if finding.fix:
+            detail.append(f" — {finding.fix}", style=style)
+        table.add_row(Text(mark, style=style), Text(finding.what, style="bold"), detail)
+    return table
 
 
 def help_table(commands: Sequence[CommandInfo]) -> RenderableType:

