@@ -152,7 +152,10 @@ class AgentLoop:
         except LlmError as error:
             log.warning("turn_failed", kind=error.kind.value, error=str(error))
             result = TurnResult(
-                status=TurnStatus.FAILED, error=_explain(error), error_kind=error.kind
+                status=TurnStatus.FAILED,
+                error=_explain(error),
+                error_kind=error.kind,
+                retry_after=error.retry_after,
             )
         except PromptTooLong as error:
             log.warning("prompt_too_long", window=error.window, tokens=error.prompt_tokens)

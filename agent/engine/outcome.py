@@ -65,5 +65,7 @@ class TurnResult:
     answer: str = ""
     error: str | None = None
     error_kind: ErrorKind | None = None
+    retry_after: float | None = None
+    """For a provider that cannot answer now: seconds until it said it may, if it said."""
     steps: int = 0
     usage: Usage = field(default_factory=Usage)

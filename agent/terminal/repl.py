@@ -31,6 +31,7 @@ from agent.terminal.banners import notice_line
 from agent.terminal.command_runner import CustomCommands, allowed_tools
 from agent.terminal.commands import SlashCommands, UsageSoFar
 from agent.terminal.console import SafeConsole
+from agent.terminal.escalation import try_again
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
 from agent.terminal.repl_view import last_exchange, started_elsewhere, typed_by_person
 from agent.terminal.setup_view import local_server_line
@@ -316,6 +317,8 @@ class Repl:
         elif result.error:
             self.ui.show(Text(self.agent.redact(result.error), style="red"))
         self._show_changes()
+        if result is not None and await try_again(self, result):
+            return await self._turn(None)
         return result is not None and result.error is None
 
     def _show_changes(self) -> None:

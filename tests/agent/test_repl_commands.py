@@ -296,3 +296,41 @@ def test_doctor_probes_each_model_and_says_what_to_fix(
     probe = fake_llm.requests[0]
     assert probe.body["max_tokens"] == 5  # one tiny request, not a turn
     term.exit()
+
+
+def test_when_no_model_can_answer_the_repl_offers_to_wait_and_then_sends_the_turn_again(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(
+        Fault.status(429, "rate_limit_error", headers={"retry-after": "2"}),
+        Reply.text("Answered after the wait."),
+    )
+    term = spawn("--set", "recovery.max_retry_wait=1")
+    term.prompt()
+    term.send_line("hello")
+    term.expect(re.escape("[w] wait 2s and try again"))
+    term.send_line("w")
+
+    shown = clean(term.expect(re.escape("Answered after the wait.")))
+
+    assert "Waiting 2s" in shown
+    assert len(fake_llm.requests) == 2
+    assert "hello" in json.dumps(fake_llm.requests[1].body["messages"])  # the same turn, resent
+    term.prompt()
+    term.exit()
+
+
+def test_when_no_model_can_answer_stopping_keeps_the_session(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Fault.status(429, "rate_limit_error", headers={"retry-after": "600"}))
+    term = spawn("--set", "recovery.max_retry_wait=1")
+    term.prompt()
+    term.send_line("hello")
+    asked = clean(term.expect(re.escape("[s] stop (session kept)")))
+    term.send_line("s")
+    term.expect(re.escape("Stopped; the session is kept."))
+    term.prompt()
+    assert "[w] wait 10m and try again" in asked  # the server's own retry-after
+    assert len(fake_llm.requests) == 1  # nothing was sent again
+    term.exit()
