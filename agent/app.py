@@ -12,6 +12,7 @@ from pathlib import Path
 import structlog
 
 from agent.engine.face import Face, Faces
+from agent.engine.instructions import NearestInstructions
 from agent.engine.loop import AgentLoop
 from agent.engine.system_prompt import build_system_prompt
 from agent.engine.tool_ids import ToolCallIds
@@ -169,6 +170,7 @@ def build_agent(
         transcript=session,
         events=events,
         face=face,
+        instructions=NearestInstructions(workspace),
         recovery=turn_recovery,
         max_steps=lambda: profiles.max_steps(provider.current),
         turn_timeout=config.turn_timeout,

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 import structlog
 
 from agent.engine.face import Face
+from agent.engine.instructions import NearestInstructions
 from agent.engine.outcome import PromptTooLong, TurnEnded, TurnResult, TurnStatus
 from agent.engine.ports import ToolRunner, Transcript, TurnRecovery, _NoTranscript
 from agent.engine.tool_ids import ToolCallIds
@@ -58,6 +59,7 @@ class AgentLoop:
         transcript: Persists every message before the loop moves on.
         events: Receives the loop's events.
         face: Hears streamed output, each message added and each tool result (`Face`).
+        instructions: Adds a subdirectory's AGENTS.md to the first result working there.
         recovery: Turn-level recovery (continuation, compaction); optional.
         max_steps: Model calls allowed per turn, or what gives them: it is asked at the start
             of each turn (the budget depends on the current model).
@@ -78,6 +80,7 @@ class AgentLoop:
         transcript: Transcript | None = None,
         events: EventSink | None = None,
         face: Face | None = None,
+        instructions: NearestInstructions | None = None,
         recovery: TurnRecovery | None = None,
         max_steps: int | Callable[[], int] = 50,
         max_tokens: int | None = None,
@@ -92,6 +95,7 @@ class AgentLoop:
         self.transcript: Transcript = transcript or _NoTranscript()
         self.events = events or (lambda event: None)
         self.face = face
+        self.instructions = instructions
         self.on_delta: DeltaHandler | None = face.on_delta if face is not None else None
         self.recovery = recovery
         self._max_steps = max_steps
@@ -260,6 +264,8 @@ class AgentLoop:
         try:
             for call in calls:
                 result = await self.tools.execute(call)
+                if self.instructions is not None:
+                    result = self.instructions.annotate(call, result)
                 results.append(result)
                 if self.face is not None:
                     self.face.on_tool_result(call, result)
