@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import yaml
@@ -178,14 +180,33 @@ def test_clear_and_resume_keep_the_servers_running(
     status = term.command("/mcp")
     out = clean(term.exit())
 
-    [pid] = (tmp_path / "starts").read_text().split()  # started once, for all three sessions
+    [_] = (tmp_path / "starts").read_text().split()  # started once, for all three sessions
     assert "New session" in cleared
     assert "Resumed" in resumed
     assert "mcp__srv__echo" in shown
     assert "echo: again" in json.dumps(fake_llm.requests[-1].body)
     assert "ready, 12 tools" in status
     assert "agent --resume" in out
-    assert not Path(f"/proc/{pid}").exists()  # and stopped when the REPL ended
+    # And stopped when the REPL ended. The pid it wrote is its own PID namespace's number, so
+    # it is found by its environment, as seen from outside any sandbox.
+    deadline = time.monotonic() + 10
+    while _servers_alive(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _servers_alive(tmp_path)
+
+
+def _servers_alive(state: Path) -> list[int]:
+    """Live processes of the fake MCP server whose state directory is ``state``."""
+    marker = f"FAKE_MCP_STATE={state}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes()
+        except OSError:
+            continue
+        if entry.isdigit() and marker in environ.split(b"\0"):
+            found.append(int(entry))
+    return found
 
 
 def _first_id(listing: str) -> str:

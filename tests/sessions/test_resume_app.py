@@ -123,10 +123,10 @@ def test_a_model_switched_to_outside_the_chain_is_restored_on_resume(
 def test_a_session_whose_provider_is_not_configured_here_resumes_on_this_model(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    # Started where ./agent.yaml defined `llamacpp`, resumed from `workspace`, which does not.
+    # Started where ./agent.yaml defined `mylab`, resumed from `workspace`, which does not.
     elsewhere = workspace.parent / "elsewhere"
     elsewhere.mkdir()
-    session_id = _saved_session(decoy_home, elsewhere, "llamacpp:default")
+    session_id = _saved_session(decoy_home, elsewhere, "mylab:default")
     fake_llm.script(Reply.text("Answered here."))
 
     run = _resume(session_id, fake_llm, workspace, decoy_home)
@@ -134,7 +134,7 @@ def test_a_session_whose_provider_is_not_configured_here_resumes_on_this_model(
     assert run.code == 0, run.stderr
     assert "Traceback" not in run.stderr
     said = " ".join(run.stderr.split())
-    assert "No provider named 'llamacpp' is configured here" in said
+    assert "No provider named 'mylab' is configured here" in said
     assert f"started in {elsewhere}" in said
     assert f"Continuing with {MODEL}" in said
     assert "Answered here." in run.stdout
