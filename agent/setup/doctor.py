@@ -12,13 +12,15 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agent.setup.config import Config, ConfigError
 from providers import ChatRequest, LlmError, Message, Purpose
 from providers.adapters.local_model import bundled_model_path, local_runtime_installed
 from recovery import ModelTarget
-from tools.mcp.supervisor import ServerState, ServerStatus
+
+if TYPE_CHECKING:  # the MCP runtime (and anyio) is imported only when servers are configured
+    from tools.mcp.supervisor import ServerStatus
 
 Level = Literal["ok", "warning", "error"]
 PROBE_TIMEOUT = 15.0
@@ -106,8 +108,8 @@ def mcp_findings(statuses: list[ServerStatus]) -> list[Finding]:
     """Each MCP server's state."""
     found = []
     for status in statuses:
-        level: Level = "ok" if status.state is ServerState.READY else "warning"
-        if status.state is ServerState.FAILED:
+        level: Level = "ok" if status.state == "ready" else "warning"
+        if status.state == "failed":
             level = "error"
         fix = "" if level == "ok" else "see /mcp, and the server's command in the config"
         found.append(Finding(level, f"MCP {status.name}", status.describe(), fix))
