@@ -108,8 +108,21 @@ def config_text(choice: Choice) -> str:
 
 
 def write_config(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (directories made as needed), replacing it in one step."""
+    """Write ``text`` to ``path`` (directories made as needed), replacing it in one step.
+
+    The file is private (0600: the config is where a person may add an ``api_key``), and the
+    temporary file is created new, never opened through a link someone left in its place.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(partial, flags, 0o600)  # fails on anything already there, a link included
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # ours: created above
+        raise

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 from rich.console import Console
 
 from agent.setup.config import load_config
@@ -152,3 +154,22 @@ def test_the_banner_names_a_running_server_and_a_model_that_calls_tools() -> Non
     assert local_server_hint([]) is None
     assert calls_tools("Qwen/Qwen2.5-Coder-7B-Instruct")
     assert not calls_tools("gemma2:2b")
+
+
+def test_the_written_config_is_private_and_ignores_a_planted_link(tmp_path: Path) -> None:
+    from agent.setup.setup_wizard import write_config
+
+    target = tmp_path / "config" / "config.yaml"
+    target.parent.mkdir()
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("canary")
+    # A link where the temporary file would go must not be written through.
+    (target.parent / f".config.yaml.{os.getpid()}.tmp").symlink_to(elsewhere)
+    with pytest.raises(FileExistsError):
+        write_config(target, "model: x:y\n")
+    assert elsewhere.read_text() == "canary"
+    (target.parent / f".config.yaml.{os.getpid()}.tmp").unlink()
+
+    write_config(target, "model: x:y\n")
+    assert target.read_text() == "model: x:y\n"
+    assert target.stat().st_mode & 0o777 == 0o600
