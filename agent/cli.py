@@ -280,10 +280,10 @@ def run(
         exit_now(code)
     else:
         if not sys.stdin.isatty():
-            typer.echo(
-                "agent: stdin is not a terminal; use -p PROMPT to run non-interactively.",
-                err=True,
-            )
+            hint = "use -p PROMPT to run non-interactively"
+            if resuming:  # -p '' finishes the turn the session stopped in
+                hint = "add -p PROMPT to go on without one (-p '' finishes an interrupted turn)"
+            typer.echo(f"agent: stdin is not a terminal; {hint}.", err=True)
             raise typer.Exit(ExitCode.USAGE)
         from agent.terminal.repl import run_interactive
 

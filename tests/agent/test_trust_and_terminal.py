@@ -57,3 +57,19 @@ def test_without_a_terminal_the_repl_says_so_on_stderr(
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert "stdin is not a terminal; use -p PROMPT" in proc.stderr
+
+
+def test_resuming_without_a_terminal_says_how_to_go_on(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    proc = subprocess.run(
+        [*agent_command(), "--resume", "abc123"],
+        cwd=workspace,
+        env=agent_env(fake_llm, decoy_home),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "add -p PROMPT to go on without one" in proc.stderr
