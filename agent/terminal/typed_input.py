@@ -34,6 +34,7 @@ from agent.terminal.command_runner import (
 from agent.terminal.custom_commands import CustomCommand
 from agent.terminal.input_line import CommandInfo
 from agent.terminal.mentions import expand_mentions, mentioned
+from agent.terminal.permissions_view import permissions_table
 from providers.messages import ToolUseBlock
 
 T = TypeVar("T")
@@ -41,6 +42,7 @@ OWN_COMMANDS = {
     "/plan": "plan mode on/off: read-only until you approve a plan",
     "/init": "write an AGENTS.md for this repository from a look at it",
     "/memory": "edit the project's AGENTS.md (or CLAUDE.md) in $EDITOR",
+    "/permissions": "the permission rules in force and where each comes from",
 }
 INIT_PROMPT = (
     "Look at this repository and write an AGENTS.md at its root for coding agents that will "
@@ -179,7 +181,7 @@ class TypedInput:
         return text
 
     def command_infos(self) -> list[CommandInfo]:
-        """``/plan``, ``/init``, ``/memory`` and the custom commands, for /help and completion."""
+        """`OWN_COMMANDS` and the custom commands, for /help and completion."""
         return [CommandInfo(name, name, about) for name, about in OWN_COMMANDS.items()] + [
             CommandInfo(command.name, command.usage, command.summary)
             for command in self.custom.found.values()
@@ -193,7 +195,8 @@ class TypedInput:
 
     async def custom_prompt(self, text: str) -> tuple[str, CustomCommand | None] | None:
         """The prompt a command makes of ``text`` (a custom one's shell lines run); None
-        when there is none to send (``/plan``, ``/memory``, a refused or failed command)."""
+        when there is none to send (``/plan``, ``/memory``, ``/permissions``, a refused or
+        failed command)."""
         name = _name(text)
         if name == "/plan":
             self.toggle_plan()
@@ -204,6 +207,11 @@ class TypedInput:
             return INIT_PROMPT, None
         if name == "/memory":
             await self._edit_instructions()
+            return None
+        if name == "/permissions":
+            permissions = self.host.agent.permissions
+            if permissions is not None:
+                self.host.show(permissions_table(permissions.listing(), permissions.warnings))
             return None
         found = self.custom.lookup(text)
         assert found is not None
