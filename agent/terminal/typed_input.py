@@ -28,6 +28,7 @@ from agent.session import Agent
 from agent.terminal.command_runner import (
     CustomCommands,
     allowed_tools,
+    init_prompt,
     trust_question,
     with_shell_output,
 )
@@ -39,21 +40,12 @@ from providers.messages import ToolUseBlock
 
 T = TypeVar("T")
 OWN_COMMANDS = {
-    "/plan": "plan mode on/off: read-only until you approve a plan",
+    "/plan": "plan mode on/off (/plan <request>: on, and plan that): read-only until you "
+    "approve a plan",
     "/init": "write an AGENTS.md for this repository from a look at it",
     "/memory": "edit the project's AGENTS.md (or CLAUDE.md) in $EDITOR",
     "/permissions": "the permission rules in force and where each comes from",
 }
-INIT_PROMPT = (
-    "Look at this repository and write an AGENTS.md at its root for coding agents that will "
-    "work here. Read the build and CI files (pyproject.toml, package.json, Makefile, "
-    "Cargo.toml, go.mod, .github/workflows, ...), the README, and any CLAUDE.md, .cursorrules "
-    "or .github/copilot-instructions.md. Write down: the commands to build, to run all tests "
-    "and a single test, to lint and format; the layout (the main directories and what they "
-    "hold); the conventions the code follows that one file does not show. Be short and "
-    "specific to this repository, no generic advice. If AGENTS.md exists, improve it rather "
-    "than starting over."
-)
 SHELL_PROMPT = "! "
 PLAN_PROMPT = "plan › "
 PLAN_QUESTION = "Approve the plan? [y]es, leave plan mode and carry it out / [N]o, keep planning: "
@@ -198,13 +190,16 @@ class TypedInput:
         when there is none to send (``/plan``, ``/memory``, ``/permissions``, a refused or
         failed command)."""
         name = _name(text)
+        arguments = text.strip().partition(" ")[2].strip()
         if name == "/plan":
-            self.toggle_plan()
+            if not (arguments and self.plan_mode):
+                self.toggle_plan()
             state = "on: read-only until you approve a plan" if self.plan_mode else "off"
             self.host.show(Text(f"Plan mode {state} (Shift-Tab switches it too).", style="dim"))
-            return None
+            prompt = await self.prompt_text(arguments) if arguments else None
+            return None if prompt is None else (prompt, None)
         if name == "/init":
-            return INIT_PROMPT, None
+            return init_prompt(arguments), None
         if name == "/memory":
             await self._edit_instructions()
             return None
