@@ -4,8 +4,9 @@ shell mode, ``@path`` mentions, custom slash commands from files, plan mode (Shi
 
 A ``!command`` runs as the model's ``run_command`` runs (safety policy, hooks, deny and ask
 rules, sandbox, undo), without a model request and without asking, since the person typed
-it; its output is shown and goes to the model with the next prompt, as in Claude Code. A
-bare ``!`` switches shell mode on and off: every line is then a command.
+it; its output is shown, saved in the session at once (a user message, as Claude Code
+keeps it) and goes to the model with the next prompt. A bare ``!`` switches shell mode on
+and off: every line is then a command.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from agent.terminal.input_line import CommandInfo
 from agent.terminal.mentions import expand_mentions, mentioned
 from agent.terminal.permissions_view import permissions_table
 from providers.messages import ToolUseBlock
+from sessions import SessionError, shell_run
 
 T = TypeVar("T")
 OWN_COMMANDS = {
@@ -82,8 +84,6 @@ class TypedInput:
         self.host = host
         self.custom = custom
         self.shell_mode = False
-        self._context: list[str] = []
-        """Shell lines and their output since the last prompt, for the next one."""
 
     @property
     def prompt(self) -> str | None:
@@ -134,9 +134,11 @@ class TypedInput:
         if output is None:
             self.host.show(Text("Interrupted.", style="yellow"))
             return
-        self._context.append(
-            f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>"
-        )
+        try:
+            # Saved now, as Claude Code does: it survives --resume and goes with the next prompt.
+            self.host.agent.loop.add_context(shell_run(command, output))
+        except SessionError as error:
+            self.host.show(Text(f"Not saved in the session: {error}", style="red"))
 
     async def _run(self, command: str) -> str:
         agent = self.host.agent
@@ -165,9 +167,6 @@ class TypedInput:
             if expanded.problems:
                 return None
             text = expanded.prompt
-        if self._context and text.strip():
-            text = "\n\n".join([*self._context, text])
-            self._context.clear()
         if self.plan_mode and text.strip():
             text = f"{INSTRUCTION}\n\n{text}"
         return text
