@@ -292,8 +292,8 @@ def load_config(
         data = _read_yaml(path)
         _validate_layer(data, path)
         if trust is not None and explicit is None and path == cwd / PROJECT_FILE:
-            held = held_back(data) | claude.held()
-            if held and not claude.asked(trust(path, held)):
+            held = held_back(data)
+            if held and not claude.ask_with(path, held):
                 data = without(data, held)
         for key in data:
             origin[key] = path

@@ -42,10 +42,12 @@ class ClaudeLayer:
         held = self.rules.held()
         return {HELD_KEY: held} if held else {}
 
-    def asked(self, allowed: bool) -> bool:
-        """Note the answer the trust check gave about the project (``agent.yaml`` with these)."""
-        self._answer = allowed
-        return allowed
+    def ask_with(self, path: Path, held: dict[str, Any]) -> bool:
+        """Ask about what ``agent.yaml`` (``path``) holds back and these files' allow rules
+        in one question: one answer for the project."""
+        assert self._trust is not None
+        self._answer = self._trust(path, held | self.held())
+        return self._answer
 
     def add_to(self, permissions: Any) -> Any:
         """``permissions`` (the merged files' mapping) with Claude Code's rules added."""

@@ -226,3 +226,21 @@ def test_a_refusal_names_the_file_the_rule_came_from(places: tuple[Path, Path]) 
     assert check.refuses_read(workspace.resolve() / ".env") == (
         "refused by the permission rule deny: Read(./.env) (from .claude/settings.json)"
     )
+
+
+def test_an_agent_yaml_holding_nothing_leaves_the_question_to_the_claude_file(
+    places: tuple[Path, Path],
+) -> None:
+    workspace, home = places
+    (workspace / "agent.yaml").write_text("max_steps: 9\n")
+    _write(workspace / ".claude" / "settings.json", _permissions(allow=["Bash(make:*)"]))
+    asked: list[Path] = []
+
+    def say_yes(path: Path, settings: dict[str, Any]) -> bool:
+        asked.append(path)
+        return True
+
+    config, _ = load_config(cwd=workspace, environ={"HOME": str(home)}, trust=say_yes)
+
+    assert asked == [workspace / ".claude" / "settings.json"]
+    assert (config.max_steps, config.permissions.allow) == (9, ["Bash(make:*)"])
