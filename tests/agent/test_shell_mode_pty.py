@@ -90,6 +90,7 @@ def test_a_bang_run_is_saved_at_once_survives_resume_and_goes_with_the_next_prom
 
     assert TOKEN not in shown
     assert "stopped mid-turn" not in greeting  # runs alone wait for a prompt
+    assert "› ! cat token.txt" in greeting
     assert len(fake_llm.requests) == 1
     body = str(fake_llm.requests[0].body)
     assert "<bash-input>echo first-run</bash-input>" in body
