@@ -128,6 +128,7 @@ def build_agent(
     permissions = PermissionCheck(
         config.permissions, ProjectRules(home, workspace), workspace=workspace, home=person_home
     )
+    notices += [Notice(text=warning) for warning in permissions.warnings]
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)

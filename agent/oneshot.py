@@ -33,7 +33,7 @@ from agent.script.report import provider_unavailable
 from agent.setup.logs import flush_logs
 from agent.setup.startup import Options, SetupError, Started, boot
 from agent.terminal.banners import notice_line
-from agent.terminal.command_runner import CustomCommands, command_prompts, untrusted_message
+from agent.terminal.command_runner import CustomCommands, print_mode_prompts
 from agent.terminal.console import SafeConsole
 from agent.terminal.mentions import Refused, expand_now, mentioned
 from agent.terminal.ui import ConsoleUI
@@ -125,17 +125,12 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
 def _custom_command(
     prompt: str | None, started: Started, agent: Agent
 ) -> AsyncIterator[str | None] | str | None:
-    """``-p "/name args"``: the custom command's prompts, or why it cannot run, or None."""
+    """``-p "/name args"``: the command's prompts, or why it cannot run, or None (a prompt)."""
     if prompt is None or not prompt.startswith("/"):
         return None
     commands = CustomCommands(agent.workspace, started.environ, started.home, set())
     commands.refresh()
-    found = commands.lookup(prompt)
-    if found is None:
-        return None  # a prompt that starts with a path goes as it is
-    if not commands.trusted(found[0]):
-        return untrusted_message(found[0])
-    return command_prompts(*found, agent)
+    return print_mode_prompts(prompt, commands, agent)
 
 
 def _refused_read(agent: Agent) -> Refused | None:

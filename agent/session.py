@@ -45,6 +45,7 @@ from sessions import (
     SessionStore,
     SessionSummary,
     SessionWriter,
+    is_shell_run,
 )
 from tools import ToolExecutor, UndoReport
 from tools.guard.sandbox import Sandbox
@@ -258,8 +259,10 @@ class Agent:
 
         A session resumed after Ctrl-C, a crash or ``kill -9`` in the middle of a turn does;
         the next turn continues it, with the person's new prompt (if any) in the same request.
+        ``!command`` runs alone wait for the next prompt instead.
         """
-        return bool(self.loop.messages) and self.loop.messages[-1].role == "user"
+        last = self.loop.messages[-1] if self.loop.messages else None
+        return last is not None and last.role == "user" and not is_shell_run(last)
 
     async def run_turn(self, prompt: str | None) -> TurnResult:
         """Run one turn; the session records how it ended.
@@ -355,8 +358,8 @@ class Agent:
 
     @property
     def is_empty(self) -> bool:
-        """Whether this is a new session in which no turn ran (nothing to resume)."""
-        return self.loaded is None and self.turns_started == 0
+        """Whether this is a new session in which nothing ran: no turn, no ``!command``."""
+        return self.loaded is None and self.turns_started == 0 and not self.loop.messages
 
     def resume_notices(self) -> list[str]:
         """What the person should know about a resumed session: repairs and changed files."""

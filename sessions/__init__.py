@@ -8,7 +8,7 @@
 from sessions.errors import AmbiguousSession, SessionError, SessionLocked, SessionNotFound
 from sessions.files import FileChange
 from sessions.listing import SessionSummary
-from sessions.loaded import LoadedSession, ModelState
+from sessions.loaded import LoadedSession, ModelState, is_shell_run, shell_run
 from sessions.records import TurnStatus
 from sessions.redact import Redactor
 from sessions.repair import history_problems, repair_history
@@ -31,5 +31,7 @@ __all__ = [
     "SessionWriter",
     "TurnStatus",
     "history_problems",
+    "is_shell_run",
     "repair_history",
+    "shell_run",
 ]

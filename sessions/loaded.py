@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from providers.messages import Message, Usage
+from providers.messages import Message, TextBlock, Usage
 from sessions.files import DEFAULT_HASH_LIMIT, FileChange, changed_files, changed_files_note
 from sessions.records import (
     CheckpointRecord,
@@ -18,6 +18,25 @@ from sessions.records import (
 )
 from sessions.repair import repair_history
 from sessions.scan import ScannedFile
+
+SHELL_INPUT = "<bash-input>"
+
+
+def shell_run(command: str, output: str) -> Message:
+    """A ``!command`` the person ran, and its output, as Claude Code keeps it: a user message
+    the model reads with the next prompt."""
+    return Message.user(f"{SHELL_INPUT}{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>")
+
+
+def is_shell_run(message: Message) -> bool:
+    """Whether ``message`` holds only ``!command`` runs (`shell_run`): context for the next
+    prompt, not a request the model must answer."""
+    blocks = message.content
+    return (
+        message.role == "user"
+        and bool(blocks)
+        and all(isinstance(b, TextBlock) and b.text.startswith(SHELL_INPUT) for b in blocks)
+    )
 
 
 def is_typed_prompt(message: Message) -> bool:
@@ -64,8 +83,9 @@ class LoadedSession:
 
     @property
     def ends_with_user_message(self) -> bool:
-        """Whether the view ends on a user message, which the resumed turn must answer."""
-        return bool(self.view) and self.view[-1].role == "user"
+        """Whether the view ends on a user message, which the resumed turn must answer (not
+        on ``!command`` runs alone, which wait for the next prompt)."""
+        return bool(self.view) and self.view[-1].role == "user" and not is_shell_run(self.view[-1])
 
     @property
     def changed_files_note(self) -> str | None:

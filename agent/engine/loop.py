@@ -128,6 +128,12 @@ class AgentLoop:
         if self.face is not None:
             self.face.on_message(message)
 
+    def add_context(self, message: Message) -> None:
+        """Persist ``message`` (what the person did between turns: a ``!command`` run) now; the
+        next request carries it, in one user message with the next prompt."""
+        self.transcript.append_message(message)
+        self.messages = merge_consecutive([*self.messages, message])
+
     def annotate_last_user_message(self, note: str) -> None:
         """Add ``note`` to the pending user message of the view (not to the session log)."""
         if self.messages and self.messages[-1].role == "user":

@@ -6,12 +6,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from agent.permissions.listing import ListedRule, listed_rules
 from agent.permissions.plan import plan_refusal
 from agent.permissions.rules import Call, Rule, RuleSet, Verdict, parse_rule
 from agent.permissions.settings import PermissionSettings
 from agent.permissions.store import ProjectRules
 from tools.hooks import Permit, Refusal, ToolInvocation
 from tools.workspace import PathOutsideWorkspace, resolve_in_workspace, resolved_root
+
+REMEMBERED = "always allowed at the approval prompt"
 
 
 class PermissionCheck:
@@ -39,7 +42,10 @@ class PermissionCheck:
         self._remembered = remembered
         self._workspace = resolved_root(workspace)
         self._home = home
-        self.rules: RuleSet = settings.rules(remembered.load() if remembered else ())
+        self._settings = settings
+        kept = remembered.load() if remembered else []
+        self._kept = set(kept)
+        self.rules: RuleSet = settings.rules(kept)
         self._typed: set[str] = set()
         self.plan_mode = False
         """While on, only reading tools and read-only commands run (`agent.permissions.plan`)."""
@@ -54,8 +60,24 @@ class PermissionCheck:
         rule = parse_rule(text)
         if rule not in self.rules.allow:
             self.rules.allow.append(rule)
+        self._kept.add(rule.text)
         if self._remembered is not None:
             self._remembered.add(text)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What could not be read in Claude Code's settings files (the rest holds)."""
+        return self._settings.warnings
+
+    def origin(self, kind: str, text: str) -> str:
+        """Where the ``kind`` rule ``text`` came from: a file, a flag, or the approval prompt."""
+        if kind == "allow" and text in self._kept:
+            return REMEMBERED
+        return self._settings.origin(kind, text)
+
+    def listing(self) -> list[ListedRule]:
+        """The rules in force, deny first, each with where it came from."""
+        return listed_rules(self.rules, self.origin)
 
     def refuses_read(self, path: Path) -> str | None:
         """Why a deny rule refuses reading ``path`` (an ``@`` mention), or None."""
@@ -63,7 +85,7 @@ class PermissionCheck:
         found = self.rules.verdict(call)
         if found is None or found[0] is not Verdict.DENY:
             return None
-        return f"refused by the permission rule deny: {found[1].text}"
+        return f"refused by the permission rule deny: {self._named(found[1])}"
 
     @contextmanager
     def allowing(self, texts: list[str]) -> Iterator[None]:
@@ -98,7 +120,7 @@ class PermissionCheck:
         if found is None:
             return None
         verdict, rule = found
-        return _outcome(verdict, rule)
+        return _outcome(verdict, self._named(rule, verdict))
 
     def _call(self, invocation: ToolInvocation) -> Call:
         tool, args = invocation.tool, invocation.args
@@ -118,14 +140,18 @@ class PermissionCheck:
             home=self._home,
         )
 
+    def _named(self, rule: Rule, verdict: Verdict = Verdict.DENY) -> str:
+        origin = self.origin(verdict.value, rule.text)
+        return f"{rule.text} (from {origin})" if origin else rule.text
 
-def _outcome(verdict: Verdict, rule: Rule) -> Refusal | Permit:
+
+def _outcome(verdict: Verdict, named: str) -> Refusal | Permit:
     if verdict is Verdict.DENY:
         return Refusal(
-            f"refused by the permission rule deny: {rule.text}",
+            f"refused by the permission rule deny: {named}",
             "do not retry it or work around it; tell the person what you needed and why",
             by="policy",
         )
     if verdict is Verdict.ASK:
-        return Permit(decision="ask", reason=f"rule ask: {rule.text}")
-    return Permit(decision="allow", reason=f"rule allow: {rule.text}")
+        return Permit(decision="ask", reason=f"rule ask: {named}")
+    return Permit(decision="allow", reason=f"rule allow: {named}")

@@ -10,11 +10,12 @@ permissions:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+from agent.permissions.claude_files import origin_key
 from agent.permissions.rules import RuleSet, parse_rule, split_rules
 
 _LISTS = ("allow", "ask", "deny", "allowed_tools", "disallowed_tools")
@@ -36,6 +37,27 @@ class PermissionSettings(BaseModel):
     disallowed_tools: list[str] = Field(default_factory=list)
     """``--disallowedTools``: more deny rules, for this run."""
 
+    _origins: dict[str, str] = PrivateAttr(default_factory=dict)
+    _warnings: list[str] = PrivateAttr(default_factory=list)
+
+    def with_origins(
+        self, origins: Mapping[str, str], warnings: Sequence[str] = ()
+    ) -> PermissionSettings:
+        """These settings, knowing where each rule came from (`origin_key` → a file or
+        flag) and what could not be read in Claude Code's settings files."""
+        self._origins = dict(origins)
+        self._warnings = list(warnings)
+        return self
+
+    @property
+    def warnings(self) -> list[str]:
+        """One line per problem in a Claude Code settings file (its other rules still hold)."""
+        return list(self._warnings)
+
+    def origin(self, kind: str, text: str) -> str:
+        """Where the ``kind`` rule ``text`` was written; "" when unknown."""
+        return self._origins.get(origin_key(kind, text), "")
+
     @field_validator(*_LISTS)
     @classmethod
     def _check_rules(cls, value: list[str]) -> list[str]:
@@ -50,6 +72,28 @@ class PermissionSettings(BaseModel):
             ask=list(self.ask),
             allow=[*self.allow, *split_rules(self.allowed_tools), *remembered],
         )
+
+
+_FLAGS = {
+    "allowed_tools": ("allow", "--allowedTools"),
+    "disallowed_tools": ("deny", "--disallowedTools"),
+}
+
+
+def rule_origins(permissions: Any, label: str | None) -> dict[str, str]:
+    """Each rule of one layer's ``permissions:`` mapping, keyed by `origin_key`, → ``label``
+    (None: the command line, each list named by its flag)."""
+    origins: dict[str, str] = {}
+    for key, values in permissions.items() if isinstance(permissions, dict) else ():
+        kind, flag = _FLAGS.get(key, (key, key))
+        texts = (
+            [value for value in values if isinstance(value, str)]
+            if isinstance(values, list)
+            else []
+        )
+        for text in split_rules(texts) if key in _FLAGS else texts:
+            origins.setdefault(origin_key(kind, text), label or flag)
+    return origins
 
 
 def merge_permissions(base: Any, top: Any) -> Any:

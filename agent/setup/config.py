@@ -25,7 +25,9 @@ from pydantic import (
 )
 
 from agent.hooks.settings import HookMatcher, check_hook_events, merge_hooks
-from agent.permissions.settings import PermissionSettings, merge_permissions
+from agent.permissions.claude_files import read_claude_rules
+from agent.permissions.settings import PermissionSettings, merge_permissions, rule_origins
+from agent.setup.config_claude import ClaudeLayer, shown_path
 from agent.setup.config_words import describe_validation, describe_yaml_error
 from agent.setup.local_servers import KNOWN_SERVERS
 from agent.setup.trust import held_back, sandbox_mapping, without
@@ -285,15 +287,17 @@ def load_config(
 
     merged: dict[str, Any] = {}
     origin: dict[str, Path] = {}
+    claude = ClaudeLayer(read_claude_rules(cwd, env), trust)
     for path in paths:
         data = _read_yaml(path)
         _validate_layer(data, path)
         if trust is not None and explicit is None and path == cwd / PROJECT_FILE:
             held = held_back(data)
-            if held and not trust(path, held):
+            if held and not claude.ask_with(path, held):
                 data = without(data, held)
         for key in data:
             origin[key] = path
+        claude.origins |= rule_origins(data.get("permissions"), shown_path(path, env))
         # Every file's hooks run and every file's rules hold: these add up, not override.
         added = {
             "hooks": merge_hooks(merged.get("hooks"), data.get("hooks")),
@@ -301,13 +305,17 @@ def load_config(
         }
         merged = _deep_merge(merged, data)
         merged |= {key: value for key, value in added.items() if value is not None}
+    if (permissions := claude.add_to(merged.get("permissions"))) is not None:
+        merged["permissions"] = permissions
     env_layer = _environment_layer(env)
     merged = _deep_merge(merged, env_layer)
     merged = _deep_merge(merged, dict(overrides or {}))
+    claude.origins |= rule_origins((overrides or {}).get("permissions"), None)
     try:
         config = Config.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(describe_validation(exc, Config, origin, overrides or {})) from None
+    config.permissions.with_origins(claude.origins, claude.rules.warnings)
     return config, paths
 
 

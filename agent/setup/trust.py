@@ -1,4 +1,5 @@
-"""Which of a repository's ``agent.yaml`` settings the person allowed in this workspace.
+"""Which of a repository's ``agent.yaml`` settings the person allowed in this workspace (and
+the allow rules of its Claude Code settings files, asked about with them).
 
 A cloned repository is untrusted input, and its ``agent.yaml`` is read on every start there.
 Most keys only tune the agent; those `held_back` names could turn it against the
@@ -120,6 +121,9 @@ class HeldSettings:
             found.append(f"permission allow: {rule} (run it without asking you)")
         for rule in (held.get("permissions") or {}).get("allowed_tools") or []:
             found.append(f"permission allow: {rule} (run it without asking you)")
+        for name, rules in (held.get("claude_permissions") or {}).items():
+            for rule in rules:
+                found.append(f"permission allow: {rule}, from {name} (run it without asking you)")
         if hooks := held.get("hooks"):
             names = ", ".join(map(str, hooks))
             found.append(f"hooks for {names} (run commands as you, outside the sandbox)")

@@ -13,12 +13,23 @@ import itertools
 from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 
+from agent.permissions.plan import INSTRUCTION
 from agent.session import Agent
 from agent.terminal.custom_commands import SHELL_LINE, CustomCommand, find_commands
 from agent.terminal.mentions import expand_now
 from providers.messages import ToolUseBlock
 from tools.mcp import ProjectApprovals
 
+INIT_PROMPT = (
+    "Look at this repository and write an AGENTS.md at its root for coding agents that will "
+    "work here. Read the build and CI files (pyproject.toml, package.json, Makefile, "
+    "Cargo.toml, go.mod, .github/workflows, ...), the README, and any CLAUDE.md, .cursorrules "
+    "or .github/copilot-instructions.md. Write down: the commands to build, to run all tests "
+    "and a single test, to lint and format; the layout (the main directories and what they "
+    "hold); the conventions the code follows that one file does not show. Be short and "
+    "specific to this repository, no generic advice. If AGENTS.md exists, improve it rather "
+    "than starting over."
+)
 APPROVALS_FILE = "project-commands.json"
 _ids = itertools.count(1)
 
@@ -64,6 +75,11 @@ class CustomCommands:
         self._approvals.allow_digest(command.name, command.digest)
 
 
+def init_prompt(arguments: str = "") -> str:
+    """What ``/init`` sends, in the REPL and ``-p``: `INIT_PROMPT`, then what was typed after it."""
+    return f"{INIT_PROMPT}\n\n{arguments}" if arguments.strip() else INIT_PROMPT
+
+
 def trust_question(command: CustomCommand) -> str:
     """What the REPL asks before a project's command runs commands or allows tools."""
     parts = [f"{command.name} ({command.path}) is the project's code"]
@@ -106,6 +122,56 @@ async def with_shell_output(text: str, agent: Agent) -> str:
         outputs.append(result.content)
     replaced = iter(outputs)
     return SHELL_LINE.sub(lambda _: next(replaced), text)
+
+
+def names_a_path(prompt: str) -> bool:
+    """Whether ``prompt``'s first word is a path (``/usr/bin/env explain``, ``/tmp``), sent
+    as text, rather than a command name."""
+    word = prompt.strip().split(maxsplit=1)[0] if prompt.strip() else ""
+    return "/" in word[1:] or Path(word).exists()
+
+
+def print_mode_prompts(
+    prompt: str, commands: CustomCommands, agent: Agent
+) -> AsyncIterator[str | None] | str | None:
+    """``agent -p "/name args"``: the prompts a command makes (``/init``, ``/plan <request>``,
+    a custom command), or why it cannot run, or None for a prompt to send as it is.
+
+    ``/plan`` turns plan mode on for the run: the model looks and answers with a plan, and
+    nothing is changed (nobody is there to approve it; the plan is the result).
+    """
+    if not prompt.startswith("/") or names_a_path(prompt):
+        return None
+    name, _, arguments = prompt.strip().partition(" ")
+    name, arguments = name.lower(), arguments.strip()
+    if name == "/init":
+        return _once(init_prompt(arguments))
+    if name == "/plan":
+        if not arguments:
+            return '/plan needs a request in -p: agent -p "/plan add a --verbose flag"'
+        if agent.permissions is None:
+            return "/plan needs the permission check, which this agent runs without"
+        refused = agent.permissions.refuses_read
+        expanded = expand_now(arguments, agent.workspace, refused)
+        if expanded.problems:
+            return "; ".join(expanded.problems)
+        agent.permissions.plan_mode = True
+        return _once(f"{INSTRUCTION}\n\n{expanded.prompt}")
+    found = commands.lookup(prompt)
+    if found is None:
+        names = ", ".join(sorted(commands.found)) or "none in .agent/commands or .claude/commands"
+        return (
+            f"{name} is not a command -p runs. It runs /init, /plan <request> and the custom "
+            f"commands ({names}); the REPL's other commands work only in the REPL. To send "
+            "text that starts with a slash, start it with a space."
+        )
+    if not commands.trusted(found[0]):
+        return untrusted_message(found[0])
+    return command_prompts(*found, agent)
+
+
+async def _once(prompt: str) -> AsyncIterator[str | None]:
+    yield prompt
 
 
 async def command_prompts(

@@ -2,9 +2,14 @@
 with the prompt, as in Claude Code, Codex and Gemini CLI.
 
 Files are read as ``read_file`` reads them: confined to the workspace, regular files only,
-bounded, binary files described; ``Read`` deny rules hold. A mention that names nothing is
-reported before anything is sent: one with a ``/`` stops the prompt; one without
-(``@app.get`` in pasted code may be no path at all) is said and sent as text.
+bounded, binary files described; ``Read`` deny rules hold.
+
+What is a mention: an ``@`` at the start of a word (not ``a@b.com``) followed by what names
+an existing file or directory in the workspace (``@README.md``, ``@.env``, ``@src/``). One
+that names nothing stops the prompt, said before anything is sent, when it looks like a file:
+it has a ``/``, starts with a dot, or ends in a file extension (`FILE_EXTENSIONS`:
+``@setup.py``). Anything else is text: ``@user`` in prose, ``@pytest.fixture`` or
+``@app.get`` in pasted code (a dotted one is said, in case it was meant as a path).
 """
 
 from __future__ import annotations
@@ -31,6 +36,15 @@ READ_TIMEOUT = 10.0
 _TRAILING = ".,;:!?)]}'\""
 _PATH = re.compile(r"[\w./~+%@ -]+")
 """What a path is written with; ``app.get("/x")`` is code."""
+_EXTENSIONS = (
+    "py pyi ipynb md mdx rst txt toml yaml yml json jsonl ini cfg conf env lock log csv "
+    "tsv xml html htm css scss js jsx mjs cjs ts tsx vue svelte go rs c h cc cpp hpp cs "
+    "java kt swift rb php pl lua sh bash zsh fish ps1 sql proto graphql tf nix dockerfile "
+    "gradle mk cmake r jl scala ex exs erl hs ml dart zig png jpg jpeg gif svg pdf"
+)
+FILE_EXTENSIONS = frozenset(_EXTENSIONS.split())
+"""Endings that make a missing ``@name`` a file the person meant (``@setup.py``), not code
+(``@pytest.fixture``)."""
 
 Refused = Callable[[Path], str | None]
 """Why reading ``path`` is refused (a deny rule), or None."""
@@ -109,11 +123,8 @@ def mentioned(text: str) -> list[str]:
 
 
 def _locate(root: Path, raw: str) -> tuple[Path | None, str]:
-    """The mention's path, or None and the problem ("" when it is not meant as a path).
-
-    Only a mention with a ``/`` is surely a path: ``@pytest.fixture`` or ``@app.get`` in
-    pasted code would otherwise stop the prompt. Those without are said, and sent as text.
-    """
+    """The mention's path, or None and the problem ("" when it is not meant as a path:
+    ``@pytest.fixture`` or ``@app.get`` in pasted code must not stop the prompt)."""
     candidates = [raw]
     stripped = raw.rstrip(_TRAILING) or raw
     if stripped != raw:
@@ -125,9 +136,20 @@ def _locate(root: Path, raw: str) -> tuple[Path | None, str]:
             return None, f"@{stripped}: outside the workspace; mention files inside {root}"
         if path.exists():
             return path, ""
-    if "/" in stripped and _PATH.fullmatch(stripped):
+    if looks_like_a_file(stripped):
         return None, f"@{stripped}: no such file or directory in the workspace"
     return None, ""
+
+
+def looks_like_a_file(name: str) -> bool:
+    """Whether a missing ``@name`` was surely meant as a path: it has a ``/``, starts with a
+    dot (``.env``), or ends in a known file extension (``setup.py``)."""
+    if not _PATH.fullmatch(name):
+        return False
+    if "/" in name or (name.startswith(".") and len(name) > 1 and name[1] != "."):
+        return True
+    stem, dot, extension = name.rpartition(".")
+    return bool(dot and stem) and extension.lower() in FILE_EXTENSIONS
 
 
 def _block(root: Path, path: Path) -> str:

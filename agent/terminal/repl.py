@@ -143,7 +143,7 @@ class Repl:
             if self.typed.is_custom(text):
                 if prepared := await self.typed.custom_prompt(text):
                     with allowed_tools(self.agent, prepared[1]):
-                        await self._answer(prepared[0])
+                        await self._answer(prepared[0])  # /plan <request> asks after it too
                 continue
             if text.strip().startswith("/") and not self.typed.shell_mode:
                 if not await self.commands.run(text):
@@ -157,9 +157,7 @@ class Repl:
                 continue
             text = prompt
             if text.strip() or self._pending():
-                finished = await self._answer(text.strip() or None)
-                if finished and (go_ahead := await self.typed.after_turn()):
-                    await self._answer(go_ahead)
+                await self._answer(text.strip() or None)
 
     def _remember_rule(self, rule: str) -> None:
         if self.agent.permissions is not None:
@@ -283,10 +281,12 @@ class Repl:
         """Whether the resumed session stopped mid-turn and nothing has run since."""
         return self.agent.loaded is not None and self.agent.stopped_mid_turn and not self._answered
 
-    async def _answer(self, text: str | None) -> bool:
+    async def _answer(self, text: str | None) -> None:
         # After a session stopped mid-turn, a new instruction goes out in the same request as
-        # the rest of that turn (one turn, one answer); Enter alone continues it.
-        return await self._turn(text)
+        # the rest of that turn (one turn, one answer); Enter alone continues it. In plan mode
+        # the person is then asked whether to carry the plan out.
+        if await self._turn(text) and (go_ahead := await self.typed.after_turn()):
+            await self._turn(go_ahead)
 
     async def _turn(self, prompt: str | None) -> bool:
         """Run one turn; False if it did not finish (interrupted or crashed)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
@@ -22,11 +23,12 @@ from providers import Event, Message, ToolResultBlock, Usage
 from providers.profiles import cost_of
 from recovery import RecoveryStats, RetryScheduled
 from recovery.fleet import FleetView
-from sessions.loaded import is_typed_prompt
+from sessions.loaded import is_shell_run, is_typed_prompt
 
 PROMPT_LINES = 4
 ANSWER_LINES = 12
 TOOL_LINES = 5
+_SHELL_RUN = re.compile(r"<bash-input>(.*?)</bash-input>\n<bash-stdout>(.*?)</bash-stdout>", re.S)
 AGENT_PROMPTS = frozenset({CONTINUE_PROMPT, CONTINUE_AFTER_TOOL_CUT})
 """Prompts the agent itself sends; on resume they are not shown as the person's."""
 
@@ -57,7 +59,7 @@ def last_exchange(messages: Sequence[Message], width: int) -> RenderableType:
     answers = [m.text for m in messages if m.role == "assistant" and m.text.strip()]
     parts: list[RenderableType] = []
     if prompt is not None:
-        parts.append(Text("› " + _head(prompt.text, PROMPT_LINES), style="bold"))
+        parts.append(Text("› " + _head(_typed_text(prompt), PROMPT_LINES), style="bold"))
     if len(calls) > TOOL_LINES:
         earlier = len(calls) - TOOL_LINES
         parts.append(Text(f"… {earlier} earlier tool call{'s' if earlier > 1 else ''}", "dim"))
@@ -69,6 +71,13 @@ def last_exchange(messages: Sequence[Message], width: int) -> RenderableType:
     if answers:
         parts.append(Markdown(_head(answers[-1], ANSWER_LINES)))
     return Group(*parts)
+
+
+def _typed_text(message: Message) -> str:
+    """What the person typed: a ``!command`` run as ``! command`` and its output."""
+    if not is_shell_run(message):
+        return message.text
+    return _SHELL_RUN.sub(lambda found: f"! {found[1]}\n{found[2].rstrip()}", message.text)
 
 
 def _head(text: str, max_lines: int) -> str:

@@ -1,4 +1,5 @@
-"""``agent trust``: show what a repository's ``agent.yaml`` holds back, ask, then allow it."""
+"""``agent trust``: show what a repository's ``agent.yaml`` (and the allow rules of its Claude
+Code settings files) hold back, ask, then allow it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from agent.terminal.console import SafeConsole
 
 
 def trust_project(workspace: Path, *, yes: bool = False, console: Console | None = None) -> int:
-    """``agent trust``: allow what ``workspace/agent.yaml`` holds back; the exit code.
+    """``agent trust``: allow what ``workspace/agent.yaml`` and ``.claude/settings*.json``
+    hold back; the exit code.
 
     What would be granted is shown first; the person is asked unless ``yes`` (``--yes``).
     Without a terminal to ask on and without ``--yes``, nothing is granted.
@@ -29,7 +31,7 @@ def trust_project(workspace: Path, *, yes: bool = False, console: Console | None
         return ExitCode.USAGE
     held = trust.held
     if held is None:
-        console.print("Nothing in ./agent.yaml waits for approval here.")
+        console.print("Nothing in ./agent.yaml or .claude/settings*.json waits for approval here.")
         return ExitCode.OK
     console.print(f"{held.path} asks to be allowed, for {workspace}, to set:")
     for line in held.lines():

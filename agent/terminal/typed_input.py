@@ -4,8 +4,9 @@ shell mode, ``@path`` mentions, custom slash commands from files, plan mode (Shi
 
 A ``!command`` runs as the model's ``run_command`` runs (safety policy, hooks, deny and ask
 rules, sandbox, undo), without a model request and without asking, since the person typed
-it; its output is shown and goes to the model with the next prompt, as in Claude Code. A
-bare ``!`` switches shell mode on and off: every line is then a command.
+it; its output is shown, saved in the session at once (a user message, as Claude Code
+keeps it) and goes to the model with the next prompt. A bare ``!`` switches shell mode on
+and off: every line is then a command.
 """
 
 from __future__ import annotations
@@ -28,30 +29,25 @@ from agent.session import Agent
 from agent.terminal.command_runner import (
     CustomCommands,
     allowed_tools,
+    init_prompt,
     trust_question,
     with_shell_output,
 )
 from agent.terminal.custom_commands import CustomCommand
 from agent.terminal.input_line import CommandInfo
 from agent.terminal.mentions import expand_mentions, mentioned
+from agent.terminal.permissions_view import permissions_table
 from providers.messages import ToolUseBlock
+from sessions import SessionError, shell_run
 
 T = TypeVar("T")
 OWN_COMMANDS = {
-    "/plan": "plan mode on/off: read-only until you approve a plan",
+    "/plan": "plan mode on/off (/plan <request>: on, and plan that): read-only until you "
+    "approve a plan",
     "/init": "write an AGENTS.md for this repository from a look at it",
     "/memory": "edit the project's AGENTS.md (or CLAUDE.md) in $EDITOR",
+    "/permissions": "the permission rules in force and where each comes from",
 }
-INIT_PROMPT = (
-    "Look at this repository and write an AGENTS.md at its root for coding agents that will "
-    "work here. Read the build and CI files (pyproject.toml, package.json, Makefile, "
-    "Cargo.toml, go.mod, .github/workflows, ...), the README, and any CLAUDE.md, .cursorrules "
-    "or .github/copilot-instructions.md. Write down: the commands to build, to run all tests "
-    "and a single test, to lint and format; the layout (the main directories and what they "
-    "hold); the conventions the code follows that one file does not show. Be short and "
-    "specific to this repository, no generic advice. If AGENTS.md exists, improve it rather "
-    "than starting over."
-)
 SHELL_PROMPT = "! "
 PLAN_PROMPT = "plan › "
 PLAN_QUESTION = "Approve the plan? [y]es, leave plan mode and carry it out / [N]o, keep planning: "
@@ -88,8 +84,6 @@ class TypedInput:
         self.host = host
         self.custom = custom
         self.shell_mode = False
-        self._context: list[str] = []
-        """Shell lines and their output since the last prompt, for the next one."""
 
     @property
     def prompt(self) -> str | None:
@@ -140,9 +134,11 @@ class TypedInput:
         if output is None:
             self.host.show(Text("Interrupted.", style="yellow"))
             return
-        self._context.append(
-            f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>"
-        )
+        try:
+            # Saved now, as Claude Code does: it survives --resume and goes with the next prompt.
+            self.host.agent.loop.add_context(shell_run(command, output))
+        except SessionError as error:
+            self.host.show(Text(f"Not saved in the session: {error}", style="red"))
 
     async def _run(self, command: str) -> str:
         agent = self.host.agent
@@ -171,15 +167,12 @@ class TypedInput:
             if expanded.problems:
                 return None
             text = expanded.prompt
-        if self._context and text.strip():
-            text = "\n\n".join([*self._context, text])
-            self._context.clear()
         if self.plan_mode and text.strip():
             text = f"{INSTRUCTION}\n\n{text}"
         return text
 
     def command_infos(self) -> list[CommandInfo]:
-        """``/plan``, ``/init``, ``/memory`` and the custom commands, for /help and completion."""
+        """`OWN_COMMANDS` and the custom commands, for /help and completion."""
         return [CommandInfo(name, name, about) for name, about in OWN_COMMANDS.items()] + [
             CommandInfo(command.name, command.usage, command.summary)
             for command in self.custom.found.values()
@@ -193,17 +186,26 @@ class TypedInput:
 
     async def custom_prompt(self, text: str) -> tuple[str, CustomCommand | None] | None:
         """The prompt a command makes of ``text`` (a custom one's shell lines run); None
-        when there is none to send (``/plan``, ``/memory``, a refused or failed command)."""
+        when there is none to send (``/plan``, ``/memory``, ``/permissions``, a refused or
+        failed command)."""
         name = _name(text)
+        arguments = text.strip().partition(" ")[2].strip()
         if name == "/plan":
-            self.toggle_plan()
+            if not (arguments and self.plan_mode):
+                self.toggle_plan()
             state = "on: read-only until you approve a plan" if self.plan_mode else "off"
             self.host.show(Text(f"Plan mode {state} (Shift-Tab switches it too).", style="dim"))
-            return None
+            prompt = await self.prompt_text(arguments) if arguments else None
+            return None if prompt is None else (prompt, None)
         if name == "/init":
-            return INIT_PROMPT, None
+            return init_prompt(arguments), None
         if name == "/memory":
             await self._edit_instructions()
+            return None
+        if name == "/permissions":
+            permissions = self.host.agent.permissions
+            if permissions is not None:
+                self.host.show(permissions_table(permissions.listing(), permissions.warnings))
             return None
         found = self.custom.lookup(text)
         assert found is not None

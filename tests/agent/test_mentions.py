@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from agent.permissions import PermissionCheck, PermissionSettings
 from agent.terminal.mention_completion import MentionCompleter, ranked, scan
-from agent.terminal.mentions import expand_now, mentioned
+from agent.terminal.mentions import expand_now, looks_like_a_file, mentioned
 
 
 def test_a_mentioned_file_goes_with_the_prompt_with_its_path(tmp_path: Path) -> None:
@@ -92,10 +93,66 @@ def test_ranking_puts_prefixes_before_names_before_substrings() -> None:
     assert ranked(paths, "read") == ["readme.md", "docs/readme.md", "src/thread.py"]
 
 
-def test_a_missing_mention_without_a_slash_is_said_and_sent_as_text(tmp_path: Path) -> None:
-    result = expand_now('@app.get("/x") and @pytest.fixture and @nope.py.', tmp_path)
+def test_a_missing_mention_that_looks_like_code_is_said_and_sent_as_text(tmp_path: Path) -> None:
+    result = expand_now('@app.get("/x") and @pytest.fixture and @user, thanks', tmp_path)
 
     assert result.problems == []
-    assert result.unknown == ["pytest.fixture", "nope.py"]
-    assert result.prompt == '@app.get("/x") and @pytest.fixture and @nope.py.'
-    assert ("@nope.py: no such file; sent as text", "yellow") in result.notes()
+    assert result.unknown == ["pytest.fixture"]
+    assert result.prompt == '@app.get("/x") and @pytest.fixture and @user, thanks'
+    assert ("@pytest.fixture: no such file; sent as text", "yellow") in result.notes()
+
+
+def test_a_missing_mention_with_a_file_extension_or_a_leading_dot_stops_the_prompt(
+    tmp_path: Path,
+) -> None:
+    result = expand_now("fix @nope.py. and @.envrc and @Makefile.MK", tmp_path)
+
+    assert result.problems == [
+        "@nope.py: no such file or directory in the workspace",
+        "@.envrc: no such file or directory in the workspace",
+        "@Makefile.MK: no such file or directory in the workspace",
+    ]
+
+
+def test_names_with_a_dot_and_no_slash_are_read_as_files(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# Title\n")
+    (tmp_path / "setup.py").write_text("setup()\n")
+    (tmp_path / ".env").write_text("MODE=dev\n")
+
+    result = expand_now("compare @README.md, @setup.py and @.env.", tmp_path)
+
+    assert result.problems == []
+    assert result.attached == ["README.md", "setup.py", ".env"]
+    assert '<file path=".env">\nMODE=dev\n</file>' in result.prompt
+
+
+def test_an_email_address_or_a_handle_is_no_mention_even_when_a_file_has_that_name(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "b.com").write_text("not me\n")
+    (tmp_path / "user").write_text("a file named user\n")
+
+    assert mentioned("write to a@b.com") == []
+    result = expand_now("write to a@b.com and ask @user", tmp_path)
+
+    assert result.attached == ["user"]  # at a word start and it exists: a mention
+    assert "not me" not in result.prompt
+
+
+@pytest.mark.parametrize(
+    ("name", "is_file"),
+    [
+        ("setup.py", True),
+        ("docs/x", True),
+        (".env", True),
+        ("notes.TXT", True),
+        ("pytest.fixture", False),
+        ("app.get", False),
+        ("user", False),
+        ("..", False),
+        (".py", True),
+        ('app.get("/x")', False),
+    ],
+)
+def test_what_looks_like_a_file(name: str, is_file: bool) -> None:
+    assert looks_like_a_file(name) is is_file

@@ -64,3 +64,23 @@ def test_mentions_work_in_print_mode_and_a_missing_one_is_a_usage_error(
     assert missing.code == 2
     assert "@lib/b.py: no such file or directory" in missing.stderr
     assert len(fake_llm.requests) == 1
+
+
+def test_a_name_with_a_dot_and_no_slash_is_read_and_a_missing_one_stops_the_prompt(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    (workspace / "README.md").write_text("readme-words-here\n")
+    (workspace / ".env").write_text("MODE=dev-mode\n")
+    fake_llm.script(Reply.text("Both read."))
+    term = spawn()
+    term.prompt()
+    missing = term.command("fix @setup.py")
+    shown = term.command("compare @README.md and @.env, and mail a@b.com")
+    term.exit()
+
+    assert "@setup.py: no such file or directory in the workspace" in missing
+    assert "Attached README.md, .env" in shown
+    assert len(fake_llm.requests) == 1
+    body = str(fake_llm.requests[0].body)
+    assert "readme-words-here" in body
+    assert "MODE=dev-mode" in body

@@ -40,6 +40,31 @@ def test_plan_mode_refuses_edits_until_the_plan_is_approved(
     assert (workspace / "app.py").read_text() == "x = 'new'\n"
 
 
+def test_plan_with_a_request_turns_plan_mode_on_and_plans_it_then_asks(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    (workspace / "app.py").write_text("x = 'old'\n")
+    fake_llm.script(
+        Reply.tool_call("edit_file", EDIT),
+        Reply.text("Plan: 1. change old to new."),
+    )
+    term = spawn("--yes")
+    term.prompt()
+    term.send_line("/plan rename old in app.py")
+    shown = clean(term.expect("Approve the plan"))
+    term.send_line("n")
+    term.prompt()
+    term.exit()
+
+    assert "Plan mode on" in shown
+    assert "Plan: 1. change old to new." in shown
+    first = str(fake_llm.requests[0].body)
+    assert "Plan mode is on" in first
+    assert "rename old in app.py" in first
+    assert "plan mode: edit_file changes files" in str(fake_llm.requests[1].body)
+    assert (workspace / "app.py").read_text() == "x = 'old'\n"
+
+
 def test_shift_tab_switches_plan_mode_and_the_prompt_shows_it(
     spawn: Spawn, fake_llm: FakeLlmServer
 ) -> None:

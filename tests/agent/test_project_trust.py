@@ -116,7 +116,7 @@ def test_p_runs_without_them_says_so_and_agent_trust_allows_them(
     assert "wants to set" not in allowed.stderr
     assert (workspace / "ran.txt").read_text() == "ran\n"
     again = run_agent("trust", server=fake_llm, workspace=workspace, home=decoy_home)
-    assert "Nothing in ./agent.yaml waits for approval" in again.stdout
+    assert "Nothing in ./agent.yaml or .claude/settings*.json waits for approval" in again.stdout
 
 
 @pytest.mark.parametrize("flag", ["--yes", "--sandbox=off"])

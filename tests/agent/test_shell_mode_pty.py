@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.terminal import Spawn
+from tests.fakes.terminal import Spawn, clean
 
 
 def test_a_bang_line_runs_without_a_request_and_its_output_goes_with_the_next_prompt(
@@ -61,3 +62,41 @@ def test_a_bare_bang_switches_shell_mode_on_and_off(
     term.exit()
 
     assert fake_llm.requests == []
+
+
+TOKEN = "Zq8w4Lk2Vn7Rt5Yp1Hm9Xc3Bd6Fg0JsQeUa"
+"""A deploy token in the environment: redacted wherever it would be shown or saved."""
+
+
+def test_a_bang_run_is_saved_at_once_survives_resume_and_goes_with_the_next_prompt(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "token.txt").write_text(f"token={TOKEN}\n")
+    fake_llm.script(Reply.text("Seen both."))
+    env = {"DEPLOY_TOKEN": TOKEN}
+    term = spawn(env=env)
+    term.prompt()
+    term.command("!echo first-run")
+    shown = term.command("!cat token.txt")
+    left = clean(term.exit())  # no prompt sent: the runs are in the session already
+    session_id = re.findall(r"agent --resume (\w+)", left)[-1]
+
+    again = spawn("--resume", session_id, env=env)
+    greeting = clean(again.prompt())
+    again.send_line("what did they print?")
+    again.expect("Seen both")
+    again.prompt()
+    again.exit()
+
+    assert TOKEN not in shown
+    assert "stopped mid-turn" not in greeting  # runs alone wait for a prompt
+    assert "› ! cat token.txt" in greeting
+    assert len(fake_llm.requests) == 1
+    body = str(fake_llm.requests[0].body)
+    assert "<bash-input>echo first-run</bash-input>" in body
+    assert "<bash-input>cat token.txt</bash-input>" in body
+    assert body.index("<bash-input>echo first-run") < body.index("what did they print?")
+    assert TOKEN not in body
+    saved = b"".join(path.read_bytes() for path in (decoy_home / ".agent").rglob("*.jsonl"))
+    assert b"<bash-input>cat token.txt</bash-input>" in saved
+    assert TOKEN.encode() not in saved

@@ -39,7 +39,7 @@ def test_agent_trust_shows_everything_it_grants_then_asks(spawn: Spawn, workspac
     allowed.child.expect(pexpect.EOF)
 
     again = spawn("trust", model=None)
-    again.expect("Nothing in ./agent.yaml waits for approval here.")
+    again.expect(r"Nothing in ./agent.yaml or .claude/settings\*.json waits for approval here")
 
 
 def test_without_a_terminal_the_repl_says_so_on_stderr(

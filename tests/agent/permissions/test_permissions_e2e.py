@@ -123,3 +123,61 @@ def test_always_allowing_a_prefix_saves_a_rule_for_this_project(
     assert (workspace / "two").exists()
     saved = list((decoy_home / ".agent" / "permissions").glob("*.json"))
     assert json.loads(saved[0].read_text())["allow"] == ["run_command(touch *)"]
+
+
+def test_claude_code_settings_files_hold_in_print_mode_allow_waiting_for_trust(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(touch:*)"], "deny": ["Read(./.env)"]}})
+    )
+    (decoy_home / ".claude").mkdir()
+    (decoy_home / ".claude" / "settings.json").write_text('{"permissions": {"allow": [')
+    (workspace / ".env").write_text("KEY=1\n")
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "touch made"}),
+        Reply.tool_call("read_file", {"path": ".env"}),
+        Reply.text("ok"),
+    )
+
+    run = run_agent(
+        "-p", "go", "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home
+    )
+
+    assert run.code == 0, run.stderr
+    assert not (workspace / "made").exists()  # the project's allow rule waits for trust
+    assert "permission allow: Bash(touch:*), from .claude/settings.json" in run.stderr
+    assert "~/.claude/settings.json: not valid JSON" in run.stderr
+    assert "permission rule deny: Read(./.env) (from .claude/settings.json)" in _tool_result(
+        fake_llm
+    )
+
+
+def test_the_repl_asks_to_trust_a_claude_settings_file_and_lists_where_rules_come_from(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.local.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(touch:*)"], "ask": ["WebFetch"]}})
+    )
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "touch made"}),
+        Reply.text("Made it."),
+    )
+    term = spawn()
+    asked = clean(term.expect("Allow this for this directory"))
+    term.send_line("y")
+    term.prompt()
+    listed = term.command("/permissions")
+    term.send_line("make it")  # allowed by the rule: no question
+    answered = clean(term.expect("Made it"))
+    term.prompt()
+    term.exit()
+
+    assert "permission allow: Bash(touch:*), from .claude/settings.local.json" in asked
+    assert "Bash(touch:*)" in listed
+    assert ".claude/settings.local.json" in listed
+    assert "ignored: no WebFetch tool here" in listed
+    assert "Allow?" not in answered
+    assert (workspace / "made").exists()

@@ -1,0 +1,39 @@
+"""``/permissions``: the rules in force, deny first, each with the file or flag it came from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from agent.permissions.listing import ListedRule
+
+_STYLES = {"deny": "red", "ask": "yellow", "allow": "green"}
+
+
+def permissions_table(rules: Sequence[ListedRule], warnings: Sequence[str] = ()) -> RenderableType:
+    """The rules (or how to add some), then what could not be read in a settings file."""
+    parts: list[RenderableType] = []
+    if not rules:
+        parts.append(
+            Text(
+                "No permission rules. Add them under permissions: in agent.yaml, or in "
+                ".claude/settings.json as for Claude Code.",
+                style="dim",
+            )
+        )
+    else:
+        table = Table(box=None, pad_edge=False, header_style="bold")
+        for column in ("", "rule", "from"):
+            table.add_column(column, overflow="fold")
+        for rule in rules:
+            where = Text(rule.origin or "this session")
+            if rule.note:
+                where.append(f"  ({rule.note})", style="dim")
+            table.add_row(Text(rule.kind, style=_STYLES[rule.kind]), Text(rule.text), where)
+        parts.append(table)
+        parts.append(Text("Checked in this order: deny, then ask, then allow.", style="dim"))
+    parts += [Text(f"! {warning}", style="yellow") for warning in warnings]
+    return Group(*parts)
