@@ -216,10 +216,9 @@ class Agent:
 
     async def doctor(self) -> list[Finding]:
         """``/doctor``: keys, each model probed, sandbox layers, MCP servers, offline model."""
-        chain = list(self.provider.chain)
-        return await diagnose(
-            self.config, self.environ, chain, self.describe_sandbox(), self.mcp.statuses()
-        )
+        chain, sandbox = list(self.provider.chain), self.describe_sandbox()
+        held = self.permissions.warnings if self.permissions is not None else []
+        return await diagnose(self.config, self.environ, chain, sandbox, self.mcp.statuses(), held)
 
     def recovery_stats(self) -> RecoveryStats:
         return self.provider.stats()

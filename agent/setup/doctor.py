@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -137,18 +137,27 @@ def shared_state_finding(config: Config) -> Finding:
     return Finding("ok", "shared state", "a file under AGENT_HOME, for agents on this machine")
 
 
+def permission_findings(warnings: Sequence[str]) -> list[Finding]:
+    """What could not be read in the permission files (Claude Code's settings): each a
+    warning, since the rules it held are not in force."""
+    fix = "fix that file; /permissions lists the rules in force"
+    return [Finding("warning", "permission rules", warning, fix) for warning in warnings]
+
+
 async def diagnose(
     config: Config,
     environ: Mapping[str, str],
     chain: list[ModelTarget],
     sandbox: str,
     servers: list[ServerStatus],
+    permission_warnings: Sequence[str] = (),
 ) -> list[Finding]:
     """Every line of ``/doctor``; the models are probed one after the other."""
     findings = key_findings(config, environ)
     for target in chain:
         findings.append(await probe(target))
     findings.append(sandbox_finding(sandbox))
+    findings += permission_findings(permission_warnings)
     findings += mcp_findings(servers)
     findings.append(local_model_finding())
     findings.append(shared_state_finding(config))

@@ -298,6 +298,22 @@ def test_doctor_probes_each_model_and_says_what_to_fix(
     term.exit()
 
 
+def test_doctor_names_a_permission_file_it_could_not_read(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text('{"permissions": {"deny": [')
+    fake_llm.script(Reply.text("ok"))
+    term = spawn()
+    term.prompt()
+
+    shown = term.command("/doctor")
+
+    assert re.search(r"permission rules +\.claude/settings\.json: not valid JSON", shown)
+    assert "/permissions lists the rules in force" in shown
+    term.exit()
+
+
 def test_when_no_model_can_answer_the_repl_offers_to_wait_and_then_sends_the_turn_again(
     spawn: Spawn, fake_llm: FakeLlmServer
 ) -> None:
