@@ -30,7 +30,7 @@ def test_a_run_under_chaos_says_so_and_ends_with_its_faults(
     )
     assert run.code == 0, run.stderr
     assert "done" in run.stdout
-    assert "chaos mode: outage (seed 0, rate 0.3): HTTP faults are injected" in run.stderr
+    assert "chaos mode: outage (seed 0, rate 0.3): faults are injected into" in run.stderr
     ended = re.search(r"chaos mode: outage \(seed 0, rate 0.3\) ended: (\d+) faults in", run.stderr)
     assert ended, run.stderr
     faults = int(ended.group(1))

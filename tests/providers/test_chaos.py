@@ -35,7 +35,6 @@ def test_a_spec_reads_its_profile_and_settings() -> None:
         ("all:seed", "chaos setting 'seed' is not KEY=VALUE"),
         ("all:seed=x", "chaos setting seed wants a number, not 'x'"),
         ("all:rate=2", "chaos setting rate=2 is out of range"),
-        ("tools", "chaos profile 'tools' is not available yet"),
     ],
 )
 def test_a_bad_spec_says_what_is_accepted(text: str, says: str) -> None:
@@ -48,9 +47,12 @@ def test_the_recovery_settings_refuse_a_bad_spec_in_words() -> None:
         RecoverySettings(chaos="nope")
 
 
-def draws(spec: str, requests: int = 200) -> list[FaultKind | None]:
+def draws(spec: str, requests: int = 200, compactable: bool = True) -> list[FaultKind | None]:
     plan = ChaosPlan(ChaosSpec.parse(spec))
-    return [plan.draw("a:m", primary=True, now=float(n)) for n in range(requests)]
+    return [
+        plan.draw("a:m", primary=True, now=float(n), compactable=compactable)
+        for n in range(requests)
+    ]
 
 
 def test_the_same_seed_gives_the_same_faults_and_another_seed_others() -> None:
@@ -63,23 +65,58 @@ def test_each_profile_injects_only_its_own_faults() -> None:
         ("rate-limits", {FaultKind.RATE_LIMIT, FaultKind.RATE_LIMIT_WAIT}),
         ("overload", {FaultKind.OVERLOAD}),
         ("flaky-network", {FaultKind.RESET, FaultKind.CUT_STREAM, FaultKind.STALL}),
+        ("truncation", {FaultKind.TRUNCATE}),
+        ("tools", set()),  # tool faults come with tool calls, never with requests
     ]:
         seen = {fault for fault in draws(f"{profile}:rate=0.5") if fault is not None}
         assert seen == allowed, profile
 
 
+def tool_draws(spec: str, calls: int = 200) -> list[FaultKind | None]:
+    plan = ChaosPlan(ChaosSpec.parse(spec))
+    return [plan.draw_tool("read_file") for _ in range(calls)]
+
+
+def test_tool_faults_are_seeded_and_leave_the_request_faults_as_they_were() -> None:
+    assert tool_draws("tools:seed=3") == tool_draws("tools:seed=3")
+    assert tool_draws("tools:seed=3") != tool_draws("tools:seed=4")
+    assert {f for f in tool_draws("tools:rate=0.5") if f} == {
+        FaultKind.TOOL_FAIL,
+        FaultKind.TOOL_HANG,
+        FaultKind.TOOL_FLOOD,
+    }
+    assert set(tool_draws("overload:rate=1")) == {None}
+    # A run's tool calls draw from their own generator: its requests meet the same faults.
+    plan = ChaosPlan(ChaosSpec.parse("all:seed=9:seconds=0"))
+    mixed = []
+    for n in range(50):
+        plan.draw_tool("write_file")
+        mixed.append(plan.draw("a:m", primary=True, now=float(n), compactable=True))
+    assert mixed == draws("all:seed=9:seconds=0", 50)
+    assert plan.tool_calls == 50
+    assert any(fault.model == "tool:write_file" for fault in plan.injected)
+
+
 def test_overflow_comes_at_the_chosen_request_and_an_outage_lasts_its_seconds() -> None:
     assert draws("overflow:turn=4", 6) == [None, None, None, FaultKind.OVERFLOW, None, None]
     plan = ChaosPlan(ChaosSpec.parse("outage:seconds=30"))
-    assert plan.draw("a:m", primary=True, now=100.0) is FaultKind.OUTAGE
-    assert plan.draw("b:m", primary=False, now=110.0) is None  # the fallback is up
-    assert plan.draw("a:m", primary=True, now=129.0) is FaultKind.OUTAGE
-    assert plan.draw("a:m", primary=True, now=130.0) is None
+    assert plan.draw("a:m", primary=True, now=100.0, compactable=True) is FaultKind.OUTAGE
+    assert plan.draw("b:m", primary=False, now=110.0, compactable=True) is None  # fallback up
+    assert plan.draw("a:m", primary=True, now=129.0, compactable=True) is FaultKind.OUTAGE
+    assert plan.draw("a:m", primary=True, now=130.0, compactable=True) is None
     # In `all`, an overflow due during the outage comes with the first request after it.
     plan = ChaosPlan(ChaosSpec.parse("all:turn=1:seconds=10:rate=0"))
-    assert plan.draw("a:m", primary=True, now=0.0) is FaultKind.OUTAGE
-    assert plan.draw("b:m", primary=False, now=1.0) is FaultKind.OVERFLOW
-    assert plan.draw("b:m", primary=False, now=2.0) is None
+    assert plan.draw("a:m", primary=True, now=0.0, compactable=True) is FaultKind.OUTAGE
+    assert plan.draw("b:m", primary=False, now=1.0, compactable=True) is FaultKind.OVERFLOW
+    assert plan.draw("b:m", primary=False, now=2.0, compactable=True) is None
+
+
+def test_overflow_waits_for_a_conversation_compaction_can_shrink() -> None:
+    # A real server rejects a long conversation, never a three-line one.
+    plan = ChaosPlan(ChaosSpec.parse("overflow:turn=2"))
+    sizes = [True, False, False, True, True]
+    faults = [plan.draw("a:m", primary=True, now=0.0, compactable=c) for c in sizes]
+    assert faults == [None, None, None, FaultKind.OVERFLOW, None]
 
 
 def recovering(
@@ -148,6 +185,10 @@ async def test_an_overflow_reaches_the_caller_as_a_context_overflow(
     fake_llm.respond_with(lambda request: Reply.text("fine"))
     provider = recovering(ChaosPlan(ChaosSpec.parse("overflow:turn=2")), fake_llm, clock, "openai")
     await provider.chat(REQUEST)
+    await provider.chat(REQUEST)  # nothing to compact in it: a real server takes it
+    long = ChatRequest(
+        messages=[Message.user("a" * 3_000), Message.assistant("b"), *REQUEST.messages]
+    )
     with pytest.raises(LlmError) as caught:
-        await provider.chat(REQUEST)
+        await provider.chat(long)
     assert caught.value.kind is ErrorKind.CONTEXT_OVERFLOW
