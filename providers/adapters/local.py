@@ -8,7 +8,8 @@ without waiting for it; streamed text is handed to ``on_delta`` on the loop's th
 cancelled call stops generating at the next token.
 
 The bundled SmolLM2 model gets `COMPACT_TOOL_TEMPLATE` (its own template has no tools); other
-GGUF files keep the template they ship with.
+GGUF files keep the template they ship with. Under ``--chaos``, each completion meets its fault
+around llama.cpp's server (`local_chaos`).
 """
 
 from __future__ import annotations

@@ -4,12 +4,23 @@ the fake server, each profile's faults met and recovered from."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
-from providers import ChatRequest, ErrorKind, LlmError, Message
+from compaction.stages import TRIM_FLOOR as compaction_trim_floor
+from providers import (
+    ChatRequest,
+    ErrorKind,
+    Event,
+    LlmError,
+    Message,
+    StopReason,
+    ToolUseBlock,
+)
 from providers.adapters.anthropic import AnthropicProvider
 from providers.adapters.chaos_transport import chaos_client
+from providers.adapters.chaos_wire import TRIM_FLOOR, compactable
 from providers.adapters.openai import OpenAIProvider
 from providers.chaos import ChaosPlan, ChaosSpec, FaultKind
 from providers.models import ModelLimits, ModelRef
@@ -18,6 +29,7 @@ from recovery.chaos_report import chaos_report
 from tests.fakes.clock import VirtualClock
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
+from tests.providers.conftest import MakeProvider
 
 REQUEST = ChatRequest(messages=[Message.user("hi")])
 
@@ -120,7 +132,11 @@ def test_overflow_waits_for_a_conversation_compaction_can_shrink() -> None:
 
 
 def recovering(
-    plan: ChaosPlan, fake_llm: FakeLlmServer, clock: VirtualClock, protocol: str
+    plan: ChaosPlan,
+    fake_llm: FakeLlmServer,
+    clock: VirtualClock,
+    protocol: str,
+    events: list[Event] | None = None,
 ) -> RecoveringProvider:
     targets = []
     for position, name in enumerate(["primary-model", "fallback-model"]):
@@ -141,7 +157,12 @@ def recovering(
         targets.append(ModelTarget(ref, adapter, ModelLimits(200_000, 8_000)))
     settings = RecoverySettings(base_backoff=0.01, probe_backoff=0.05, overload_backoff=0.05)
     return RecoveringProvider(
-        targets, settings=settings, clock=clock.now, sleep=clock.sleep, rng=random.Random(3)
+        targets,
+        settings=settings,
+        events=events.append if events is not None else None,
+        clock=clock.now,
+        sleep=clock.sleep,
+        rng=random.Random(3),
     )
 
 
@@ -192,3 +213,85 @@ async def test_an_overflow_reaches_the_caller_as_a_context_overflow(
     with pytest.raises(LlmError) as caught:
         await provider.chat(long)
     assert caught.value.kind is ErrorKind.CONTEXT_OVERFLOW
+
+
+@pytest.mark.parametrize("protocol", ["anthropic", "openai"])
+@pytest.mark.parametrize("stream", [True, False])
+async def test_a_truncated_answer_stops_at_the_output_limit_in_its_text_or_its_tool_call(
+    protocol: str, stream: bool, fake_llm: FakeLlmServer, make_provider: MakeProvider
+) -> None:
+    plan = ChaosPlan(ChaosSpec.parse("truncation:rate=1"))
+    client = chaos_client(plan, model=f"{protocol}:m", primary=True)
+    adapter = make_provider(protocol, stream, http_client=client)
+    whole = "The answer is forty-two, as it always was."
+    arguments = {"path": "a.txt", "content": "x" * 40}
+    fake_llm.script(Reply.text(whole), Reply.tool_call("write_file", arguments, text="Writing."))
+
+    text = await adapter.chat(REQUEST)
+    call = await adapter.chat(REQUEST)
+
+    assert text.stop_reason is StopReason.MAX_TOKENS
+    assert whole.startswith(text.message.text)
+    assert 0 < len(text.message.text) < len(whole)
+    assert call.stop_reason is StopReason.MAX_TOKENS
+    assert call.message.text == "Writing."
+    (cut,) = [block for block in call.message.content if isinstance(block, ToolUseBlock)]
+    assert cut.input != arguments  # cut inside its JSON: what is left does not parse
+    assert plan.counts() == {FaultKind.TRUNCATE: 2}
+
+
+async def test_a_truncated_answer_is_asked_again_with_a_higher_limit(
+    fake_llm: FakeLlmServer, clock: VirtualClock
+) -> None:
+    fake_llm.respond_with(lambda request: Reply.text("a whole answer"))
+    plan = ChaosPlan(ChaosSpec.parse("truncation:rate=0.5:seed=4"))  # cut, then whole
+    events: list[Event] = []
+    provider = recovering(plan, fake_llm, clock, "anthropic", events)
+    response = await provider.chat(REQUEST.model_copy(update={"max_tokens": 100}))
+    assert response.message.text == "a whole answer"
+    assert [fault.kind for fault in plan.injected] == [FaultKind.TRUNCATE]
+    assert [request.body["max_tokens"] for request in fake_llm.requests] == [100, 200]
+    assert [event.type for event in events] == ["tokens_escalated"]
+    report = chaos_report(plan, events)
+    assert re.search(r"truncate +1 injected · 1 output-limit raises, 0 continuations", report)
+
+
+def anthropic_body(result: str, earlier: str = "") -> dict[str, object]:
+    messages: list[dict[str, object]] = []
+    if earlier:
+        messages += [
+            {"role": "user", "content": earlier},
+            {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+        ]
+    call = {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a"}}
+    messages += [
+        {"role": "user", "content": [{"type": "text", "text": "read a"}]},
+        {"role": "assistant", "content": [call]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": result}],
+        },
+    ]
+    return {"messages": messages}
+
+
+def openai_body(result: str) -> dict[str, object]:
+    call = {"id": "t1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+    return {
+        "messages": [
+            {"role": "system", "content": "be brief"},
+            {"role": "user", "content": "read a"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "t1", "content": result},
+        ]
+    }
+
+
+def test_a_conversation_is_compactable_when_compaction_could_take_enough_away() -> None:
+    assert not compactable(anthropic_body("ok"))
+    assert not compactable(openai_body("x" * 3_000))  # trimming keeps 2,000 of an unread one
+    assert compactable(anthropic_body("x" * 4_500))
+    assert compactable(openai_body("x" * 4_500))
+    assert compactable(anthropic_body("ok", earlier="an earlier question " * 120))
+    assert not compactable({"messages": [{"role": "user", "content": "y" * 10_000}]})
+    assert compaction_trim_floor == TRIM_FLOOR  # what chaos assumes compaction keeps
