@@ -147,7 +147,7 @@ def build_agent(
             redact=redactor.text,
             more_tools=mcp.tools,
             hooks=before_tool,
-            runner=ToolChaos(chaos) if chaos is not None and chaos.faults_tools else run_tool,
+            runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
         )
     except OSError as error:
         mcp.close()

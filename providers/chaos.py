@@ -207,7 +207,7 @@ class ChaosPlan:
         return pick
 
     @property
-    def faults_tools(self) -> bool:
+    def injects_tool_faults(self) -> bool:
         """Whether the profile injects tool faults."""
         return any(kind.value in self._kinds for kind in _TOOL)
 

@@ -46,7 +46,7 @@ def chaos_report(plan: ChaosPlan, events: Sequence[Event]) -> str:
     tally = Counter(event.type for event in events)
     counts = plan.counts()
     head = f"{plan.spec.describe()} ended: {len(plan.injected)} faults in {plan.requests} requests"
-    if plan.faults_tools:
+    if plan.injects_tool_faults:
         head += f" and {plan.tool_calls} tool calls"
     rows = [head]
     width = max((len(kind.value) for kind in counts), default=5)

@@ -70,6 +70,8 @@ def draws(spec: str, requests: int = 200, compactable: bool = True) -> list[Faul
 def test_the_same_seed_gives_the_same_faults_and_another_seed_others() -> None:
     assert draws("all:seed=7:seconds=0") == draws("all:seed=7:seconds=0")
     assert draws("all:seed=7:seconds=0") != draws("all:seed=8:seconds=0")
+    assert draws("truncation:seed=3") == draws("truncation:seed=3")
+    assert draws("truncation:seed=3") != draws("truncation:seed=4")
 
 
 def test_each_profile_injects_only_its_own_faults() -> None:
