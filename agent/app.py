@@ -35,6 +35,8 @@ from recovery import FallbackActivated, ModelRestored, RecoveringProvider
 from recovery.fleet import Fleet, open_store
 from sessions import SessionStore, SessionWriter
 from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace
+from tools.attempts import run_tool
+from tools.chaos import ToolChaos
 from tools.guard.sandbox import Sandbox
 from tools.hooks import BeforeToolHook
 
@@ -146,6 +148,7 @@ def build_agent(
             redact=redactor.text,
             more_tools=mcp.tools,
             hooks=before_tool,
+            runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
         )
     except OSError as error:
         mcp.close()

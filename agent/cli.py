@@ -209,8 +209,9 @@ def run(
             "recovery.chaos",
             "--chaos",
             metavar="PROFILE",
-            help="Rehearse outages: inject HTTP faults (rate-limits, overload, flaky-network, "
-            "overflow, outage, all), seeded: --chaos all:seed=7:rate=0.3. Also AGENT_CHAOS.",
+            help="Rehearse outages: inject faults (rate-limits, overload, flaky-network, "
+            "truncation, overflow, outage, tools, all), seeded: --chaos all:seed=7:rate=0.3. "
+            "Also AGENT_CHAOS.",
         ),
     ] = None,
     no_recovery: Annotated[

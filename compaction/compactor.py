@@ -20,7 +20,13 @@ from compaction.events import (
     Reason,
 )
 from compaction.settings import CompactionSettings
-from compaction.stages import Stage, choose_cut, drop_oldest_turns, snip_tool_results
+from compaction.stages import (
+    Stage,
+    choose_cut,
+    drop_oldest_turns,
+    snip_tool_results,
+    trim_unread_results,
+)
 from compaction.summary import Summariser, SummaryFailed
 from compaction.tokens import ContextBudget, TokenCounter
 from providers import ChatResponse, EventSink, Message, Provider, ToolSpec
@@ -29,6 +35,8 @@ from providers.models import ModelLimits
 log = structlog.get_logger("compaction")
 
 STAGES = (Stage.SNIP, Stage.SUMMARISE, Stage.DROP)
+REACTIVE_STAGES = (*STAGES, Stage.TRIM)
+"""After an overflow, results the model has not read yet are shortened too, last."""
 
 # Room for the summary request's own instructions and framing.
 SUMMARY_PROMPT_TOKENS = 1_000
@@ -152,11 +160,11 @@ class Compactor:
         """A smaller conversation to retry with after an overflow, or None when out of stages.
 
         Each call runs the next stage that changes something (snip, then summarise, then
-        drop); a stage that fails or has nothing to do is passed over. On None the caller
-        says why the turn cannot go on (a prompt too long for the model is not a compaction
-        failure, and must not read as one).
+        drop, then trim the results the model has not read); a stage that fails or has
+        nothing to do is passed over. On None the caller says why the turn cannot go on (a
+        prompt too long for the model is not a compaction failure, and must not read as one).
         """
-        remaining = STAGES[self._next_reactive :]
+        remaining = REACTIVE_STAGES[self._next_reactive :]
         if remaining:
             result = await self.run(
                 messages, remaining, Reason.REACTIVE, system=system, tools=tools, one_stage=True
@@ -302,6 +310,8 @@ class Compactor:
             return snip_tool_results(messages, self.settings.keep_last_tool_results)
         if stage is Stage.DROP:
             return drop_oldest_turns(messages, target, estimate)
+        if stage is Stage.TRIM:
+            return trim_unread_results(messages, target, estimate, self.settings.chars_per_token)
         summariser = self._summariser()
         k = choose_cut(messages, max(0, target - summariser.max_summary_tokens), estimate)
         if k is None:

@@ -24,6 +24,7 @@ _STAGE_WORDS = {
     Stage.SNIP: "snipped old tool results",
     Stage.SUMMARISE: "summarised older turns",
     Stage.DROP: "dropped the oldest turns",
+    Stage.TRIM: "shortened tool output the model had not read",
 }
 
 

@@ -10,13 +10,15 @@ import json
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 
-from compaction.conversation import COMPACTION_MARK, cut, cut_points
+from compaction.conversation import COMPACTION_MARK, cut, cut_points, latest_prompt_index
 from providers import Message, ToolResultBlock, ToolUseBlock
 
 Estimate = Callable[[Sequence[Message]], int]
 """Tokens of some messages, e.g. `TokenCounter.estimate`."""
 
 SNIP_MARK = "[snipped"
+TRIM_FLOOR = 2_000
+"""Characters of an unread tool result that trimming always keeps (its head and tail)."""
 DROP_NOTE = (
     f"{COMPACTION_MARK}: earlier messages were dropped to fit the context window. "
     "Ask the person if you need something from them.]"
@@ -29,6 +31,8 @@ class Stage(StrEnum):
     SNIP = "snip"
     SUMMARISE = "summarise"
     DROP = "drop"
+    TRIM = "trim"
+    """Shorten results the model has not read yet: only after an overflow, and last."""
 
 
 def snip_tool_results(messages: Sequence[Message], keep_last: int) -> list[Message]:
@@ -83,7 +87,7 @@ def choose_cut(messages: Sequence[Message], tail_budget: int, estimate: Estimate
 
     Returns None when there is no safe cut at all (a one-message conversation, say).
     """
-    points = cut_points(messages)
+    points = useful_cuts(messages)
     if not points:
         return None
     tails = _tail_sizes(messages, estimate)
@@ -98,7 +102,7 @@ def drop_oldest_turns(
     What is left starts with a note saying that messages were dropped, followed by the
     latest prompt and the turns after the cut, calls and results whole.
     """
-    points = cut_points(messages)
+    points = useful_cuts(messages)
     if not points or estimate(messages) <= target_tokens:
         return list(messages)
     tails = _tail_sizes(messages, estimate)
@@ -109,6 +113,69 @@ def drop_oldest_turns(
         if estimate(candidate[:1]) + tails[len(messages) - rest] <= target_tokens:
             return candidate
     return cut(messages, points[-1], DROP_NOTE)
+
+
+def useful_cuts(messages: Sequence[Message]) -> list[int]:
+    """The cut points whose head holds more than the latest prompt.
+
+    A cut carries the latest prompt over whole, so a head that is nothing but that prompt
+    would be replaced by a note *and* the prompt: summarising or dropping it only adds.
+    """
+    points = cut_points(messages)
+    if points[:1] == [1] and latest_prompt_index(messages) == 0:
+        return points[1:]
+    return points
+
+
+def trim_unread_results(
+    messages: Sequence[Message], target_tokens: int, estimate: Estimate, chars_per_token: float
+) -> list[Message]:
+    """Cut the middle out of the results in the final message until the whole fits
+    ``target_tokens``, largest result first, each keeping `TRIM_FLOOR` characters.
+
+    The last resort after an overflow: one huge result (a log, a generated file) can make a
+    conversation too big for the model with nothing older to snip, summarise or drop.
+    """
+    if not messages or not messages[-1].tool_results:
+        return list(messages)
+    excess = int((estimate(messages) - target_tokens) * chars_per_token)
+    last = messages[-1]
+    blocks = list(last.content)
+    by_size = sorted(
+        (i for i, b in enumerate(blocks) if isinstance(b, ToolResultBlock)),
+        key=lambda i: -_length(blocks[i]),
+    )
+    for i in by_size:
+        block = blocks[i]
+        if excess <= 0 or not isinstance(block, ToolResultBlock):
+            break
+        removed = min(excess + _NOTE_ROOM, len(block.content) - TRIM_FLOOR)
+        if removed <= 2 * _NOTE_ROOM:  # the note would take most of what the cut saves
+            continue
+        blocks[i] = block.model_copy(update={"content": _cut_middle(block.content, removed)})
+        excess -= removed
+    if all(a is b for a, b in zip(blocks, last.content, strict=True)):
+        return list(messages)
+    return [*messages[:-1], Message(role=last.role, content=blocks)]
+
+
+_NOTE_ROOM = 200
+"""Characters the note of a cut takes, and a little more."""
+
+
+def _length(block: object) -> int:
+    return len(block.content) if isinstance(block, ToolResultBlock) else 0
+
+
+def _cut_middle(text: str, removed: int) -> str:
+    """``text`` without ``removed`` characters from its middle, and a note saying so."""
+    keep = len(text) - removed
+    head = keep // 2
+    note = (
+        f"\n[... {removed:,} characters cut to fit the context window; ask for a smaller "
+        "part (offset and limit, a narrower pattern) if you need them ...]\n"
+    )
+    return text[:head] + note + text[len(text) - (keep - head) :]
 
 
 def _tail_sizes(messages: Sequence[Message], estimate: Estimate) -> list[int]:

@@ -17,9 +17,14 @@ ANSWERED_BY: dict[FaultKind, tuple[ErrorKind, ...]] = {
     FaultKind.RESET: (ErrorKind.CONNECTION,),
     FaultKind.CUT_STREAM: (ErrorKind.CONNECTION,),
     FaultKind.STALL: (),
+    FaultKind.TRUNCATE: (),
     FaultKind.OVERFLOW: (ErrorKind.CONTEXT_OVERFLOW,),
+    FaultKind.TOOL_FAIL: (),
+    FaultKind.TOOL_HANG: (),
+    FaultKind.TOOL_FLOOD: (),
 }
-"""The error kinds a fault surfaces as, once the SDK and the adapter have read it."""
+"""The error kinds a fault surfaces as, once the SDK and the adapter have read it (none:
+it is not an error of a request)."""
 
 _TALLY = (
     ("retry_scheduled", "retries"),
@@ -28,6 +33,9 @@ _TALLY = (
     ("fallback_activated", "fallbacks"),
     ("model_restored", "returns to the primary"),
     ("compaction_applied", "compactions"),
+    ("tokens_escalated", "output-limit raises"),
+    ("continuation_requested", "continuations"),
+    ("tool_failed", "tool errors the model read"),
     ("gave_up", "calls given up"),
 )
 
@@ -38,6 +46,8 @@ def chaos_report(plan: ChaosPlan, events: Sequence[Event]) -> str:
     tally = Counter(event.type for event in events)
     counts = plan.counts()
     head = f"{plan.spec.describe()} ended: {len(plan.injected)} faults in {plan.requests} requests"
+    if plan.injects_tool_faults:
+        head += f" and {plan.tool_calls} tool calls"
     rows = [head]
     width = max((len(kind.value) for kind in counts), default=5)
     for kind, injected in sorted(counts.items()):
@@ -55,6 +65,15 @@ def _how(kind: FaultKind, retries: Counter[ErrorKind], tally: Counter[str]) -> s
         return "waited out (no error)"
     if kind is FaultKind.OVERFLOW:
         return f"{tally['compaction_applied']} compactions"
+    if kind is FaultKind.TRUNCATE:
+        raised, continued = tally["tokens_escalated"], tally["continuation_requested"]
+        return f"{raised} output-limit raises, {continued} continuations"
+    if kind is FaultKind.TOOL_FAIL:
+        return f"{tally['tool_retried']} retries, the rest an error result the model read"
+    if kind is FaultKind.TOOL_HANG:
+        return f"{tally['tool_timed_out']} stopped at the tool timeout"
+    if kind is FaultKind.TOOL_FLOOD:
+        return "cut to the tool output limit (tools.max_output_chars) before the model read it"
     kinds = ANSWERED_BY[kind]
     retried = sum(retries[error] for error in kinds)
     return f"{retried} retries of {' / '.join(error.value for error in kinds)}"

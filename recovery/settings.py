@@ -139,7 +139,7 @@ class RecoverySettings(BaseModel):
     )
     chaos: str | None = Field(
         default=None,
-        description="Inject HTTP faults to rehearse outages: PROFILE[:seed=N][:rate=R]... "
+        description="Inject faults to rehearse outages: PROFILE[:seed=N][:rate=R]... "
         "(providers.chaos lists the profiles); also --chaos and AGENT_CHAOS.",
     )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -24,6 +24,14 @@ from tools.settings import ToolSettings
 
 log = structlog.get_logger("tools")
 
+ToolRunner = Callable[[Tool[Any], BaseModel, ToolContext], Awaitable[ToolOutput]]
+"""Runs a tool with its arguments: ``tool.run`` itself, or chaos mode's `tools.chaos`."""
+
+
+async def run_tool(tool: Tool[Any], args: BaseModel, ctx: ToolContext) -> ToolOutput:
+    """Run ``tool`` as it is."""
+    return await tool.run(args, ctx)
+
 
 @dataclass(frozen=True)
 class Attempts:
@@ -34,12 +42,14 @@ class Attempts:
         emit: Receives `ToolTimedOut` and `ToolRetried`.
         sleep: Waits between retries.
         redact: Hides secrets in what the tool returned or raised.
+        runner: Runs the tool, inside the timeout (chaos mode injects its tool faults here).
     """
 
     settings: ToolSettings
     emit: Callable[[Event], None]
     sleep: Callable[[float], Awaitable[None]]
     redact: Callable[[str], str]
+    runner: ToolRunner = field(default=run_tool)
 
     async def run(
         self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext
@@ -84,7 +94,7 @@ class Attempts:
         timeout = tool.timeout(args, self.settings)
         try:
             async with asyncio.timeout(timeout):  # no task of its own, unlike wait_for
-                return await tool.run(args, ctx)
+                return await self.runner(tool, args, ctx)
         except ToolError as exc:
             return Failure(exc.message, exc.category, exc.hint)
         except TimeoutError:

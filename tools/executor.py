@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from providers.events import Event, EventSink
 from providers.messages import ToolResultBlock, ToolUseBlock
 from providers.provider import ToolSpec
-from tools.attempts import Attempts
+from tools.attempts import Attempts, ToolRunner, run_tool
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
 from tools.before_tool import BeforeToolChecks
 from tools.blocking import in_worker
@@ -88,6 +88,7 @@ class ToolExecutor:
         redact: Hides secrets in every result and event (e.g. `sessions.Redactor.text`).
         more_tools: Tools that come and go while the agent runs (MCP servers' tools),
             asked for each time the model is sent the tool list or calls a tool.
+        runner: Runs a validated, permitted call inside its timeout (chaos: `tools.chaos`).
     """
 
     def __init__(
@@ -106,8 +107,10 @@ class ToolExecutor:
         sandbox: Sandbox | None = None,
         redact: Callable[[str], str] | None = None,
         more_tools: Callable[[], Sequence[Tool[Any]]] | None = None,
+        runner: ToolRunner = run_tool,
     ) -> None:
         self._workspace = workspace.resolve()
+        self._runner = runner
         self._redact: Callable[[str], str] = redact or (lambda text: text)
         self._events = events
         self._sleep = sleep
@@ -144,7 +147,7 @@ class ToolExecutor:
     def _configure(self, settings: ToolSettings) -> None:
         """Use ``settings`` from now on; the counts of repeated calls start again."""
         self._settings = settings
-        self._attempts = Attempts(settings, self._emit, self._sleep, self._redact)
+        self._attempts = Attempts(settings, self._emit, self._sleep, self._redact, self._runner)
         chosen = self._all_tools
         if settings.enabled is not None:
             chosen = [tool for tool in chosen if tool.name in settings.enabled]

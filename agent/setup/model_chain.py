@@ -34,8 +34,9 @@ def create_provider(
 ) -> Provider:
     """The adapter for ``ref``; its vendor SDK is imported on the first request.
 
-    With ``chaos``, the SDK sends through a transport that injects the plan's faults
-    (``primary``: ``ref`` is the chain's first model, the one an outage takes down).
+    With ``chaos``, the SDK sends through a transport that injects the plan's faults (the
+    offline model's completions meet them around llama.cpp's server instead;
+    ``primary``: ``ref`` is the chain's first model, the one an outage takes down).
 
     Raises:
         SetupError: ``ref`` cannot be used here (its provider is not configured, no key).
@@ -46,7 +47,7 @@ def create_provider(
         raise SetupError(unknown_provider_message(config, ref)) from None
     key = settings.resolve_api_key(environ)
     if settings.type == "local":
-        return _local_provider(config, ref)
+        return _local_provider(config, ref, chaos, primary=primary)
     if key is None and settings.base_url is None:
         raise SetupError(_missing_key_message(ref, settings.api_key_env))
     common: dict[str, Any] = {
@@ -83,11 +84,15 @@ _VENDOR_URLS = {"anthropic": "https://api.anthropic.com", "openai": "https://api
 """Where each SDK sends requests when no base_url is configured."""
 
 
-def _local_provider(config: Config, ref: ModelRef) -> Provider:
+def _local_provider(
+    config: Config, ref: ModelRef, chaos: ChaosPlan | None, *, primary: bool
+) -> Provider:
     from providers.adapters.local import (
         LocalProvider,
     )  # checks the model file; loads it on first use
+    from providers.adapters.local_chaos import LocalChaos
 
+    faults = LocalChaos(chaos, model=str(ref), primary=primary) if chaos is not None else None
     try:
         return LocalProvider(
             ref.name,
@@ -95,6 +100,7 @@ def _local_provider(config: Config, ref: ModelRef) -> Provider:
             threads=config.local.threads,
             provider_name=ref.provider,
             request_timeout=config.request_timeout,
+            chaos=faults,
         )
     except LlmError as error:
         raise SetupError(f"{ref}: {error.message}") from None

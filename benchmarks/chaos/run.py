@@ -1,14 +1,18 @@
 """pass^k under chaos (τ-bench's reliability figure): the same tasks, k times each, per profile.
 
-Three agents do each task (write a file with a tool, then answer) against the fake LLM server,
-with the faults of ``--chaos PROFILE:seed=S`` injected at the HTTP transport:
+Three agents do each task (read a notes file, write a file, then answer, each with a tool)
+against the fake LLM server, with the faults of ``--chaos PROFILE:seed=S`` injected at the
+HTTP transport and in the tool calls:
 
 - ``agent``: this agent, ``agent -p --chaos ... --fallback-model ...``;
 - ``naive``: the Anthropic SDK with its default retries (2) and no fallback (`naive`);
 - ``off``: this agent with ``--no-recovery``.
 
+The fake model acts as a model would: it calls the next tool the task needs, calls again
+one whose result was an error, and answers once both tools have worked.
+
 Run from the repository root: ``python -m benchmarks.chaos`` (``--quick``: the ``all``
-profile, 2 tasks, k=3). Per profile it prints success, pass^k, requests per success (every
+profile, 3 tasks, k=5). Per profile it prints success, pass^k, requests per success (every
 request sent, faulted or not) and wall time relative to a clean run; the last line is
 ``pass^k agent=X naive=Y``. The backoffs are shortened (``FAST``) so a run takes seconds.
 """
@@ -35,10 +39,23 @@ from tests.fakes.cli import agent_command, agent_env
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 
-PROFILES = ("rate-limits", "overload", "flaky-network", "overflow", "outage", "all")
+PROFILES = (
+    "rate-limits",
+    "overload",
+    "flaky-network",
+    "truncation",
+    "overflow",
+    "outage",
+    "tools",
+    "all",
+)
 MODES = ("agent", "naive", "off")
 MODEL = "claude-chaos"
 FAULTS = "rate=0.3:retry_after=0.5:stall=0.5:seconds=3:turn=2"
+TOOL_TIMEOUT = 1.0
+NOTES = "notes.txt"
+NOTES_TEXT = "".join(f"note {n}: the build passed on the second try\n" for n in range(150))
+"""About 6 KB: a conversation holding it overflows, and compaction can shorten it."""
 FAST = {
     "recovery.base_backoff": "0.2",
     "recovery.probe_backoff": "0.5",
@@ -46,6 +63,7 @@ FAST = {
     "recovery.max_backoff": "1",
     "recovery.rate_limit_floor": "0.2",
     "recovery.breaker_cooldown": "2",
+    "tools.file_tool_timeout": f"{TOOL_TIMEOUT:g}",
 }
 _ENDED = re.compile(r"ended: \d+ faults in (\d+) requests")
 _TASK = re.compile(r"task-(\d+)")
@@ -78,12 +96,31 @@ class Tally:
 
 
 def answer(request: Any) -> Reply:
-    """The fake model: write ``t<N>.txt`` with a tool, then say it is done."""
-    text = json.dumps(request.body.get("messages", []))
-    task = int(found.group(1)) if (found := _TASK.search(text)) else 0
-    if "tool_result" in text:
-        return Reply.text(f"done task-{task}")
-    return Reply.tool_call("write_file", {"path": f"t{task}.txt", "content": f"token-{task}"})
+    """The fake model: read ``notes.txt``, write ``t<N>.txt``, then say it is done."""
+    body = request.body
+    if "working memory" in json.dumps(body.get("system", "")):
+        return Reply.text("Summary: the task reads notes.txt, then writes its file.")
+    messages = body.get("messages", [])
+    task = int(found.group(1)) if (found := _TASK.search(json.dumps(messages))) else 0
+    worked = _tools_that_worked(messages)
+    if "read_file" not in worked:
+        return Reply.tool_call("read_file", {"path": NOTES})
+    if "write_file" not in worked:
+        return Reply.tool_call("write_file", {"path": f"t{task}.txt", "content": f"token-{task}"})
+    return Reply.text(f"done task-{task}")
+
+
+def _tools_that_worked(messages: list[Any]) -> set[str]:
+    names: dict[str, str] = {}
+    worked: set[str] = set()
+    for message in messages:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use":
+                names[block["id"]] = block["name"]
+            elif block.get("type") == "tool_result" and not block.get("is_error"):
+                worked.add(names.get(block["tool_use_id"], ""))
+    return worked
 
 
 def run_agent_once(
@@ -93,6 +130,7 @@ def run_agent_once(
         home, workspace = Path(temp) / "home", Path(temp) / "ws"
         home.mkdir()
         workspace.mkdir()
+        (workspace / NOTES).write_text(NOTES_TEXT)
         flags = [f"--set={key}={value}" for key, value in FAST.items()]
         args = ["-p", f"task-{task}: write t{task}.txt", "--yes", "--model", f"anthropic:{MODEL}"]
         args += ["--fallback-model", "anthropic:claude-fallback", *flags, *extra]
@@ -121,8 +159,10 @@ def run_naive_once(server: FakeLlmServer, spec: str | None, task: int) -> tuple[
     with tempfile.TemporaryDirectory() as temp:
         plan = ChaosPlan(ChaosSpec.parse(spec)) if spec else None
         before = len(server.requests)
+        (Path(temp) / NOTES).write_text(NOTES_TEXT)
         started = time.perf_counter()
-        done = run_naive(plan, server.anthropic_url, MODEL, f"task-{task}: write", Path(temp))
+        prompt = f"task-{task}: write"
+        done = run_naive(plan, server.anthropic_url, MODEL, prompt, Path(temp), TOOL_TIMEOUT)
         seconds = time.perf_counter() - started
         written = Path(temp) / f"t{task}.txt"
         ok = done and written.exists() and written.read_text() == f"token-{task}"
@@ -136,10 +176,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, default=3, help="tasks per profile (N)")
     parser.add_argument("-k", type=int, default=5, help="runs of each task (k)")
     parser.add_argument("--profiles", nargs="*", default=list(PROFILES), choices=PROFILES)
-    parser.add_argument("--quick", action="store_true", help="all only, 2 tasks, k=3")
+    parser.add_argument("--quick", action="store_true", help="all only, 3 tasks, k=5")
     args = parser.parse_args(argv)
     if args.quick:
-        args.tasks, args.k, args.profiles = 2, 3, ["all"]
+        args.tasks, args.k, args.profiles = 3, 5, ["all"]
     totals = {mode: Tally() for mode in MODES}
     with FakeLlmServer() as server:
         server.respond_with(answer)

@@ -3,7 +3,8 @@
 Only the HTTP exchange is replaced: the SDK still builds the request, parses the error body
 and raises its own exceptions, the adapter still translates them, and recovery still decides.
 The error bodies carry both vendors' fields (``error.type`` for Anthropic, ``error.code``
-for OpenAI), so one transport serves both adapters.
+for OpenAI), so one transport serves both adapters; a truncated answer is the real answer
+rewritten in its own vendor's format (`chaos_wire`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx2
 
+from providers.adapters.chaos_wire import (
+    compactable,
+    cut_answer_body,
+    cut_anthropic_events,
+    cut_openai_chunks,
+    parse_sse,
+    render_sse,
+)
 from providers.chaos import ChaosPlan, FaultKind
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -62,7 +71,9 @@ class ChaosTransport(httpx2.AsyncBaseTransport):
         self._sleep = sleep
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        fault = self._plan.draw(self._model, primary=self._primary, now=self._clock())
+        fault = self._plan.draw(
+            self._model, primary=self._primary, now=self._clock(), compactable=_compactable(request)
+        )
         if fault is None:
             return await self._inner.handle_async_request(request)
         if fault is FaultKind.RESET:
@@ -79,6 +90,8 @@ class ChaosTransport(httpx2.AsyncBaseTransport):
                 request=request,
                 extensions=response.extensions,
             )
+        if fault is FaultKind.TRUNCATE:
+            return await _truncated(await self._inner.handle_async_request(request), request)
         return self._error(fault, request)
 
     async def _stall(self) -> None:
@@ -105,6 +118,39 @@ class ChaosTransport(httpx2.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def _compactable(request: httpx2.Request) -> bool:
+    try:
+        body = json.loads(request.content or b"{}")
+    except (httpx2.RequestNotRead, ValueError):
+        return False
+    return isinstance(body, dict) and compactable(body)
+
+
+async def _truncated(response: httpx2.Response, request: httpx2.Request) -> httpx2.Response:
+    """The whole of a real answer, rewritten as if it had hit the output limit."""
+    if response.status_code != 200:
+        return response
+    raw = await response.aread()
+    await response.aclose()
+    if "text/event-stream" in response.headers.get("content-type", ""):
+        events = parse_sse(raw)
+        if any(name == "message_start" for name, _ in events):
+            events = cut_anthropic_events(events)
+        else:
+            chunks = cut_openai_chunks([data for _, data in events if data != "[DONE]"])
+            events = [(None, data) for data in [*chunks, "[DONE]"]]
+        content = render_sse(events)
+    else:
+        content = json.dumps(cut_answer_body(json.loads(raw))).encode()
+    headers = [
+        (name, value)
+        for name, value in response.headers.items()
+        if name.lower() not in ("content-length", "content-encoding", "transfer-encoding")
+    ]
+    headers.append(("x-chaos-fault", FaultKind.TRUNCATE.value))
+    return httpx2.Response(200, headers=headers, content=content, request=request)
 
 
 class _CutStream(httpx2.AsyncByteStream):

@@ -8,7 +8,8 @@ without waiting for it; streamed text is handed to ``on_delta`` on the loop's th
 cancelled call stops generating at the next token.
 
 The bundled SmolLM2 model gets `COMPACT_TOOL_TEMPLATE` (its own template has no tools); other
-GGUF files keep the template they ship with.
+GGUF files keep the template they ship with. Under ``--chaos``, each completion meets its fault
+around llama.cpp's server (`local_chaos`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any, TypeVar
 
 import structlog
 
+from providers.adapters.local_chaos import LocalChaos
 from providers.adapters.local_model import BUNDLED_MODEL, load_model, resolve_model_path
 from providers.adapters.local_prompt import COMPACT_TOOL_TEMPLATE
 from providers.adapters.openai_mapping import to_openai_messages, to_openai_tools
@@ -61,6 +63,7 @@ class LocalProvider:
         temperature: Sampling temperature when the request does not set one.
         seed: Sampling seed, the same for every call so the same request gets the same answer.
         request_timeout: Deadline in seconds for a request that sets none.
+        chaos: Injects chaos mode's faults into each completion (`local_chaos`).
 
     Raises:
         LlmError: if the model file is missing, unreadable or not GGUF (the message names it).
@@ -76,8 +79,10 @@ class LocalProvider:
         temperature: float = 0.2,
         seed: int = 0,
         request_timeout: float | None = None,
+        chaos: LocalChaos | None = None,
     ) -> None:
         self.model = model
+        self.chaos = chaos
         self.provider_name = provider_name
         self.path: Path = resolve_model_path(model, provider=provider_name)
         self.n_ctx = n_ctx
@@ -159,7 +164,10 @@ class LocalProvider:
             timings.update(chunk.get("timings") or {})
             return cancel.is_set()  # True stops llama.cpp before the next token
 
-        result = server.handle_chat_completions(body, on_chunk)
+        complete = server.handle_chat_completions
+        if self.chaos is not None:
+            complete = self.chaos.around(complete, body, cancel)
+        result = complete(body, on_chunk)
         if isinstance(result, dict) and "error" in result:
             errors.append(result["error"])
         if errors:
@@ -274,6 +282,8 @@ def classify_server_error(
         kind = ErrorKind.CONTEXT_OVERFLOW
     elif code == 503:
         kind = ErrorKind.OVERLOADED
+    elif code == 429:  # a server that limits its clients (chaos mode acts one out)
+        kind = ErrorKind.RATE_LIMIT
     elif 400 <= code < 500:
         kind = ErrorKind.BAD_REQUEST
     else:
@@ -284,6 +294,8 @@ def classify_server_error(
 def classify_local(exc: Exception, *, provider: str = "local", model: str = "") -> LlmError:
     """Translate what the runtime raised into a `LlmError`."""
     text = str(exc) or type(exc).__name__
+    if isinstance(exc, ConnectionError):  # only chaos mode drops an in-process generation
+        return LlmError(ErrorKind.CONNECTION, text, provider=provider, model=model)
     if isinstance(exc, MemoryError):
         message = "not enough memory for the model; try a smaller n_ctx or model"
         return LlmError(ErrorKind.BAD_REQUEST, message, provider=provider, model=model)

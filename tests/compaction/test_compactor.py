@@ -187,6 +187,7 @@ async def test_reactive_runs_one_stage_per_overflow_then_gives_up() -> None:
     assert second is not None
     third = await compactor.on_overflow(second)
     assert third is not None
+    assert await compactor.on_overflow(third) is None  # trim: no unread results to shorten
     said = len(events)
     assert await compactor.on_overflow(third) is None
     # Out of stages, the compactor says nothing: the turn says why it cannot go on (a prompt
@@ -304,3 +305,24 @@ async def test_a_compaction_is_never_reported_as_growth_on_the_providers_scale()
     assert applied
     assert all(e.tokens_after < e.tokens_before for e in applied)
     assert result.tokens_after < result.tokens_before
+
+
+def huge_unread_result() -> list[Message]:
+    """A prompt, one call and its result, unread and alone ~25,000 tokens: nothing to cut."""
+    return [Message.user("read the log"), *step(["c0"], result_size=100_000)]
+
+
+async def test_an_overflow_from_a_huge_unread_result_shortens_that_result() -> None:
+    compactor, events = _make(ScriptedProvider([]))
+    messages = huge_unread_result()
+    out = await compactor.on_overflow(messages)
+    assert out is not None
+    assert conversation_problems(out) == []
+    assert compactor.tokens(out) <= compactor.tokens(messages) // 2
+    result = out[-1].tool_results[0]
+    assert result.tool_use_id == "c0"
+    assert result.content.startswith("c0:xxx")  # its head and tail stay, the middle goes
+    assert "characters cut to fit the context window" in result.content
+    applied = [e.stage for e in events if isinstance(e, CompactionApplied)]
+    assert applied == [Stage.TRIM]
+    assert await compactor.on_overflow(out) is None  # out of stages: the turn says why

@@ -76,14 +76,33 @@ def assert_invariants(original: list[Message], out: list[Message]) -> None:
     for call_id, result in _results(out).items():
         kept = results[call_id]
         assert result.is_error == kept.is_error
-        assert result.content in (kept.content,) or result.content.startswith(SNIP_MARK)
+        assert _whole_snipped_or_trimmed(result.content, kept.content)
     # The latest prompt survives, whole, at the end of a user message.
     latest = original[latest_prompt_index(original) or 0]
     prompt = [b for b in latest.content if not is_note(b)]
     assert any(m.role == "user" and _ends_with(m.content, prompt) for m in out)
-    # So does the final message (the model has not answered or read it yet).
-    assert _ends_with(out[-1].content, original[-1].content)
+    # So does the final message (the model has not answered or read it yet), but for the
+    # middle of a result trimmed after an overflow.
+    tail = out[-1].content[len(out[-1].content) - len(original[-1].content) :]
+    assert len(tail) == len(original[-1].content)
+    for new, old in zip(tail, original[-1].content, strict=True):
+        if isinstance(new, ToolResultBlock) and isinstance(old, ToolResultBlock):
+            assert new.tool_use_id == old.tool_use_id
+            assert new.content == old.content or _trimmed(new.content, old.content)
+        else:
+            assert new == old
     assert out[-1].role == original[-1].role
+
+
+def _trimmed(new: str, old: str) -> bool:
+    """``new`` is ``old`` with its middle cut out and a note saying so."""
+    head, found, rest = new.partition("\n[... ")
+    tail = rest.partition(" ...]\n")[2]
+    return bool(found) and old.startswith(head) and old.endswith(tail) and len(new) < len(old)
+
+
+def _whole_snipped_or_trimmed(new: str, old: str) -> bool:
+    return new == old or new.startswith(SNIP_MARK) or _trimmed(new, old)
 
 
 @PROPERTY_SETTINGS
