@@ -16,6 +16,7 @@ from tools.events import (
     ToolRepeatedCall,
     ToolRepeatedFailure,
     ToolRetried,
+    ToolStarted,
     ToolTimedOut,
     UndoApplied,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "ToolRepeatedFailure",
     "ToolRetried",
     "ToolSettings",
+    "ToolStarted",
     "ToolTimedOut",
     "UndoApplied",
     "UndoReport",

@@ -9,6 +9,17 @@ from pydantic import Field
 from providers.events import Event
 
 
+class ToolStarted(Event):
+    """A tool call passed every check (policy, rules, hooks, approval) and starts running."""
+
+    type: Literal["tool_started"] = "tool_started"
+    tool: str
+    tool_use_id: str
+
+    def describe(self) -> str:
+        return f"{self.tool} running"
+
+
 class ToolFailed(Event):
     """A tool call ended in an error result."""
 

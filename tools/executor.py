@@ -37,6 +37,7 @@ from tools.events import (
     ToolRefused,
     ToolRepeatedCall,
     ToolRepeatedFailure,
+    ToolStarted,
     UndoApplied,
 )
 from tools.guard.sandbox import Sandbox
@@ -267,6 +268,7 @@ class ToolExecutor:
         if isinstance(checked, Refusal):
             return self._refused(call, checked)
         args = checked.args  # a hook may have rewritten them
+        self._emit(ToolStarted(tool=call.name, tool_use_id=call.id))
         if tool.kind == "command":
             return await self._commands.run(
                 call,

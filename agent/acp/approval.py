@@ -88,9 +88,7 @@ class EditorApprover:
                 self.always[request.tool] = True
         elif choice.endswith("always"):
             self.always[request.tool] = allowed
-        if allowed and call is not None:
-            self._face.call_update(call, "in_progress", None)
-        return allowed
+        return allowed  # the call's update to in_progress comes when it starts (ToolStarted)
 
 
 def _choice(outcome: Any) -> str | None:

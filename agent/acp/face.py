@@ -37,6 +37,7 @@ from providers import (
     ToolUseBlock,
 )
 from recovery import GaveUp
+from tools import ToolStarted
 
 log = structlog.get_logger("agent.acp.face")
 
@@ -144,6 +145,10 @@ class EditorFace:
         if isinstance(event, ContinuationExhausted):
             self.truncated = True
             self.notice(event.describe(), {"subtype": "continuation_exhausted"})
+            return
+        if isinstance(event, ToolStarted):  # past every check and question: running now
+            if (call := self._pending.get(event.tool_use_id)) is not None:
+                self.call_update(call, "in_progress", None)
             return
         if isinstance(event, GaveUp):
             self.retry_after = event.retry_after

@@ -19,6 +19,7 @@ QUIET = frozenset(
         "stream_restarted",  # the stream reset is shown where the text is
         "compaction_started",  # the status line says it; the outcome gets a banner
         "circuit_closed",
+        "tool_started",  # the tool line follows
     }
 )
 

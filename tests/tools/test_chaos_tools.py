@@ -53,7 +53,7 @@ async def test_a_failed_call_is_retried_when_it_may_be_and_reported_when_not(
     assert [fault.kind for fault in plan.injected] == [FaultKind.TOOL_FAIL]
     assert not result.is_error
     assert "notes" in result.content
-    assert [e.type for e in harness.events] == ["tool_retried"]
+    assert [e.type for e in harness.events] == ["tool_started", "tool_retried"]
 
     plan, runner = chaos("tools:rate=1:seed=8")
     harness = make_harness(runner=runner)

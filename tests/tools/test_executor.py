@@ -159,7 +159,7 @@ async def test_idempotent_tool_is_retried_on_transient_failure(make_harness: Mak
     assert result.content == "fine"
     assert tool.calls == 3
     assert harness.clock.sleeps == [0.5, 1.0]
-    assert [e.type for e in harness.events] == ["tool_retried", "tool_retried"]
+    assert [e.type for e in harness.of_type("tool_retried")] == ["tool_retried"] * 2
 
 
 async def test_retries_stop_after_the_limit(make_harness: MakeHarness) -> None:
@@ -369,3 +369,16 @@ async def test_executor_level_recovery_from_a_missing_file(
     hit = await harness.executor.execute(call("read_file", path=listing.content))
     assert not hit.is_error
     assert "print('hi')" in hit.content
+
+
+async def test_a_call_is_said_to_start_only_once_it_passed_its_checks(
+    make_harness: MakeHarness,
+) -> None:
+    harness = make_harness(approval="ask", approver=RecordingApprover(answer=False))
+    await harness.run("no_such_tool")
+    await harness.run("write_file", path="refused.txt", content="x")  # the person says no
+    await harness.run("read_file", path="missing.txt")  # runs, and fails in the tool
+    started = harness.of_type("tool_started")
+    assert [(event.type, getattr(event, "tool", None)) for event in started] == [
+        ("tool_started", "read_file")
+    ]

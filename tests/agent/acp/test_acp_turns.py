@@ -87,8 +87,24 @@ async def test_reject_always_refuses_that_tool_without_asking_again(
     assert editor.questions[0]["toolCall"]["kind"] == "execute"
     assert not (workspace / "one.txt").exists()
     assert not (workspace / "two.txt").exists()
-    failed = [u for u in editor.of_kind("tool_call_update") if u["status"] == "failed"]
-    assert len(failed) == 2
+    statuses = [u["status"] for u in editor.of_kind("tool_call_update")]
+    assert statuses == ["failed", "failed"]  # refused: never shown running
+
+
+async def test_a_call_that_needs_no_question_is_shown_running_before_it_completes(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "notes.txt").write_text("hello\n")
+    fake_llm.script(Reply.tool_call("read_file", {"path": "notes.txt"}), Reply.text("Read it."))
+    editor = Editor()
+    async with editor_session(fake_llm, workspace, decoy_home, editor=editor) as agent:
+        session_id = await agent.start()
+        await agent.ask(session_id, "read the notes")
+    (call,) = editor.of_kind("tool_call")
+    assert (call["kind"], call["status"]) == ("read", "pending")
+    statuses = [u["status"] for u in editor.of_kind("tool_call_update")]
+    assert statuses == ["in_progress", "completed"]
+    assert not editor.questions
 
 
 async def test_the_step_limit_is_max_turn_requests(
