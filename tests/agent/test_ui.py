@@ -208,6 +208,26 @@ def test_the_countdown_follows_the_clock(clock: VirtualClock) -> None:
     assert "retrying now" in status.text().plain
 
 
+def test_the_spinner_stands_still_while_answer_text_arrives(clock: VirtualClock) -> None:
+    spin = [0.0]
+    console, _ = terminal(get_time=lambda: spin[0])
+    status = StatusLine(clock=clock.now)
+
+    def frame() -> str:
+        spin[0] += 0.1
+        return console.render_lines(status, pad=False)[0][0].text
+
+    thinking = {frame() for _ in range(5)}
+    status.doing("writing")
+    writing = {frame() for _ in range(5)}
+    clock.advance(2.0)  # no text for two seconds: the turn may be stuck, the spinner says not
+    stalled = {frame() for _ in range(5)}
+
+    assert len(thinking) == 5
+    assert len(writing) == 1
+    assert len(stalled) == 5
+
+
 def test_on_a_terminal_retries_count_down_on_the_status_line_without_banners() -> None:
     console, buffer = terminal(width=120)
     ui = ConsoleUI(console, clock=lambda: 0.0)
