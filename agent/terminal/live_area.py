@@ -1,7 +1,8 @@
 """The live area at the bottom of a turn's output, kept fresh by writing only what changed.
 
 rich's `Live` redraws its whole renderable at every refresh: an answer kept live was written
-to the terminal again eight times a second, 46 bytes for each byte of it. Here an
+to the terminal again eight times a second, 37 to 900 bytes for each byte of it
+(`benchmarks/terminal_bytes_bench.py`). Here an
 `AreaPainter` compares the new rows with those on the terminal and writes the difference;
 rows printed for good (an answer's finished lines) go through the same update, so a line the
 area showed already stays where it is.
