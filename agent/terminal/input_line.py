@@ -24,9 +24,11 @@ from prompt_toolkit.completion import (
     merge_completers,
 )
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition, to_filter
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout.controls import BufferControl
 
 from agent.terminal.mention_completion import MentionCompleter
 
@@ -175,10 +177,12 @@ def build_session(
         completer = merge_completers([completer, mentions])
     with contextlib.suppress(OSError):  # no history is better than no REPL
         history_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return PromptSession(
+    session: PromptSession[str] = PromptSession(
         history=PrivateFileHistory(history_file, redact),
         completer=completer,
-        complete_while_typing=True,
+        # prompt-toolkit keeps room for a menu under the prompt whenever completion may
+        # start: 7 blank lines under every prompt. Only a command or a mention completes.
+        complete_while_typing=Condition(lambda: completes(session.default_buffer.text)),
         key_bindings=key_bindings(on_shift_tab),
         multiline=False,
         prompt_continuation=continuation,
@@ -187,3 +191,23 @@ def build_session(
         mouse_support=False,
         enable_suspend=True,
     )
+    _keep_the_toolbar_under_the_input(session)
+    return session
+
+
+def completes(text: str) -> bool:
+    """Whether completion may start on ``text``: a slash command or an ``@`` mention."""
+    return text.startswith("/") or "@" in text
+
+
+def _keep_the_toolbar_under_the_input(session: PromptSession[str]) -> None:
+    """Let the input take the lines it needs, no more.
+
+    Where the terminal reports the cursor's row, prompt-toolkit grows the input to the bottom
+    of the screen and pins the toolbar there: blank lines from the prompt down. An input
+    that does not grow leaves the toolbar on the line under it.
+    """
+    for window in session.layout.find_all_windows():
+        control = window.content
+        if isinstance(control, BufferControl) and control.buffer is session.default_buffer:
+            window.dont_extend_height = to_filter(True)

@@ -15,6 +15,11 @@ from rich.text import Text
 from providers import Usage
 from recovery import DetourView, RequestHeld, RetryScheduled
 
+WRITING = "writing"
+STILL_WHILE_WRITING = 1.0
+"""Seconds the spinner stands still after answer text arrived: the text shows that the
+turn goes on, and a spinner turning beside it cost more bytes than a slow answer's text."""
+
 
 @dataclass
 class StatusSource:
@@ -84,6 +89,8 @@ class StatusLine:
         self.retry: RetryScheduled | RequestHeld | None = None
         self.started = clock()
         self._spinner = Spinner("dots", style="cyan")
+        self._wrote = float("-inf")
+        self._frame_time = 0.0
 
     def start(self) -> None:
         """A new turn begins."""
@@ -99,6 +106,8 @@ class StatusLine:
         """Show ``activity`` (and end any countdown)."""
         self.activity = activity
         self.retry = None
+        if activity == WRITING:
+            self._wrote = self.clock()
 
     def text(self) -> Text:
         """The line without the spinner (also what tests read)."""
@@ -121,7 +130,9 @@ class StatusLine:
         return line
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        frame = self._spinner.render(console.get_time())
+        if self.activity != WRITING or self.clock() - self._wrote > STILL_WHILE_WRITING:
+            self._frame_time = console.get_time()
+        frame = self._spinner.render(self._frame_time)
         line = Text.assemble(frame if isinstance(frame, Text) else "", " ", self.text())
         line.no_wrap = True
         line.overflow = "ellipsis"

@@ -1,26 +1,30 @@
 """Rendering of a turn to a terminal (rich): streamed markdown, tool calls, diffs, banners.
 
-On a terminal the answer streams as markdown above a live status line (spinner, model,
-tokens, retry countdown). When the output is not a terminal, or answer and activity go to
-different streams (``-p``), everything is plain text and the answer is printed verbatim.
+On a terminal the answer streams as markdown: each finished line is printed once, and only
+the line being written stays live, above a status line (spinner, model, tokens, retry
+countdown) in a small area redrawn by writing only what changed (`LiveArea`). When the output
+is not a terminal, or answer and activity go to different streams (``-p``), everything is
+plain text and the answer is printed verbatim.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rich.console import Console, Group, RenderableType
-from rich.live import Live
-from rich.markdown import Markdown
+from rich.console import Console, RenderableType
+from rich.segment import Segments
 from rich.text import Text
 
+from agent.terminal.answer_view import AnswerView, Row
 from agent.terminal.banners import banner, is_quiet
 from agent.terminal.console import visible
+from agent.terminal.live_area import LiveArea
 from agent.terminal.renderables import (
     diff_view,
     excerpt,
@@ -29,8 +33,8 @@ from agent.terminal.renderables import (
     tool_line,
     unified_diff,
 )
-from agent.terminal.status_line import StatusLine, StatusSource
-from agent.terminal.stream import MarkdownStream, RedactingStream
+from agent.terminal.status_line import WRITING, StatusLine, StatusSource
+from agent.terminal.stream import RedactingStream
 from compaction.events import CompactionStarted
 from providers import (
     Event,
@@ -86,9 +90,11 @@ class ConsoleUI:
         terminal = out.is_terminal and not out.is_dumb_terminal
         self.live_mode = live if live is not None else (err is None or err is out) and terminal
         self.status = StatusLine(clock=clock)
-        self._markdown = MarkdownStream()
+        self._answer = AnswerView(out, redact)
+        self._writing = False
         self._plain = RedactingStream()
-        self._live: Live | None = None
+        self._lock = threading.RLock()
+        self._live: LiveArea | None = None
         self._open_line = False
         self._before: dict[str, tuple[str, str | None]] = {}
         self._last_retry: RetryScheduled | None = None
@@ -108,11 +114,13 @@ class ConsoleUI:
     def on_delta(self, delta: StreamDelta) -> None:
         """Stream answer text; note a restarted stream."""
         if isinstance(delta, TextDelta):
-            self.status.doing("writing")
+            self.status.doing(WRITING)
             if self.stream:
                 self._text(delta.text)
         elif isinstance(delta, ToolUseDelta):
             if delta.name:
+                if self.stream:  # the text before a tool call is over: its last line too
+                    self._commit()
                 self.status.doing(f"preparing {delta.name}")
         elif isinstance(delta, StreamReset):
             self._discard_partial(delta.reason)
@@ -204,23 +212,30 @@ class ConsoleUI:
         if not self.live_mode:
             self._print_plain(self._plain.feed(text, self.redact))
             return
-        for block in self._markdown.feed(text):
-            self.out.print(Markdown(self.redact(block)))
-        self._refresh()
+        with self._lock:  # shown by the live area's next refresh
+            self._answer.feed(text)
+            self._writing = True
 
     def _commit(self, final: bool = False) -> None:
         """Print the unfinished tail for good (before a tool line, a banner, the end)."""
-        if self.live_mode:
-            rest = self._markdown.flush()
-            if rest:
-                self.out.print(Markdown(self.redact(rest)))
-            self._refresh()
-        else:
+        if not self.live_mode:
             self._end_plain()
+            return
+        with self._lock:
+            rows = self._answer.end()
+            self._writing = False
+            if self._live is not None:
+                self._live.update(rows, self._area([]))
+            else:
+                self._print_rows(rows)
+
+    def _print_rows(self, rows: list[Row]) -> None:
+        for row in rows:
+            self.out.print(Segments(row), crop=False)
 
     def _print_plain(self, text: str) -> None:
         if text:
-            self.out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+            self.out.print(text, end="", markup=False, highlight=False, emoji=False, soft_wrap=True)
             self._open_line = not text.endswith("\n")
 
     def _end_plain(self) -> None:
@@ -231,13 +246,15 @@ class ConsoleUI:
             self._open_line = False
 
     def _discard_partial(self, reason: str) -> None:
-        self._markdown.reset()
+        with self._lock:
+            printed = self._answer.reset()
+            self._writing = False
         self._plain.reset()
-        self._refresh()
         if self._open_line:
             self.out.print()
             self._open_line = False
-        shown = self.stream and not self.live_mode
+        # Printed lines cannot be taken back: say that the answer starts over under them.
+        shown = self.stream and (printed or not self.live_mode)
         note = " — the partial answer above is discarded" if shown else " — restarting the answer"
         self._print_activity(Text(f"↻ {reason}{note}", style="dim"))
 
@@ -246,7 +263,8 @@ class ConsoleUI:
     def _print_activity(self, renderable: RenderableType, *, fitted: bool = False) -> None:
         if not self.live_mode:
             self._end_plain()
-        self.err.print(renderable, highlight=False, soft_wrap=fitted)
+        with self._lock:  # the live area is cleared for it and drawn again under it
+            self.err.print(renderable, highlight=False, soft_wrap=fitted)
 
     def _print_line(self, line: str) -> None:
         """What rich would write to a pipe for a fitted line (no styles), without its render
@@ -291,15 +309,7 @@ class ConsoleUI:
     def _start_live(self) -> None:
         if not self.live_mode or self._live is not None:
             return
-        self._live = Live(
-            self._live_view(),
-            console=self.out,
-            refresh_per_second=8,
-            transient=True,
-            redirect_stdout=False,
-            redirect_stderr=False,
-            vertical_overflow="ellipsis",
-        )
+        self._live = LiveArea(self.out, self._frame, self._lock)
         self._live.start()
 
     def _stop_live(self) -> None:
@@ -307,16 +317,23 @@ class ConsoleUI:
             self._live.stop()
             self._live = None
 
-    def _refresh(self) -> None:
+    def refresh(self) -> None:
+        """Draw the live area now (it is also drawn eight times a second)."""
         if self._live is not None:
-            self._live.update(self._live_view())
+            self._live.refresh()
 
-    def _live_view(self) -> RenderableType:
-        tail = self._markdown.tail.strip("\n")
-        if not tail:
-            return self.status
-        # Redacted whole at every refresh, so a key streamed in pieces is never shown.
-        return Group(Markdown(self.redact(tail)), Text(""), self.status)
+    def _frame(self) -> tuple[list[Row], list[Row]]:
+        """Rows of the answer finished since the last frame, and the live area's rows."""
+        printed, live = self._answer.take()
+        return printed, self._area(live)
+
+    def _area(self, live: list[Row]) -> list[Row]:
+        """The line being written (a blank one between its lines), a blank, the status line."""
+        if self._writing and not live:
+            live = [[]]
+        options = self.out.options.update(height=1)
+        status = self.out.render_lines(self.status, options, pad=False)[:1]
+        return [*live, [], *status] if live else status
 
 
 def _read(path: Path) -> str | None:

@@ -6,6 +6,7 @@ import io
 import re
 from pathlib import Path
 
+import pyte
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,12 +15,11 @@ from rich.console import Console
 from agent.engine.turn import ContinuationRequested
 from agent.terminal.renderables import plain_tool_line, tool_line
 from agent.terminal.status_line import StatusLine
-from agent.terminal.stream import MarkdownStream
 from agent.terminal.ui import ConsoleUI, StatusSource
 from compaction.events import CompactionApplied, Reason
 from compaction.stages import Stage
 from providers import ErrorKind, TextDelta, ToolResultBlock, ToolUseBlock, Usage
-from providers.provider import StreamReset
+from providers.provider import StreamReset, ToolUseDelta
 from recovery import FallbackActivated, GaveUp, RequestHeld, RetryScheduled, TokensEscalated
 from sessions import Redactor
 from tests.fakes.clock import VirtualClock
@@ -73,7 +73,7 @@ def test_a_key_streamed_in_pieces_is_never_shown_on_a_terminal() -> None:
     ui.begin_turn()
     for chunk in ["Your key: ", key[:10], key[10:30], key[30:], " — done.\n\nNext block ", key]:
         ui.on_delta(TextDelta(text=chunk))
-        ui._refresh()  # what the live area shows after each piece
+        ui.refresh()  # what the live area shows after each piece
     ui.finish()
 
     shown = plain(buffer.getvalue())
@@ -208,6 +208,26 @@ def test_the_countdown_follows_the_clock(clock: VirtualClock) -> None:
     assert "retrying now" in status.text().plain
 
 
+def test_the_spinner_stands_still_while_answer_text_arrives(clock: VirtualClock) -> None:
+    spin = [0.0]
+    console, _ = terminal(get_time=lambda: spin[0])
+    status = StatusLine(clock=clock.now)
+
+    def frame() -> str:
+        spin[0] += 0.1
+        return console.render_lines(status, pad=False)[0][0].text
+
+    thinking = {frame() for _ in range(5)}
+    status.doing("writing")
+    writing = {frame() for _ in range(5)}
+    clock.advance(2.0)  # no text for two seconds: the turn may be stuck, the spinner says not
+    stalled = {frame() for _ in range(5)}
+
+    assert len(thinking) == 5
+    assert len(writing) == 1
+    assert len(stalled) == 5
+
+
 def test_on_a_terminal_retries_count_down_on_the_status_line_without_banners() -> None:
     console, buffer = terminal(width=120)
     ui = ConsoleUI(console, clock=lambda: 0.0)
@@ -289,13 +309,60 @@ def test_a_restarted_stream_discards_the_partial_tail() -> None:
     assert "half an ans" not in shown.split("connection reset")[-1]
 
 
-def test_markdown_blocks_are_cut_at_blank_lines_outside_fences() -> None:
-    stream = MarkdownStream()
+def test_a_restarted_stream_after_printed_lines_says_they_are_discarded() -> None:
+    console, buffer = terminal()
+    ui = ConsoleUI(console)
+    ui.begin_turn()
+    ui.on_delta(TextDelta(text="A first line.\nand a sec"))
+    ui.refresh()
+    ui.on_delta(StreamReset(reason="connection reset"))
+    ui.on_delta(TextDelta(text="The answer."))
+    ui.finish()
 
-    assert stream.feed("para one\n\n```\ncode\n\nmore code\n") == ["para one"]
-    assert stream.feed("```\n\ntail") == ["```\ncode\n\nmore code\n```"]
-    assert stream.tail == "tail"
-    assert stream.flush() == "tail"
+    shown = plain(buffer.getvalue())
+    assert "A first line." in shown  # printed: it cannot be taken back
+    assert "connection reset — the partial answer above is discarded" in shown
+    assert "and a sec" not in shown
+
+
+def test_the_live_area_holds_the_line_being_written_and_the_status_line() -> None:
+    screen = pyte.Screen(80, 24)
+    stream = pyte.Stream(screen)
+    console, buffer = terminal(height=24)
+    ui = ConsoleUI(console, clock=lambda: 0.0)
+    ui.begin_turn()
+    ui.on_delta(TextDelta(text="".join(f"Line {n} of the answer.\n" for n in range(12))))
+    ui.on_delta(TextDelta(text="The last one is still be"))
+    ui.refresh()
+    stream.feed(buffer.getvalue().replace("\n", "\r\n"))
+
+    rows = [line.rstrip() for line in screen.display]
+    assert rows[:12] == [f"Line {n} of the answer." for n in range(12)]
+    assert rows[12:14] == ["The last one is still", ""]
+    assert rows[14].endswith("writing · 0s · Ctrl-C to interrupt")
+    assert rows[15:] == [""] * 9
+    ui.finish()
+
+
+def test_text_before_a_tool_call_is_printed_whole_when_the_call_starts() -> None:
+    console, buffer = terminal()
+    ui = ConsoleUI(console)
+    ui.begin_turn()
+    ui.on_delta(TextDelta(text="Let me read the file."))
+    ui.on_delta(ToolUseDelta(index=1, id="t1", name="read_file"))
+
+    assert "Let me read the file." in plain(buffer.getvalue())
+    ui.finish()
+
+
+def test_plain_text_keeps_emoji_codes_as_written() -> None:
+    buffer = io.StringIO()
+    ui = ConsoleUI(Console(file=buffer, width=80, force_terminal=False))
+    ui.begin_turn()
+    ui.on_delta(TextDelta(text="Press :m: then :smile: to go on."))
+    ui.finish()
+
+    assert buffer.getvalue() == "Press :m: then :smile: to go on.\n"
 
 
 @settings(max_examples=200, deadline=None)

@@ -38,6 +38,18 @@ class Reply:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     omit_usage: bool = False
+    delta_chars: int = 0
+    """Stream each text part in pieces of this many characters (0: in two halves)."""
+    delta_pause: float = 0.0
+    """Seconds the server waits between two streamed events (a model's writing speed)."""
+
+    def text_pieces(self, text: str) -> list[str]:
+        """How a text part is cut into streamed deltas."""
+        if self.delta_chars <= 0:
+            half = len(text) // 2
+            return [text[:half], text[half:]]
+        size = self.delta_chars
+        return [text[start : start + size] for start in range(0, len(text), size)] or [""]
 
     @classmethod
     def text(cls, text: str, *, stop: StopName = "end_turn", **options: Any) -> Reply:

@@ -15,6 +15,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -243,7 +244,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         events = self._events(request, reply)
         self._send_head(200, "text/event-stream", {"transfer-encoding": "chunked"})
-        for event in events[:after]:
+        pause = reply.delta_pause
+        for index, event in enumerate(events[:after]):
+            if pause and index:
+                time.sleep(pause)
             self._chunk(event)
         kind = step.kind if isinstance(step, Fault) else None
         if kind == "cut_stream":

@@ -110,8 +110,7 @@ def anthropic_events(reply: Reply, model: str) -> list[bytes]:
     for index, part in enumerate(reply.parts):
         if isinstance(part, str):
             block: dict[str, Any] = {"type": "text", "text": ""}
-            half = len(part) // 2
-            deltas = [{"type": "text_delta", "text": piece} for piece in (part[:half], part[half:])]
+            deltas = [{"type": "text_delta", "text": piece} for piece in reply.text_pieces(part)]
         else:
             block = {"type": "tool_use", "id": f"toolu_fake_{n}_{index}", "name": part.name}
             block["input"] = {}
@@ -188,8 +187,7 @@ def openai_events(reply: Reply, model: str, include_usage: bool) -> list[bytes]:
     events = [chunk({"role": "assistant", "content": ""})]
     for part in reply.parts:
         if isinstance(part, str):
-            half = len(part) // 2
-            events += [chunk({"content": piece}) for piece in (part[:half], part[half:])]
+            events += [chunk({"content": piece}) for piece in reply.text_pieces(part)]
     for index, call in enumerate(_openai_tool_calls(reply, n)):
         arguments = call["function"]["arguments"]
         first = call | {"index": index, "function": {"name": call["function"]["name"]}}

@@ -6,8 +6,9 @@ import re
 from collections.abc import Callable
 
 import pexpect
+import pyte
 
-__all__ = ["PROMPT", "TERMINAL_ENV", "Spawn", "Terminal", "clean"]
+__all__ = ["PROMPT", "TERMINAL_ENV", "Screen", "Spawn", "Terminal", "clean"]
 
 PROMPT = "\x1b[?2004h"  # prompt-toolkit turns bracketed paste on as each prompt starts
 # A pty answers no cursor-position queries; without this prompt-toolkit waits and warns.
@@ -46,6 +47,53 @@ class Terminal:
         self.child.expect(pexpect.EOF, timeout=20)
         self.child.wait()
         return str(self.child.before)
+
+
+class Screen:
+    """What the terminal shows: everything the child writes, played on an emulated terminal.
+
+    Attach it before the child writes (``Screen(terminal)``); ``answer_cursor_queries`` makes
+    it answer prompt-toolkit's cursor-position request as a real terminal does.
+    """
+
+    def __init__(
+        self,
+        terminal: Terminal,
+        rows: int = 40,
+        columns: int = 100,
+        answer_cursor_queries: bool = False,
+    ) -> None:
+        self.written = 0
+        """Bytes the child wrote to the terminal so far."""
+        self._screen = pyte.HistoryScreen(columns, rows, history=10_000)
+        if answer_cursor_queries:
+            self._screen.write_process_input = terminal.child.send  # type: ignore[method-assign]
+        self._stream = pyte.Stream(self._screen)
+        terminal.child.logfile_read = self
+
+    def write(self, data: str) -> None:
+        self.written += len(data.encode())
+        self._stream.feed(data)
+
+    def flush(self) -> None:
+        """(pexpect flushes its log.)"""
+
+    @property
+    def display(self) -> list[str]:
+        """The rows on the screen now, right-trimmed."""
+        return [line.rstrip() for line in self._screen.display]
+
+    @property
+    def lines(self) -> list[str]:
+        """The rows scrolled off the top, then those on the screen, right-trimmed."""
+        history = self._screen.history.top
+        columns = self._screen.columns
+        above = ["".join(line[x].data for x in range(columns)).rstrip() for line in history]
+        return above + self.display
+
+    @property
+    def cursor_row(self) -> int:
+        return int(self._screen.cursor.y)
 
 
 Spawn = Callable[..., Terminal]
