@@ -33,6 +33,7 @@ from agent.terminal.commands import SlashCommands, UsageSoFar
 from agent.terminal.console import SafeConsole
 from agent.terminal.escalation import try_again
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
+from agent.terminal.interrupts import Interrupts
 from agent.terminal.repl_view import last_exchange, started_elsewhere, typed_by_person
 from agent.terminal.setup_view import local_server_line
 from agent.terminal.status_line import compact_number
@@ -69,6 +70,7 @@ class Repl:
         )
         self.approver = PromptApprover(self.ui, remember=self._remember_rule)
         self.changes = TurnChanges(options.workspace)
+        self.interrupts = Interrupts()
         self.agent = self._make_agent(options)
         self._answered = False
         self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
@@ -131,6 +133,7 @@ class Repl:
             self.typed.custom.refresh()
             try:
                 text = await self.prompt.prompt_async(lambda: self.typed.prompt or PROMPT)
+                self.interrupts.arm()
             except (EmptyInterrupt, KeyboardInterrupt):
                 now = time.monotonic()
                 if now - last_interrupt < DOUBLE_INTERRUPT:
@@ -199,7 +202,7 @@ class Repl:
     async def ask(self, question: str) -> str:
         """One line of input outside the main prompt (a picker); empty on Ctrl-C or Ctrl-D."""
         try:
-            return await PromptSession[str]().prompt_async(question)
+            return await PromptSession[str]().prompt_async(question, handle_sigint=False)
         except (KeyboardInterrupt, EOFError):
             return ""
 
@@ -207,7 +210,7 @@ class Repl:
         """Run a command's work so that Ctrl-C cancels it; None if it was cancelled."""
         self.ui.begin_turn()
         try:
-            return await self._cancellable(work)
+            return await self.interrupts.run(work)
         finally:
             self.ui.finish()
 
@@ -294,7 +297,7 @@ class Repl:
         self.changes.begin()
         self._answered = True
         try:
-            result = await self._cancellable(self.agent.run_turn(prompt))
+            result = await self.interrupts.run(self.agent.run_turn(prompt))
         except asyncio.CancelledError:  # the whole REPL is ending (SIGTERM, SIGHUP)
             self.ui.finish()
             self.agent.interrupted()
@@ -324,20 +327,6 @@ class Repl:
     def _show_changes(self) -> None:
         """What the turn changed, counted from the tools' events, whatever the answer says."""
         self.ui.show(Text(self.changes.summary(), style="dim"))
-
-    async def _cancellable(self, work: Coroutine[Any, Any, T]) -> T | None:
-        task = asyncio.create_task(work)
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
-        try:
-            return await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if not task.cancelled() or (current is not None and current.cancelling()):
-                raise
-            return None
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
 
     # -- display --------------------------------------------------------------------------
 
