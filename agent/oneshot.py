@@ -14,7 +14,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -105,7 +105,10 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
             agent.close()
             return _usage_error("; ".join(expanded.problems), agent.session_id, err, output)
         prompt = expanded.prompt
-    prompts = _stdin_prompts(run) if output.stream_input else custom or _one(prompt)
+    if output.stream_input:
+        prompts = _stdin_prompts(run, lambda text: _prepared(text, started, agent))
+    else:
+        prompts = custom or _one(prompt)
     code = _run_guarded(agent, prompts, run)
     if run.ui is not None:
         run.ui.finish()
@@ -224,8 +227,12 @@ async def _one(prompt: str | None) -> AsyncIterator[str | None]:
     yield prompt
 
 
-async def _stdin_prompts(run: _Run) -> AsyncIterator[str | None]:
-    """Each user message on stdin; a malformed line is reported and skipped. EOF ends it."""
+async def _stdin_prompts(
+    run: _Run, prepare: Callable[[str], AsyncIterator[str | None] | str]
+) -> AsyncIterator[str | None]:
+    """Each user message on stdin, as ``-p`` takes a prompt (``/init``, ``/plan``, a custom
+    command, ``@path``); a malformed line, or a message that cannot run, is reported and
+    skipped. EOF ends it."""
     running = asyncio.get_running_loop()
     number = 0
     while line := await running.run_in_executor(None, sys.stdin.readline):
@@ -233,10 +240,42 @@ async def _stdin_prompts(run: _Run) -> AsyncIterator[str | None]:
         if not line.strip():
             continue
         try:
-            yield prompt_from_line(line)
+            prompts = prepare(prompt_from_line(line))
         except BadInputLine as error:
+            prompts = str(error)
+        if isinstance(prompts, str):
             if run.stream is not None:
-                run.stream.system("input_error", line=number, error=str(error))
+                run.stream.system("input_error", line=number, error=prompts)
+            continue
+        async for prompt in prompts:
+            yield prompt
+
+
+def _prepared(text: str, started: Started, agent: Agent) -> AsyncIterator[str | None] | str:
+    """One streamed message's prompts, or why it cannot run (`_custom_command`, mentions)."""
+    custom = _custom_command(text, started, agent)
+    if isinstance(custom, str):
+        return custom
+    if custom is not None:
+        return _in_plan_mode_for_one_message(custom, agent)
+    if mentioned(text):
+        expanded = expand_now(text, agent.workspace, _refused_read(agent))
+        if expanded.problems:
+            return "; ".join(expanded.problems)
+        text = expanded.prompt
+    return _one(text)
+
+
+async def _in_plan_mode_for_one_message(
+    prompts: AsyncIterator[str | None], agent: Agent
+) -> AsyncIterator[str | None]:
+    """A command's prompts; ``/plan`` holds only for its own message, not the next ones."""
+    try:
+        async for prompt in prompts:
+            yield prompt
+    finally:
+        if agent.permissions is not None:
+            agent.permissions.plan_mode = False
 
 
 def exit_now(code: int) -> NoReturn:

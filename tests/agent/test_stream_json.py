@@ -260,3 +260,49 @@ def test_files_a_command_changed_are_in_the_result(
     )
     assert run.code == 0, run.stderr
     assert run.json()["changed_files"] == ["made.txt"]
+
+
+def test_stream_json_input_runs_commands_and_mentions_as_p_does(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "app.py").write_text("print('v1')\n")
+    fake_llm.script(
+        Reply.tool_call("edit_file", {"path": "app.py", "old_string": "v1", "new_string": "v2"}),
+        Reply.text("1. Change v1 to v2."),
+        Reply.tool_call("edit_file", {"path": "app.py", "old_string": "v1", "new_string": "v2"}),
+        Reply.text("Done."),
+    )
+
+    def message(text: str) -> str:
+        return json.dumps({"type": "user", "message": {"role": "user", "content": text}})
+
+    stdin = "\n".join(
+        [
+            message("/plan bump the version in @app.py"),
+            message("/nosuch thing"),
+            message("look at @missing.py"),
+            message("go ahead"),
+        ]
+    )
+    proc = subprocess.run(
+        agent_command(
+            "-p", "--yes", "--input-format", "stream-json", "--output-format", "stream-json"
+        ),
+        cwd=workspace,
+        env=agent_env(fake_llm, decoy_home),
+        input=stdin + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = _lines(proc.stdout)
+    assert [r["result"] for r in lines if r["type"] == "result"] == ["1. Change v1 to v2.", "Done."]
+    errors = _system(lines, "input_error")
+    assert [e["line"] for e in errors] == [2, 3]
+    assert "/nosuch is not a command" in errors[0]["error"]
+    assert "missing.py" in errors[1]["error"]
+    first = json.dumps(fake_llm.requests[0].body)
+    assert '<file path=\\"app.py\\">' in first  # the mention was attached
+    assert "plan mode" in json.dumps(fake_llm.requests[1].body)  # the edit was refused...
+    assert (workspace / "app.py").read_text() == "print('v2')\n"  # ...until plan mode ended
