@@ -26,7 +26,7 @@ from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import create_provider
 from agent.setup.profiles import Profiles
 from agent.setup.startup import SetupError
-from providers import Event, EventBus, Notice, Usage
+from providers import Event, EventBus, Message, Notice, Usage
 from providers.chaos import ChaosPlan
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
@@ -232,6 +232,10 @@ class Agent:
 
     def undo_last_turn(self) -> UndoReport:
         return self.tools.undo_last_turn()
+
+    def add_context(self, message: Message) -> None:
+        """Keep what the person did between turns (a ``!`` run); it goes with the next prompt."""
+        self.loop.add_context(message)
 
     def saved_sessions(self) -> list[SessionSummary]:
         return self.store.list()

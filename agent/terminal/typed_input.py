@@ -136,7 +136,7 @@ class TypedInput:
             return
         try:
             # Saved now, as Claude Code does: it survives --resume and goes with the next prompt.
-            self.host.agent.loop.add_context(shell_run(command, output))
+            self.host.agent.add_context(shell_run(command, output))
         except SessionError as error:
             self.host.show(Text(f"Not saved in the session: {error}", style="red"))
 
