@@ -23,6 +23,29 @@ def _system(lines: list[dict[str, Any]], subtype: str) -> list[dict[str, Any]]:
     return [line for line in lines if line["type"] == "system" and line["subtype"] == subtype]
 
 
+def _user(content: str | list[dict[str, str]]) -> str:
+    return json.dumps({"type": "user", "message": {"role": "user", "content": content}})
+
+
+def _stream_in(
+    fake_llm: FakeLlmServer, workspace: Path, home: Path, stdin: list[str], *flags: str
+) -> list[dict[str, Any]]:
+    """Run ``-p`` with ``stdin`` as stream-json input lines; the output lines, exit 0 checked."""
+    proc = subprocess.run(
+        agent_command(
+            "-p", *flags, "--input-format", "stream-json", "--output-format", "stream-json"
+        ),
+        cwd=workspace,
+        env=agent_env(fake_llm, home),
+        input="\n".join(stdin) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return _lines(proc.stdout)
+
+
 def test_stream_json_starts_with_init_carries_messages_and_ends_with_the_result(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
@@ -165,30 +188,13 @@ def test_stream_json_input_answers_each_line_and_skips_a_malformed_one(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     fake_llm.script(Reply.text("one"), Reply.text("two"))
-    stdin = "\n".join(
-        [
-            json.dumps({"type": "user", "message": {"role": "user", "content": "first"}}),
-            "{not json",
-            json.dumps({"type": "assistant", "message": {}}),
-            json.dumps(
-                {
-                    "type": "user",
-                    "message": {"role": "user", "content": [{"type": "text", "text": "second"}]},
-                }
-            ),
-        ]
-    )
-    proc = subprocess.run(
-        agent_command("-p", "--input-format", "stream-json", "--output-format", "stream-json"),
-        cwd=workspace,
-        env=agent_env(fake_llm, decoy_home),
-        input=stdin + "\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = _lines(proc.stdout)
+    stdin = [
+        _user("first"),
+        "{not json",
+        json.dumps({"type": "assistant", "message": {}}),
+        _user([{"type": "text", "text": "second"}]),
+    ]
+    lines = _stream_in(fake_llm, workspace, decoy_home, stdin)
     results = [line for line in lines if line["type"] == "result"]
     assert [r["result"] for r in results] == ["one", "two"]
     errors = _system(lines, "input_error")
@@ -273,30 +279,13 @@ def test_stream_json_input_runs_commands_and_mentions_as_p_does(
         Reply.text("Done."),
     )
 
-    def message(text: str) -> str:
-        return json.dumps({"type": "user", "message": {"role": "user", "content": text}})
-
-    stdin = "\n".join(
-        [
-            message("/plan bump the version in @app.py"),
-            message("/nosuch thing"),
-            message("look at @missing.py"),
-            message("go ahead"),
-        ]
-    )
-    proc = subprocess.run(
-        agent_command(
-            "-p", "--yes", "--input-format", "stream-json", "--output-format", "stream-json"
-        ),
-        cwd=workspace,
-        env=agent_env(fake_llm, decoy_home),
-        input=stdin + "\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = _lines(proc.stdout)
+    stdin = [
+        _user("/plan bump the version in @app.py"),
+        _user("/nosuch thing"),
+        _user("look at @missing.py"),
+        _user("go ahead"),
+    ]
+    lines = _stream_in(fake_llm, workspace, decoy_home, stdin, "--yes")
     assert [r["result"] for r in lines if r["type"] == "result"] == ["1. Change v1 to v2.", "Done."]
     errors = _system(lines, "input_error")
     assert [e["line"] for e in errors] == [2, 3]

@@ -42,18 +42,24 @@ def test_agent_trust_shows_everything_it_grants_then_asks(spawn: Spawn, workspac
     again.expect(r"Nothing in ./agent.yaml or .claude/settings\*.json waits for approval here")
 
 
-def test_without_a_terminal_the_repl_says_so_on_stderr(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
-) -> None:
-    proc = subprocess.run(
-        agent_command(),
+def _without_a_terminal(
+    fake_llm: FakeLlmServer, workspace: Path, home: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*agent_command(), *args],
         cwd=workspace,
-        env=agent_env(fake_llm, decoy_home),
+        env=agent_env(fake_llm, home),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_without_a_terminal_the_repl_says_so_on_stderr(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    proc = _without_a_terminal(fake_llm, workspace, decoy_home)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert "stdin is not a terminal; use -p PROMPT" in proc.stderr
@@ -62,14 +68,6 @@ def test_without_a_terminal_the_repl_says_so_on_stderr(
 def test_resuming_without_a_terminal_says_how_to_go_on(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    proc = subprocess.run(
-        [*agent_command(), "--resume", "abc123"],
-        cwd=workspace,
-        env=agent_env(fake_llm, decoy_home),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = _without_a_terminal(fake_llm, workspace, decoy_home, "--resume", "abc123")
     assert proc.returncode == 2
     assert "add -p PROMPT to go on without one" in proc.stderr
