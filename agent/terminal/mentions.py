@@ -36,6 +36,8 @@ READ_TIMEOUT = 10.0
 _TRAILING = ".,;:!?)]}'\""
 _PATH = re.compile(r"[\w./~+%@ -]+")
 """What a path is written with; ``app.get("/x")`` is code."""
+_ATTACHED = re.compile(r'\n\n<(?:file|directory) path="')
+"""Where the first attached file or directory starts in an expanded prompt (`_block`)."""
 _EXTENSIONS = (
     "py pyi ipynb md mdx rst txt toml yaml yml json jsonl ini cfg conf env lock log csv "
     "tsv xml html htm css scss js jsx mjs cjs ts tsx vue svelte go rs c h cc cpp hpp cs "
@@ -115,6 +117,13 @@ def expand_now(text: str, workspace: Path, refused: Refused | None = None) -> Me
     if blocks:
         result.prompt = text + "\n\n" + "\n\n".join(blocks)
     return result
+
+
+def without_attachments(prompt: str) -> str:
+    """``prompt`` as the person typed it, without the files its mentions attached (for
+    showing it again; the model got them)."""
+    found = _ATTACHED.search(prompt)
+    return prompt if found is None else prompt[: found.start()]
 
 
 def mentioned(text: str) -> list[str]:

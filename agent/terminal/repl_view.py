@@ -16,6 +16,7 @@ from rich.text import Text
 from agent.engine.turn import CONTINUE_AFTER_TOOL_CUT, CONTINUE_PROMPT
 from agent.setup.doctor import Finding
 from agent.terminal.input_line import CommandInfo
+from agent.terminal.mentions import without_attachments
 from agent.terminal.renderables import tool_line
 from agent.terminal.status_line import compact_number, detour_text, duration_text
 from compaction.conversation import COMPACTION_MARK
@@ -76,7 +77,7 @@ def last_exchange(messages: Sequence[Message], width: int) -> RenderableType:
 def _typed_text(message: Message) -> str:
     """What the person typed: a ``!command`` run as ``! command`` and its output."""
     if not is_shell_run(message):
-        return message.text
+        return without_attachments(message.text)
     return _SHELL_RUN.sub(lambda found: f"! {found[1]}\n{found[2].rstrip()}", message.text)
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from rich.console import Console
 
 from agent.engine.turn import CONTINUE_PROMPT
+from agent.terminal.mentions import expand_now
 from agent.terminal.repl_view import (
     ANSWER_LINES,
     TOOL_LINES,
@@ -116,3 +118,20 @@ def test_cost_shows_money_per_model_and_the_fallbacks_share() -> None:
     assert "$0.4000" in text  # gpt-4.1-mini input
     assert "?" in text  # a model with no known price, and so the session total
     assert "On fallback models: 48% of the tokens." in text  # no money: one price unknown
+
+
+def test_the_last_prompt_is_shown_as_typed_without_the_files_it_attached(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "README.md").write_text("# Readme\nsecret plans\n")
+    (tmp_path / "src").mkdir()
+    expanded = expand_now("summarize @README.md and @src/", tmp_path)
+    assert '<file path="README.md">' in expanded.prompt  # the model got the file
+
+    shown = render([Message.user(expanded.prompt), Message.assistant("A readme.")])
+
+    assert "› summarize @README.md and @src/" in shown
+    assert "<file" not in shown
+    assert "secret plans" not in shown
+    assert "more lines" not in shown
+    assert "A readme." in shown
