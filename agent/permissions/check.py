@@ -69,6 +69,11 @@ class PermissionCheck:
         """What could not be read in Claude Code's settings files (the rest holds)."""
         return self._settings.warnings
 
+    @property
+    def waiting(self) -> list[str]:
+        """The project's allow rules that wait for its trust (not in force)."""
+        return self._settings.waiting
+
     def origin(self, kind: str, text: str) -> str:
         """Where the ``kind`` rule ``text`` came from: a file, a flag, or the approval prompt."""
         if kind == "allow" and text in self._kept:

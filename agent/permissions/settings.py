@@ -39,15 +39,23 @@ class PermissionSettings(BaseModel):
 
     _origins: dict[str, str] = PrivateAttr(default_factory=dict)
     _warnings: list[str] = PrivateAttr(default_factory=list)
+    _waiting: list[str] = PrivateAttr(default_factory=list)
 
     def with_origins(
-        self, origins: Mapping[str, str], warnings: Sequence[str] = ()
+        self, origins: Mapping[str, str], warnings: Sequence[str] = (), waiting: Sequence[str] = ()
     ) -> PermissionSettings:
         """These settings, knowing where each rule came from (`origin_key` → a file or
-        flag) and what could not be read in Claude Code's settings files."""
+        flag), what could not be read in Claude Code's settings files, and which of a
+        project's rules wait for its trust."""
         self._origins = dict(origins)
         self._warnings = list(warnings)
+        self._waiting = list(waiting)
         return self
+
+    @property
+    def waiting(self) -> list[str]:
+        """A project's allow rules held back until the project is trusted, one line each."""
+        return list(self._waiting)
 
     @property
     def warnings(self) -> list[str]:

@@ -315,7 +315,7 @@ def load_config(
         config = Config.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(describe_validation(exc, Config, origin, overrides or {})) from None
-    config.permissions.with_origins(claude.origins, claude.rules.warnings)
+    config.permissions.with_origins(claude.origins, claude.rules.warnings, claude.waiting())
     return config, paths
 
 

@@ -49,6 +49,16 @@ class ClaudeLayer:
         self._answer = self._trust(path, held | self.held())
         return self._answer
 
+    def waiting(self) -> list[str]:
+        """The project files' allow rules not in force because the project is not trusted."""
+        if self._answer is not False:
+            return []
+        return [
+            f"allow {rule} ({label}) waits for `agent trust` here"
+            for label, rules in self.rules.held().items()
+            for rule in rules
+        ]
+
     def add_to(self, permissions: Any) -> Any:
         """``permissions`` (the merged files' mapping) with Claude Code's rules added."""
         held = self.held()

@@ -13,8 +13,11 @@ from agent.permissions.listing import ListedRule
 _STYLES = {"deny": "red", "ask": "yellow", "allow": "green"}
 
 
-def permissions_table(rules: Sequence[ListedRule], warnings: Sequence[str] = ()) -> RenderableType:
-    """The rules (or how to add some), then what could not be read in a settings file."""
+def permissions_table(
+    rules: Sequence[ListedRule], warnings: Sequence[str] = (), waiting: Sequence[str] = ()
+) -> RenderableType:
+    """The rules (or how to add some), the project's rules that wait for its trust, then what
+    could not be read in a settings file."""
     parts: list[RenderableType] = []
     if not rules:
         parts.append(
@@ -35,5 +38,6 @@ def permissions_table(rules: Sequence[ListedRule], warnings: Sequence[str] = ())
             table.add_row(Text(rule.kind, style=_STYLES[rule.kind]), Text(rule.text), where)
         parts.append(table)
         parts.append(Text("Checked in this order: deny, then ask, then allow.", style="dim"))
+    parts += [Text(f"Not in force: {line}", style="dim") for line in waiting]
     parts += [Text(f"! {warning}", style="yellow") for warning in warnings]
     return Group(*parts)

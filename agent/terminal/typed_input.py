@@ -205,7 +205,8 @@ class TypedInput:
         if name == "/permissions":
             permissions = self.host.agent.permissions
             if permissions is not None:
-                self.host.show(permissions_table(permissions.listing(), permissions.warnings))
+                listed, waiting = permissions.listing(), permissions.waiting
+                self.host.show(permissions_table(listed, permissions.warnings, waiting))
             return None
         found = self.custom.lookup(text)
         assert found is not None

@@ -97,6 +97,10 @@ def test_a_projects_allow_rules_wait_for_trust_and_its_deny_rules_hold_at_once(
     assert _verdict(check, "curl https://example.com") is None
     assert _verdict(check, "git push") is Verdict.DENY
     assert [rule.text for rule in check.rules.allow] == []
+    assert check.waiting == [  # what /permissions lists as not in force
+        "allow Bash(curl:*) (.claude/settings.json) waits for `agent trust` here",
+        "allow Edit (.claude/settings.local.json) waits for `agent trust` here",
+    ]
     held = trust.held
     assert held is not None
     assert held.path == workspace / ".claude" / "settings.json"
@@ -110,7 +114,9 @@ def test_a_projects_allow_rules_wait_for_trust_and_its_deny_rules_hold_at_once(
         cwd=workspace, environ=environ, trust=ProjectTrust(home / ".agent", workspace)
     )
 
-    assert _verdict(_check(config.permissions, workspace, home), "curl x") is Verdict.ALLOW
+    trusted = _check(config.permissions, workspace, home)
+    assert _verdict(trusted, "curl x") is Verdict.ALLOW
+    assert trusted.waiting == []
 
 
 def test_the_question_about_agent_yaml_covers_the_claude_files_too(

@@ -181,3 +181,21 @@ def test_the_repl_asks_to_trust_a_claude_settings_file_and_lists_where_rules_com
     assert "ignored: no WebFetch tool here" in listed
     assert "Allow?" not in answered
     assert (workspace / "made").exists()
+
+
+def test_permissions_lists_a_projects_allow_rule_left_untrusted_as_not_in_force(
+    spawn: Spawn, workspace: Path
+) -> None:
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(touch:*)"]}})
+    )
+    term = spawn()
+    term.expect("Allow this for this directory")
+    term.send_line("n")
+    term.prompt()
+    listed = term.command("/permissions")
+    term.exit()
+
+    assert "Not in force: allow Bash(touch:*) (.claude/settings.json)" in listed
+    assert "agent trust" in listed
