@@ -12,6 +12,7 @@ from typing import Literal
 
 from providers.messages import TextBlock
 from sessions.errors import SessionError
+from sessions.loaded import SHELL_INPUT
 from sessions.records import (
     Header,
     MessageRecord,
@@ -126,5 +127,10 @@ def _prompt_text(record: Record | Unreadable) -> str:
     if not isinstance(record, MessageRecord) or record.message.role != "user":
         return ""
     texts = [block.text for block in record.message.content if isinstance(block, TextBlock)]
-    text = " ".join(" ".join(texts).split())
+    text = " ".join(texts)
+    if text.startswith(SHELL_INPUT):  # a ! run (`shell_run`): its command stands for it
+        text = "! " + text[len(SHELL_INPUT) :].partition("</bash-input>")[0]
+    else:  # what follows a blank line and a tag is attached (an @mention's file), not typed
+        text = text.split("\n\n<", 1)[0]
+    text = " ".join(text.split())
     return text if len(text) <= FIRST_PROMPT_LENGTH else text[: FIRST_PROMPT_LENGTH - 1] + "…"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from providers import Event, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from sessions import AmbiguousSession, SessionNotFound, SessionStore, TurnStatus
+from sessions import AmbiguousSession, SessionNotFound, SessionStore, TurnStatus, shell_run
 from sessions.ids import id_time, new_session_id
 from tests.fakes.clock import VirtualClock
 
@@ -220,3 +220,19 @@ def test_a_discarded_session_leaves_no_file_and_no_lock(
     assert writer.closed
     assert store.list() == []
     assert list(store.directory.iterdir()) == []
+
+
+def test_a_listed_prompt_is_what_was_typed_not_the_files_attached_or_a_runs_tags(
+    store: SessionStore, clock: VirtualClock, tmp_path: Path
+) -> None:
+    with store.create(cwd=tmp_path, model_chain=[]) as mentioned:
+        mentioned.append_message(
+            Message.user('summarize @README.md\n\n<file path="README.md">\n# Readme\n</file>')
+        )
+    clock.advance(10)
+    with store.create(cwd=tmp_path, model_chain=[]) as shell:
+        shell.append_message(shell_run("ls -a", ".\n..\nREADME.md\n"))
+
+    table = store.list()
+
+    assert [s.first_prompt for s in table] == ["! ls -a", "summarize @README.md"]
