@@ -17,7 +17,7 @@ from providers.adapters.openai import OpenAIProvider
 from providers.adapters.unreachable import Unreachable, unreachable
 from providers.provider import ChatRequest, ChatResponse, DeltaHandler, StopReason
 from providers.testing import FunctionProvider
-from tests.fakes.cli import MODELS, agent_command, agent_env, run_agent
+from tests.fakes.cli import MODELS, AgentRun, agent_command, agent_env, run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -121,12 +121,9 @@ async def test_a_server_that_comes_back_within_the_window_is_used() -> None:
     assert said[-1] == "agent: http://127.0.0.1:9/v1 answers again."
 
 
-def test_a_404_where_v1_is_missing_says_so(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
-) -> None:
-    fake_llm.script(Fault.status(404, message="Not Found"))
-    root = fake_llm.root_url  # no /v1
-    run = run_agent(
+def _openai_at(base_url: str, fake_llm: FakeLlmServer, workspace: Path, home: Path) -> AgentRun:
+    """``agent -p hi`` with JSON output, on the OpenAI model served at ``base_url``."""
+    return run_agent(
         "-p",
         "hi",
         "--model",
@@ -135,9 +132,17 @@ def test_a_404_where_v1_is_missing_says_so(
         "json",
         server=fake_llm,
         workspace=workspace,
-        home=decoy_home,
-        env={"OPENAI_BASE_URL": root},
+        home=home,
+        env={"OPENAI_BASE_URL": base_url},
     )
+
+
+def test_a_404_where_v1_is_missing_says_so(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Fault.status(404, message="Not Found"))
+    root = fake_llm.root_url  # no /v1
+    run = _openai_at(root, fake_llm, workspace, decoy_home)
     result = json.loads(run.stdout)
     assert run.code == 1
     assert f"is /v1 missing from base_url? Try {root}/v1" in result["error"]
@@ -147,18 +152,7 @@ def test_p_on_a_dead_endpoint_fails_with_a_progress_line_and_the_url(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     url = f"http://127.0.0.1:{_closed_port()}/v1"
-    run = run_agent(
-        "-p",
-        "hi",
-        "--model",
-        MODELS["openai"],
-        "--output-format",
-        "json",
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-        env={"OPENAI_BASE_URL": url},
-    )
+    run = _openai_at(url, fake_llm, workspace, decoy_home)
     result = json.loads(run.stdout)
     assert run.code == 75  # the provider is unavailable: a script may try again later
     assert result["subtype"] == "error_provider_unavailable"
