@@ -12,15 +12,19 @@ from tests.fakes.terminal import Spawn, clean
 EDIT = {"path": "app.py", "old_string": "old", "new_string": "new"}
 
 
+def _app_the_model_plans_to_edit(workspace: Path, fake_llm: FakeLlmServer, *then: Reply) -> None:
+    """app.py, and a model that tries the edit, is refused, then answers with a plan."""
+    (workspace / "app.py").write_text("x = 'old'\n")
+    fake_llm.script(
+        Reply.tool_call("edit_file", EDIT), Reply.text("Plan: 1. change old to new."), *then
+    )
+
+
 def test_plan_mode_refuses_edits_until_the_plan_is_approved(
     spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
 ) -> None:
-    (workspace / "app.py").write_text("x = 'old'\n")
-    fake_llm.script(
-        Reply.tool_call("edit_file", EDIT),
-        Reply.text("Plan: 1. change old to new."),
-        Reply.tool_call("edit_file", EDIT),
-        Reply.text("Done: changed it."),
+    _app_the_model_plans_to_edit(
+        workspace, fake_llm, Reply.tool_call("edit_file", EDIT), Reply.text("Done: changed it.")
     )
     term = spawn("--yes")  # plan mode holds even where nothing is asked
     term.prompt()
@@ -43,11 +47,7 @@ def test_plan_mode_refuses_edits_until_the_plan_is_approved(
 def test_plan_with_a_request_turns_plan_mode_on_and_plans_it_then_asks(
     spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
 ) -> None:
-    (workspace / "app.py").write_text("x = 'old'\n")
-    fake_llm.script(
-        Reply.tool_call("edit_file", EDIT),
-        Reply.text("Plan: 1. change old to new."),
-    )
+    _app_the_model_plans_to_edit(workspace, fake_llm)
     term = spawn("--yes")
     term.prompt()
     term.send_line("/plan rename old in app.py")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.cli import MODELS, AgentRun, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import Spawn, clean
@@ -74,22 +74,26 @@ def test_disallowed_tools_refuse_and_allowed_tools_run_without_asking(
     assert "permission rule deny: Read" in bodies[3]
 
 
-def test_an_untrusted_project_cannot_allow_its_own_commands(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
-) -> None:
-    (workspace / "agent.yaml").write_text(
-        "permissions:\n  allow: ['Bash(touch:*)']\n  deny: ['Read(./.env)']\n"
-    )
+def _touch_then_read_env(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> AgentRun:
+    """``-p go`` where the model runs ``touch made`` then reads .env."""
     (workspace / ".env").write_text("KEY=1\n")
     fake_llm.script(
         Reply.tool_call("run_command", {"command": "touch made"}),
         Reply.tool_call("read_file", {"path": ".env"}),
         Reply.text("ok"),
     )
-
-    run = run_agent(
+    return run_agent(
         "-p", "go", "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home
     )
+
+
+def test_an_untrusted_project_cannot_allow_its_own_commands(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "agent.yaml").write_text(
+        "permissions:\n  allow: ['Bash(touch:*)']\n  deny: ['Read(./.env)']\n"
+    )
+    run = _touch_then_read_env(fake_llm, workspace, decoy_home)
 
     assert run.code == 0, run.stderr
     assert not (workspace / "made").exists()  # the allow rule waits for `agent trust`
@@ -134,16 +138,7 @@ def test_claude_code_settings_files_hold_in_print_mode_allow_waiting_for_trust(
     )
     (decoy_home / ".claude").mkdir()
     (decoy_home / ".claude" / "settings.json").write_text('{"permissions": {"allow": [')
-    (workspace / ".env").write_text("KEY=1\n")
-    fake_llm.script(
-        Reply.tool_call("run_command", {"command": "touch made"}),
-        Reply.tool_call("read_file", {"path": ".env"}),
-        Reply.text("ok"),
-    )
-
-    run = run_agent(
-        "-p", "go", "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home
-    )
+    run = _touch_then_read_env(fake_llm, workspace, decoy_home)
 
     assert run.code == 0, run.stderr
     assert not (workspace / "made").exists()  # the project's allow rule waits for trust
