@@ -6,13 +6,12 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-import pexpect
 import pytest
 
 from tests.fakes.cli import MODELS, AgentRun, Protocol, run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.terminal import Spawn, clean
+from tests.fakes.terminal import Spawn
 
 KEY = "Zq8w4Lk2Vn7Rt5Yp1Hm9Xc3Bd6Fg0JsQeUa"
 """A deploy token: no known key shape, so it is found only as a known environment value."""
@@ -184,8 +183,7 @@ def test_an_answer_streamed_to_a_terminal_never_shows_the_key(
     fake_llm.script(Reply.text(f"Your key is {KEY}, keep it safe."))
 
     terminal = spawn("-p", "what is my key?")
-    terminal.child.expect(pexpect.EOF, timeout=60)
-    shown = clean(str(terminal.child.before))
+    shown = terminal.ended(timeout=60)
 
     assert "keep it safe" in shown
     assert "[redacted" in shown

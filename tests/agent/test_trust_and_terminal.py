@@ -6,8 +6,6 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pexpect
-
 from tests.fakes.cli import agent_command, agent_env
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import Spawn, clean
@@ -30,13 +28,13 @@ def test_agent_trust_shows_everything_it_grants_then_asks(spawn: Spawn, workspac
         assert granted in shown
     refused.send_line("n")
     refused.expect("Not allowed; nothing changed.")
-    refused.child.expect(pexpect.EOF)
+    refused.ended()
 
     allowed = spawn("trust", model=None)
     allowed.expect(r"Allow this\? \[y/N\]")
     allowed.send_line("y")
     allowed.expect("Allowed for")
-    allowed.child.expect(pexpect.EOF)
+    allowed.ended()
 
     again = spawn("trust", model=None)
     again.expect(r"Nothing in ./agent.yaml or .claude/settings\*.json waits for approval here")

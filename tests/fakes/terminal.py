@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+import itertools
 import re
+import time
 from collections.abc import Callable
+from typing import Any
 
 import pexpect
 import pyte
@@ -16,37 +20,123 @@ TERMINAL_ENV = {"TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"}
 
 
 class Terminal:
-    """A running REPL: send keys, wait for text."""
+    """A running REPL: send keys, wait for text, read what the screen shows.
+
+    What the child writes is played on an emulated terminal of the pty's size as it is read.
+    ``expect``, ``prompt`` and ``exit`` return the rows that output drew on since the last
+    of them returned: the text a person saw, with the escape sequences carried out. That is
+    what tests should assert on; the live view writes only the cells that change, so one
+    line's words may reach the terminal in separate writes, with cursor moves between them.
+    ``raw`` keeps the bytes as written, for what must never be sent at all.
+    """
 
     def __init__(self, child: pexpect.spawn) -> None:
         self.child = child
+        rows, columns = child.getwinsize()
+        self._screen = _Screen(columns, rows, history=100_000)
+        self._stream = pyte.Stream(self._screen)
+        self._mark = 0
+        self.raw = ""
+        """Everything the child wrote so far, escape sequences included."""
 
     def expect(self, pattern: str, timeout: float = 20) -> str:
-        self.child.expect(pattern, timeout=timeout)
-        return str(self.child.before) + str(self.child.after)
+        """Wait for ``pattern`` in what the child writes, or on the screen it draws."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.child.expect(pattern, timeout=min(0.25, timeout))
+            except pexpect.TIMEOUT:
+                if self._consume_until_shown(pattern):
+                    return self._shown()
+                if time.monotonic() >= deadline:
+                    raise
+                continue
+            self._consume(str(self.child.before) + str(self.child.after))
+            return self._shown()
 
     def prompt(self, timeout: float = 20) -> str:
-        """Wait for a ready prompt; returns what was printed before it."""
+        """Wait for a ready prompt; returns what was shown before it."""
         self.child.expect_exact(PROMPT, timeout=timeout)
-        return str(self.child.before)
+        self._consume(str(self.child.before) + str(self.child.after))
+        return self._shown()
 
     def send_line(self, text: str) -> None:
         self.child.send(text + "\r")
 
     def command(self, line: str, timeout: float = 20) -> str:
-        """Send ``line`` and wait for the next prompt; returns the cleaned output in between."""
+        """Send ``line`` and wait for the next prompt; returns what was shown in between."""
         self.send_line(line)
-        return clean(self.prompt(timeout))
+        return self.prompt(timeout)
 
     def interrupt(self) -> None:
         self.child.sendintr()
 
-    def exit(self) -> str:
-        """Ctrl-D at the prompt; returns what was printed until the process ended."""
-        self.child.sendcontrol("d")
-        self.child.expect(pexpect.EOF, timeout=20)
+    def ended(self, timeout: float = 20) -> str:
+        """Wait for the process to end; returns what was shown until then."""
+        self.child.expect(pexpect.EOF, timeout=timeout)
+        self._consume(str(self.child.before))
         self.child.wait()
-        return str(self.child.before)
+        return self._shown()
+
+    def exit(self) -> str:
+        """Ctrl-D at the prompt; returns what was shown until the process ended."""
+        self.child.sendcontrol("d")
+        return self.ended()
+
+    def _consume(self, written: str) -> None:
+        self.raw += written
+        self._stream.feed(written)
+
+    def _consume_until_shown(self, pattern: str) -> bool:
+        """Play the unread output up to where ``pattern`` shows on screen, if it does.
+
+        Tried on a copy first, so nothing is consumed when it does not show: the rest stays
+        in pexpect's buffer for the next ``expect``.
+        """
+        pending = str(self.child.buffer)
+        if not pending:
+            return False
+        trial = copy.deepcopy(self._screen)
+        stream = pyte.Stream(trial)
+        for piece in re.finditer(r"\x1b[^\x1b]*|[^\x1b]+", pending, re.DOTALL):
+            stream.feed(piece.group())
+            if re.search(pattern, self._rows_since_mark(trial)):
+                self.child.buffer = pending[piece.end() :]
+                self._consume(pending[: piece.end()])
+                return True
+        return False
+
+    def _shown(self) -> str:
+        shown = self._rows_since_mark(self._screen)
+        self._mark = len(self._screen.history.top) + self._screen.cursor.y
+        self._screen.cleared_at = None
+        return shown
+
+    def _rows_since_mark(self, screen: _Screen) -> str:
+        mark = self._mark if screen.cleared_at is None else min(self._mark, screen.cleared_at)
+        columns = screen.columns
+        above = screen.history.top
+        rows = [
+            "".join(line[x].data for x in range(columns)).rstrip()
+            for line in itertools.islice(above, min(mark, len(above)), None)
+        ]
+        first_on_screen = max(0, mark - len(above))
+        rows += [line.rstrip() for line in screen.display[first_on_screen:]]
+        while rows and not rows[-1]:
+            rows.pop()
+        return "\n".join(rows)
+
+
+class _Screen(pyte.HistoryScreen):
+    """An emulated terminal that notes where its display was last cleared."""
+
+    cleared_at: int | None = None
+    """The first row of the cleared display, counting the rows scrolled off above it."""
+
+    def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
+        super().erase_in_display(how, *args, **kwargs)
+        if how in (2, 3):  # the whole display: what follows starts from its top row
+            self.cleared_at = len(self.history.top)
 
 
 class Screen:
