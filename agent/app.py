@@ -131,6 +131,8 @@ def build_agent(
         config.permissions, ProjectRules(home, workspace), workspace=workspace, home=person_home
     )
     notices += [Notice(text=warning) for warning in permissions.warnings]
+    if permissions.mode_note is not None and previous is None:
+        notices.append(Notice(text=permissions.mode_note))
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)

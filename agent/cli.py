@@ -11,7 +11,6 @@ import shlex
 import sys
 import traceback
 from difflib import get_close_matches
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -20,35 +19,21 @@ from typer.core import TyperGroup
 
 from agent import __version__
 from agent.exit_codes import ExitCode
+from agent.setup.choices import (
+    Approval,
+    InputFormat,
+    OutputFormat,
+    PermissionMode,
+    SandboxMode,
+)
 from agent.setup.flags import (
+    PERMISSION_MODES,
     choice,
     config_option,
     flag_overrides,
+    named_option,
     with_empty_prompt,
 )
-
-
-class OutputFormat(StrEnum):
-    text = "text"
-    json = "json"
-    stream_json = "stream-json"
-
-
-class InputFormat(StrEnum):
-    text = "text"
-    stream_json = "stream-json"
-
-
-class SandboxMode(StrEnum):
-    workspace_write = "workspace-write"
-    read_only = "read-only"
-    off = "off"
-
-
-class Approval(StrEnum):
-    ask = "ask"
-    auto_edit = "auto-edit"
-    full_auto = "full-auto"
 
 
 class AgentGroup(TyperGroup):
@@ -164,6 +149,17 @@ def run(
             parser=choice(Approval),
             metavar="MODE",
             help="ask, auto-edit or full-auto.",
+        ),
+    ] = None,
+    permission_mode: Annotated[
+        PermissionMode | None,
+        named_option(
+            PERMISSION_MODES,
+            "--permission-mode",
+            parser=choice(PermissionMode),
+            metavar="MODE",
+            help="Claude Code's names: default, acceptEdits, plan (read-only until a plan is "
+            "approved) or bypassPermissions.",
         ),
     ] = None,
     allowed_tools: Annotated[

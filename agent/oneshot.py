@@ -27,6 +27,7 @@ from agent.app import Agent, build_agent
 from agent.engine.face import Face, Faces
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
+from agent.permissions.plan import INSTRUCTION
 from agent.script import RunReport, StreamJsonFace, result_subtype
 from agent.script.input import BadInputLine, prompt_from_line
 from agent.script.report import provider_unavailable
@@ -77,6 +78,8 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
     except SetupError as problem:
         return _usage_error(str(problem), None, err, output)
     run.bind(agent)
+    if agent.permissions is not None:
+        agent.permissions.plan_mode = started.config.plan_mode  # the plan is then the result
     if (held_back := started.trust.held) is not None:
         held = f"{held_back.describe()}. Not applied: run `agent trust` here to allow it."
         err.print(f"[yellow]! {escape(held)}[/yellow]")
@@ -105,6 +108,8 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
             agent.close()
             return _usage_error("; ".join(expanded.problems), agent.session_id, err, output)
         prompt = expanded.prompt
+    if custom is None and prompt is not None:
+        prompt = _planned(prompt, agent)
     if output.stream_input:
         prompts = _stdin_prompts(run, lambda text: _prepared(text, started, agent))
     else:
@@ -257,25 +262,33 @@ def _prepared(text: str, started: Started, agent: Agent) -> AsyncIterator[str | 
     if isinstance(custom, str):
         return custom
     if custom is not None:
-        return _in_plan_mode_for_one_message(custom, agent)
+        return _in_plan_mode_for_one_message(custom, agent, started.config.plan_mode)
     if mentioned(text):
         expanded = expand_now(text, agent.workspace, _refused_read(agent))
         if expanded.problems:
             return "; ".join(expanded.problems)
         text = expanded.prompt
-    return _one(text)
+    return _one(_planned(text, agent))
+
+
+def _planned(prompt: str, agent: Agent) -> str:
+    """``prompt``, asking for a plan first when the run is in plan mode (``plan_mode``)."""
+    if agent.permissions is None or not agent.permissions.plan_mode or not prompt.strip():
+        return prompt
+    return f"{INSTRUCTION}\n\n{prompt}"
 
 
 async def _in_plan_mode_for_one_message(
-    prompts: AsyncIterator[str | None], agent: Agent
+    prompts: AsyncIterator[str | None], agent: Agent, configured: bool
 ) -> AsyncIterator[str | None]:
-    """A command's prompts; ``/plan`` holds only for its own message, not the next ones."""
+    """A command's prompts; ``/plan`` holds only for its own message, then the mode is the
+    configured one again."""
     try:
         async for prompt in prompts:
             yield prompt
     finally:
         if agent.permissions is not None:
-            agent.permissions.plan_mode = False
+            agent.permissions.plan_mode = configured
 
 
 def exit_now(code: int) -> NoReturn:

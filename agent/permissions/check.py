@@ -70,6 +70,11 @@ class PermissionCheck:
         return self._settings.warnings
 
     @property
+    def mode_note(self) -> str | None:
+        """Which Claude Code ``defaultMode`` set the approval or plan mode, if one did."""
+        return self._settings.mode_note
+
+    @property
     def waiting(self) -> list[str]:
         """The project's allow rules that wait for its trust (not in force)."""
         return self._settings.waiting

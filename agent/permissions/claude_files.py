@@ -2,16 +2,22 @@
 
 Where they come from (Claude Code's files): ``~/.claude/settings.json`` (the person's),
 ``.claude/settings.json`` (the project's, shared in the repository) and
-``.claude/settings.local.json`` (the project's, personal). Only ``permissions.allow``,
-``ask`` and ``deny`` are read; every other key belongs to Claude Code. Rules add up across
-the files and our ``permissions:`` configuration, as Claude Code merges its scopes, so where
-a rule is written never changes what it does: deny, then ask, then allow.
+``.claude/settings.local.json`` (the project's, personal). ``permissions.allow``, ``ask``,
+``deny`` and ``defaultMode`` are read; every other key belongs to Claude Code
+(``additionalDirectories`` is named as not applied: this agent works in one workspace).
+Rules add up across the files and our ``permissions:`` configuration, as Claude Code merges
+its scopes, so where a rule is written never changes what it does: deny, then ask, then
+allow. ``defaultMode`` is one value: the last file that sets one wins (local, project, user).
 
 A project file is the repository's: its allow rules wait for the person to trust the
 project (`agent.setup.trust`); its deny and ask rules only tighten and always hold. A file
 that is not JSON, or a key of the wrong shape, is said in one line naming the file; the
 other files and rules still apply. A rule naming a tool this agent does not have
 (``WebFetch(domain:example.com)``) is kept, matches nothing, and is listed as ignored.
+
+A project's ``defaultMode: acceptEdits`` waits for trust as its allow rules do; its
+``bypassPermissions`` never applies (Claude Code ignores it there too, so a cloned repository
+cannot turn every question off). ``plan`` and ``default`` only tighten and always apply.
 """
 
 from __future__ import annotations
@@ -26,6 +32,13 @@ from agent.permissions.rules import RuleError, parse_rule
 
 Scope = Literal["user", "project", "local"]
 KINDS = ("allow", "ask", "deny")
+MODES = {"default": "ask", "acceptEdits": "auto-edit", "plan": "", "bypassPermissions": "full-auto"}
+"""Claude Code's permission modes we have, as our approval mode ("": plan mode, read-only)."""
+UNSUPPORTED_MODES = {
+    "auto": "it needs Claude Code's safety classifier",
+    "dontAsk": "use permission rules with --approval ask instead",
+}
+LOOSER_MODES = ("acceptEdits", "bypassPermissions")
 MAX_BYTES = 1024 * 1024
 
 
@@ -38,6 +51,8 @@ class ClaudeFile:
     label: str
     """How the file is named to the person: ``.claude/settings.json``, ``~/.claude/...``."""
     rules: dict[str, list[str]] = field(default_factory=dict)
+    default_mode: str | None = None
+    """Its ``permissions.defaultMode``, one of `MODES`."""
 
 
 @dataclass
@@ -54,6 +69,24 @@ class ClaudeRules:
             for item in self.files
             if item.scope != "user" and item.rules.get("allow")
         }
+
+    def held_mode(self) -> tuple[str, str] | None:
+        """A project file's ``acceptEdits`` (mode, label): it waits for the project's trust."""
+        mode = self._last_mode()
+        if mode is None or mode[1].scope == "user" or mode[0] != "acceptEdits":
+            return None
+        return mode[0], mode[1].label
+
+    def default_mode(self, *, trusted: bool) -> tuple[str, str] | None:
+        """The ``defaultMode`` in force (mode, label of its file), if a file sets one."""
+        mode = self._last_mode()
+        if mode is None or (mode[1].scope != "user" and mode[0] in LOOSER_MODES and not trusted):
+            return None
+        return mode[0], mode[1].label
+
+    def _last_mode(self) -> tuple[str, ClaudeFile] | None:
+        modes = [(item.default_mode, item) for item in self.files if item.default_mode is not None]
+        return modes[-1] if modes else None
 
     def layer(self, *, trusted: bool) -> tuple[dict[str, list[str]], dict[str, str]]:
         """The rules to add to ``permissions:`` (project allow rules only when ``trusted``),
@@ -93,8 +126,9 @@ def read_claude_rules(workspace: Path, environ: Mapping[str, str]) -> ClaudeRule
         if data is None:
             continue
         rules = _permission_rules(data, label, found.warnings)
-        if rules:
-            found.files.append(ClaudeFile(path, scope, label, rules))
+        mode = _default_mode(data, scope, label, found.warnings)
+        if rules or mode:
+            found.files.append(ClaudeFile(path, scope, label, rules, mode))
     return found
 
 
@@ -152,3 +186,35 @@ def _permission_rules(
                 continue
             rules.setdefault(kind, []).append(value.strip())
     return rules
+
+
+def _default_mode(
+    data: dict[str, Any], scope: Scope, label: str, warnings: list[str]
+) -> str | None:
+    permissions = data.get("permissions")
+    if not isinstance(permissions, dict):
+        return None
+    if permissions.get("additionalDirectories"):
+        warnings.append(
+            f"{label}: permissions.additionalDirectories is not applied: agent works in one "
+            "workspace (start it in a directory that holds them all)"
+        )
+    mode = permissions.get("defaultMode")
+    if mode is None:
+        return None
+    if isinstance(mode, str) and mode in UNSUPPORTED_MODES:
+        warnings.append(
+            f"{label}: permissions.defaultMode {mode!r} is not applied: {UNSUPPORTED_MODES[mode]}"
+        )
+        return None
+    if not isinstance(mode, str) or mode not in MODES:
+        known = ", ".join(MODES)
+        warnings.append(f"{label}: permissions.defaultMode must be one of {known}; ignored")
+        return None
+    if mode == "bypassPermissions" and scope != "user":
+        warnings.append(
+            f"{label}: permissions.defaultMode 'bypassPermissions' is not applied from a "
+            "project's file; set it in ~/.claude/settings.json or pass --yes"
+        )
+        return None
+    return mode

@@ -40,17 +40,28 @@ class PermissionSettings(BaseModel):
     _origins: dict[str, str] = PrivateAttr(default_factory=dict)
     _warnings: list[str] = PrivateAttr(default_factory=list)
     _waiting: list[str] = PrivateAttr(default_factory=list)
+    _mode_note: str | None = PrivateAttr(default=None)
 
     def with_origins(
-        self, origins: Mapping[str, str], warnings: Sequence[str] = (), waiting: Sequence[str] = ()
+        self,
+        origins: Mapping[str, str],
+        warnings: Sequence[str] = (),
+        waiting: Sequence[str] = (),
+        mode_note: str | None = None,
     ) -> PermissionSettings:
         """These settings, knowing where each rule came from (`origin_key` → a file or
-        flag), what could not be read in Claude Code's settings files, and which of a
-        project's rules wait for its trust."""
+        flag), what could not be read in Claude Code's settings files, which of a project's
+        rules wait for its trust, and how a Claude Code ``defaultMode`` set the mode, if one did."""
         self._origins = dict(origins)
         self._warnings = list(warnings)
         self._waiting = list(waiting)
+        self._mode_note = mode_note
         return self
+
+    @property
+    def mode_note(self) -> str | None:
+        """Which Claude Code ``defaultMode`` set the mode, and what it does; None: ours did."""
+        return self._mode_note
 
     @property
     def waiting(self) -> list[str]:

@@ -144,6 +144,7 @@ class Config(BaseModel):
     request_timeout: float = Field(default=600.0, gt=0)
     stream_idle_timeout: float = Field(default=90.0, gt=0)
     approval: ApprovalMode = ApprovalMode.ASK
+    plan_mode: bool = False
     local: LocalSettings = Field(default_factory=LocalSettings)
     recovery: RecoverySettings = Field(default_factory=RecoverySettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
@@ -308,6 +309,8 @@ def load_config(
     if (permissions := claude.add_to(merged.get("permissions"))) is not None:
         merged["permissions"] = permissions
     env_layer = _environment_layer(env)
+    claude_mode, mode_note = claude.mode(merged, env_layer, overrides or {})
+    merged |= claude_mode
     merged = _deep_merge(merged, env_layer)
     merged = _deep_merge(merged, dict(overrides or {}))
     claude.origins |= rule_origins((overrides or {}).get("permissions"), None)
@@ -315,7 +318,9 @@ def load_config(
         config = Config.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(describe_validation(exc, Config, origin, overrides or {})) from None
-    config.permissions.with_origins(claude.origins, claude.rules.warnings, claude.waiting())
+    config.permissions.with_origins(
+        claude.origins, claude.rules.warnings, claude.waiting(), mode_note
+    )
     return config, paths
 
 

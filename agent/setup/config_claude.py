@@ -1,10 +1,13 @@
-"""Claude Code's permission rules as one more configuration layer (`load_config`).
+"""Claude Code's permission rules and mode as one more configuration layer (`load_config`).
 
 The person's ``~/.claude/settings.json`` applies as it is. The project's
 ``.claude/settings.json`` and ``.claude/settings.local.json`` are the repository's: their
-allow rules are held back with the rest of what the project holds (`agent.setup.trust`),
-asked about in the same question as ``agent.yaml``'s, and apply once the person trusts the
-project; their deny and ask rules always apply.
+allow rules and an ``acceptEdits`` mode are held back with the rest of what the project
+holds (`agent.setup.trust`), asked about in the same question as ``agent.yaml``'s, and apply
+once the person trusts the project; their deny and ask rules always apply.
+
+``defaultMode`` stands in for ``approval`` and ``plan_mode`` only where our own files, the
+environment and the flags set neither: what is written for this agent wins.
 """
 
 from __future__ import annotations
@@ -13,11 +16,20 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agent.permissions.claude_files import ClaudeRules
+from agent.permissions.claude_files import MODES, ClaudeRules
 from agent.permissions.settings import merge_permissions
 
 HELD_KEY = "claude_permissions"
 """Where a project's Claude Code allow rules sit in the held settings: ``{file: [rules]}``."""
+HELD_MODE_KEY = "claude_default_mode"
+"""Where a project's ``defaultMode: acceptEdits`` sits in the held settings: ``{file: mode}``."""
+OWN_MODE_KEYS = ("approval", "plan_mode")
+MODE_MEANINGS = {
+    "default": "edits and commands are asked about",
+    "acceptEdits": "file edits run without asking; commands are asked about",
+    "plan": "plan mode, read-only until you approve a plan",
+    "bypassPermissions": "tool calls run without asking (the sandbox and safety policy hold)",
+}
 
 
 class ClaudeLayer:
@@ -38,9 +50,11 @@ class ClaudeLayer:
         """Every rule of every layer (`origin_key`) → where it is written."""
 
     def held(self) -> dict[str, Any]:
-        """The project files' allow rules as held settings; empty when there are none."""
-        held = self.rules.held()
-        return {HELD_KEY: held} if held else {}
+        """The project files' allow rules and looser mode as held settings (empty: none)."""
+        held: dict[str, Any] = {HELD_KEY: rules} if (rules := self.rules.held()) else {}
+        if mode := self.rules.held_mode():
+            held[HELD_MODE_KEY] = {mode[1]: mode[0]}
+        return held
 
     def ask_with(self, path: Path, held: dict[str, Any]) -> bool:
         """Ask about what ``agent.yaml`` (``path``) holds back and these files' allow rules
@@ -53,11 +67,28 @@ class ClaudeLayer:
         """The project files' allow rules not in force because the project is not trusted."""
         if self._answer is not False:
             return []
-        return [
+        lines = [
             f"allow {rule} ({label}) waits for `agent trust` here"
             for label, rules in self.rules.held().items()
             for rule in rules
         ]
+        if mode := self.rules.held_mode():
+            lines.append(f"defaultMode {mode[0]} ({mode[1]}) waits for `agent trust` here")
+        return lines
+
+    def mode(self, *layers: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
+        """Claude Code's ``defaultMode`` as our settings, and a line saying so; nothing when
+        one of ``layers`` (our files, environment, flags) sets the mode itself.
+        Call after `add_to`, which settles whether the project is trusted."""
+        if any(key in layer for layer in layers for key in OWN_MODE_KEYS):
+            return {}, None
+        found = self.rules.default_mode(trusted=self._answer is True)
+        if found is None:
+            return {}, None
+        mode, label = found
+        approval = MODES[mode]
+        settings = {"approval": approval} if approval else {"plan_mode": True}
+        return settings, f"defaultMode {mode} from {label}: {MODE_MEANINGS[mode]}"
 
     def add_to(self, permissions: Any) -> Any:
         """``permissions`` (the merged files' mapping) with Claude Code's rules added."""

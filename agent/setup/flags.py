@@ -20,6 +20,16 @@ CONFIG_FLAGS: dict[str, str] = {}
 """Option name → the configuration key it sets (`config_option`)."""
 CONSTANT_FLAGS: dict[str, tuple[str, str]] = {}
 """Switches that set a configuration key to one value: option name → (key, value)."""
+NAMED_FLAGS: dict[str, dict[str, dict[str, Any]]] = {}
+"""Options whose value names settings: option name → value → {key: value}."""
+
+PERMISSION_MODES: dict[str, dict[str, Any]] = {
+    "default": {"approval": "ask"},
+    "acceptEdits": {"approval": "auto-edit"},
+    "plan": {"plan_mode": True},
+    "bypassPermissions": {"approval": "full-auto"},
+}
+"""Claude Code's ``--permission-mode`` values, as our settings."""
 
 
 def config_option(key: str, *names: str, constant: str | None = None, **kwargs: Any) -> Any:
@@ -32,6 +42,14 @@ def config_option(key: str, *names: str, constant: str | None = None, **kwargs: 
         CONFIG_FLAGS[names[0]] = key
     else:
         CONSTANT_FLAGS[names[0]] = (key, constant)
+    return typer.Option(*names, **kwargs)
+
+
+def named_option(values: dict[str, dict[str, Any]], *names: str, **kwargs: Any) -> Any:
+    """A Typer option whose value (one of ``values``) stands for several settings at once,
+    as Claude Code's ``--permission-mode plan`` does; a flag setting the same key is an error.
+    """
+    NAMED_FLAGS[names[0]] = values
     return typer.Option(*names, **kwargs)
 
 
@@ -51,6 +69,15 @@ def flag_overrides(ctx: typer.Context, settings: list[str]) -> dict[str, Any]:
         if name in CONSTANT_FLAGS and ctx.params.get(param.name or ""):
             key, constant = CONSTANT_FLAGS[name]
             overrides[key] = constant
+    for param in ctx.command.params:
+        name, value = param.opts[0], ctx.params.get(param.name or "")
+        if name in NAMED_FLAGS and value is not None:
+            named = NAMED_FLAGS[name][str(value)]
+            if clash := [key for key in named if key in overrides]:
+                raise typer.BadParameter(
+                    f"{name} and the flag setting {clash[0]} conflict; use one"
+                )
+            overrides |= named
     return overrides
 
 

@@ -124,6 +124,8 @@ class HeldSettings:
         for name, rules in (held.get("claude_permissions") or {}).items():
             for rule in rules:
                 found.append(f"permission allow: {rule}, from {name} (run it without asking you)")
+        for name, mode in (held.get("claude_default_mode") or {}).items():
+            found.append(f"defaultMode: {mode}, from {name} (edit files without asking you)")
         if hooks := held.get("hooks"):
             names = ", ".join(map(str, hooks))
             found.append(f"hooks for {names} (run commands as you, outside the sandbox)")

@@ -14,10 +14,13 @@ _STYLES = {"deny": "red", "ask": "yellow", "allow": "green"}
 
 
 def permissions_table(
-    rules: Sequence[ListedRule], warnings: Sequence[str] = (), waiting: Sequence[str] = ()
+    rules: Sequence[ListedRule],
+    warnings: Sequence[str] = (),
+    waiting: Sequence[str] = (),
+    mode_note: str | None = None,
 ) -> RenderableType:
-    """The rules (or how to add some), the project's rules that wait for its trust, then what
-    could not be read in a settings file."""
+    """The rules (or how to add some), the project's rules that wait for its trust, what
+    could not be read in a settings file, and the mode Claude Code's settings set."""
     parts: list[RenderableType] = []
     if not rules:
         parts.append(
@@ -40,4 +43,6 @@ def permissions_table(
         parts.append(Text("Checked in this order: deny, then ask, then allow.", style="dim"))
     parts += [Text(f"Not in force: {line}", style="dim") for line in waiting]
     parts += [Text(f"! {warning}", style="yellow") for warning in warnings]
+    if mode_note is not None:
+        parts.append(Text(f"Mode: {mode_note}", style="dim"))
     return Group(*parts)

@@ -88,7 +88,7 @@ class Repl:
         )
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
-        return build_agent(
+        agent = build_agent(
             self.config,
             options,
             face=Faces([self.ui, self.changes]),
@@ -96,6 +96,10 @@ class Repl:
             environ=self.environ,
             previous=previous,
         )
+        if agent.permissions is not None:  # plan mode: as configured, then as the person left it
+            was = previous.permissions if previous is not None else None
+            agent.permissions.plan_mode = self.config.plan_mode if was is None else was.plan_mode
+        return agent
 
     def run(self) -> int:
         """Run until the person leaves; returns the exit code."""

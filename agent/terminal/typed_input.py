@@ -206,7 +206,9 @@ class TypedInput:
             permissions = self.host.agent.permissions
             if permissions is not None:
                 listed, waiting = permissions.listing(), permissions.waiting
-                self.host.show(permissions_table(listed, permissions.warnings, waiting))
+                self.host.show(
+                    permissions_table(listed, permissions.warnings, waiting, permissions.mode_note)
+                )
             return None
         found = self.custom.lookup(text)
         assert found is not None

@@ -314,7 +314,7 @@ def test_sessions_with_a_bad_config_says_what_is_wrong(
 def test_the_command_line_offers_exactly_the_modes_the_config_takes() -> None:
     # The command line keeps its own light copies so `agent --version` need not import the
     # tools; this keeps them from drifting apart.
-    from agent.cli import Approval, SandboxMode
+    from agent.setup.choices import Approval, SandboxMode
     from tools.guard.sandbox import SandboxMode as ConfigSandboxMode
     from tools.hooks import ApprovalMode
 
