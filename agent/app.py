@@ -136,6 +136,7 @@ def build_agent(
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
+        hooks.in_plan_mode = lambda: permissions.plan_mode
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         tools = ToolExecutor(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections import deque
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -74,6 +74,8 @@ class Hooks:
         self.session_id = session_id
         self.transcript_path = transcript_path
         self.approval: ApprovalMode = approval
+        self.in_plan_mode: Callable[[], bool] = lambda: False
+        """Whether plan mode is on now: hooks then see ``permission_mode: plan``."""
         self._events = events
         env = dict(os.environ if environ is None else environ)
         self._env = env | {
@@ -258,7 +260,7 @@ class Hooks:
             "transcript_path": str(self.transcript_path or ""),
             "cwd": str(self._workspace),
             "hook_event_name": event,
-            "permission_mode": PERMISSION_MODES[self.approval],
+            "permission_mode": "plan" if self.in_plan_mode() else PERMISSION_MODES[self.approval],
         }
 
     def _notice(self, text: str, level: str) -> None:
