@@ -17,7 +17,7 @@ from agent.engine.loop import AgentLoop
 from agent.engine.system_prompt import build_system_prompt
 from agent.engine.tool_ids import ToolCallIds
 from agent.engine.turn import TurnRecoveryPolicy
-from agent.hooks import Hooks
+from agent.hooks import Hooks, claude_mode
 from agent.permissions import PermissionCheck, ProjectRules
 from agent.permissions.plan import PlanAwareSandbox
 from agent.session import Agent, Parts
@@ -128,7 +128,11 @@ def build_agent(
     person_home = Path(environ.get("HOME", "~")).expanduser()
     # After the other hooks, so the rules also see an input a hook rewrote.
     permissions = PermissionCheck(
-        config.permissions, ProjectRules(home, workspace), workspace=workspace, home=person_home
+        config.permissions,
+        ProjectRules(home, workspace),
+        workspace=workspace,
+        home=person_home,
+        approval=config.approval,
     )
     notices += [Notice(text=warning) for warning in permissions.warnings]
     if permissions.mode_note is not None and previous is None:
@@ -136,13 +140,13 @@ def build_agent(
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
-        hooks.in_plan_mode = lambda: permissions.plan_mode
+        hooks.permission_mode = lambda: claude_mode(permissions.approval, permissions.plan_mode)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         tools = ToolExecutor(
             workspace=workspace,
             settings=lambda: profiles.tool_settings(provider.current),
-            approval=config.approval,
+            approval=lambda: permissions.approval,
             approver=approver,
             events=events,
             checkpoint_dir=checkpoints / session.id,

@@ -74,7 +74,7 @@ class ToolExecutor:
         workspace: The directory tools are confined to.
         settings: Limits (output size, timeouts, retries), or what gives the current ones,
             asked before each request and call (the tools offered depend on the model).
-        approval: Which calls need the person's approval.
+        approval: Which calls need the person's approval (or where to read it, per call).
         approver: Asks the person; None means non-interactive, so calls that need
             approval are refused with a result saying so.
         events: Receives `ToolFailed`, `ToolRetried`, `CheckpointRecorded`, ... events.
@@ -97,7 +97,7 @@ class ToolExecutor:
         *,
         workspace: Path,
         settings: ToolSettings | Callable[[], ToolSettings],
-        approval: ApprovalMode,
+        approval: ApprovalMode | Callable[[], ApprovalMode],
         approver: Approver | None,
         events: EventSink | None = None,
         tools: Sequence[Tool[Any]] | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -152,13 +153,20 @@ class ApprovalGate:
     """Asks the `Approver` when the mode requires it; refuses when nobody can be asked.
 
     A write to a protected path (git config and hooks, the agent's config) is asked about in
-    every mode, unless ``allow_protected``; with nobody to ask it is refused.
+    every mode, unless ``allow_protected``; with nobody to ask it is refused. ``mode`` may be a
+    function: the mode is then read at each call (an editor switches it mid-session).
     """
 
     def __init__(
-        self, mode: ApprovalMode, approver: Approver | None, *, allow_protected: bool = False
+        self,
+        mode: ApprovalMode | Callable[[], ApprovalMode],
+        approver: Approver | None,
+        *,
+        allow_protected: bool = False,
     ) -> None:
-        self._mode = ApprovalMode(mode)
+        self._mode_of: Callable[[], ApprovalMode] = (
+            mode if callable(mode) else itertools.repeat(ApprovalMode(mode)).__next__
+        )
         self._approver = approver
         self._allow_protected = allow_protected
 
@@ -169,7 +177,8 @@ class ApprovalGate:
         decision = None if permit is None else permit.decision
         tool, args = invocation.tool, invocation.args
         protected = None if self._allow_protected else _protected_write(invocation)
-        asked = needs_approval(self._mode, tool.kind) if decision is None else decision == "ask"
+        mode = self._mode_of()
+        asked = needs_approval(mode, tool.kind) if decision is None else decision == "ask"
         if protected is None and not asked:
             return None
         if self._approver is None and protected is not None:
@@ -190,7 +199,7 @@ class ApprovalGate:
             )
         if self._approver is None:
             return Refusal(
-                f"{tool.name} needs the person's approval (approval mode '{self._mode}'), "
+                f"{tool.name} needs the person's approval (approval mode '{mode}'), "
                 "but the agent is running non-interactively",
                 "do not retry this call; finish what you can without it and tell the person "
                 "to re-run with --yes (or a less strict --approval) to allow it",

@@ -39,6 +39,12 @@ PERMISSION_MODES: dict[str, str] = {
 }
 """Our approval modes under Claude Code's ``permission_mode`` names."""
 
+
+def claude_mode(approval: ApprovalMode, plan_mode: bool) -> str:
+    """The mode by Claude Code's name: ``plan`` while plan mode is on, else the approval's."""
+    return "plan" if plan_mode else PERMISSION_MODES[approval]
+
+
 _NOT_THE_PROVIDER = {ErrorKind.CONTEXT_OVERFLOW, ErrorKind.BAD_REQUEST, ErrorKind.REFUSAL}
 _LOOP_STOPS = {TurnStatus.MAX_STEPS, TurnStatus.REPEATED_CALL}
 
@@ -74,8 +80,8 @@ class Hooks:
         self.session_id = session_id
         self.transcript_path = transcript_path
         self.approval: ApprovalMode = approval
-        self.in_plan_mode: Callable[[], bool] = lambda: False
-        """Whether plan mode is on now: hooks then see ``permission_mode: plan``."""
+        self.permission_mode: Callable[[], str] = lambda: PERMISSION_MODES[self.approval]
+        """The mode hooks see, by Claude Code's name (`claude_mode`), read as each runs."""
         self._events = events
         env = dict(os.environ if environ is None else environ)
         self._env = env | {
@@ -260,7 +266,7 @@ class Hooks:
             "transcript_path": str(self.transcript_path or ""),
             "cwd": str(self._workspace),
             "hook_event_name": event,
-            "permission_mode": "plan" if self.in_plan_mode() else PERMISSION_MODES[self.approval],
+            "permission_mode": self.permission_mode(),
         }
 
     def _notice(self, text: str, level: str) -> None:

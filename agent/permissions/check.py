@@ -11,7 +11,7 @@ from agent.permissions.plan import plan_refusal
 from agent.permissions.rules import Call, Rule, RuleSet, Verdict, parse_rule
 from agent.permissions.settings import PermissionSettings
 from agent.permissions.store import ProjectRules
-from tools.hooks import Permit, Refusal, ToolInvocation
+from tools.hooks import ApprovalMode, Permit, Refusal, ToolInvocation
 from tools.workspace import PathOutsideWorkspace, resolve_in_workspace, resolved_root
 
 REMEMBERED = "always allowed at the approval prompt"
@@ -29,6 +29,7 @@ class PermissionCheck:
         remembered: The workspace's rules added from the approval prompt, if any.
         workspace: The project (``./`` in a path rule).
         home: The person's home directory (``~/`` in a path rule).
+        approval: The approval mode to start with (an editor may switch it, as plan mode).
     """
 
     def __init__(
@@ -38,6 +39,7 @@ class PermissionCheck:
         *,
         workspace: Path,
         home: Path,
+        approval: ApprovalMode = ApprovalMode.ASK,
     ) -> None:
         self._remembered = remembered
         self._workspace = resolved_root(workspace)
@@ -49,6 +51,8 @@ class PermissionCheck:
         self._typed: set[str] = set()
         self.plan_mode = False
         """While on, only reading tools and read-only commands run (`agent.permissions.plan`)."""
+        self.approval = approval
+        """Which calls the approval mode asks about; the tools read it per call."""
 
     def remember(self, text: str) -> None:
         """Allow what ``text`` covers from now on, in this workspace (saved, 0600).

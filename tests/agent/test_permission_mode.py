@@ -115,3 +115,24 @@ def test_a_projects_plan_mode_starts_the_repl_in_plan_mode(
 
     assert "defaultMode plan from .claude/settings.json: plan mode" in greeting
     assert "Mode: defaultMode plan from .claude/settings.json" in " ".join(shown.split())
+
+
+def test_hooks_see_plan_as_the_permission_mode_while_planning(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen.json"
+    config = decoy_home / ".config" / "agent" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        "hooks:\n  UserPromptSubmit:\n    - hooks:\n"
+        f"        - {{type: command, command: 'cat > {seen}'}}\n"
+    )
+    fake_llm.script(Reply.text("1. Nothing to change."))
+
+    run = run_agent(
+        "-p", "plan it", "--permission-mode", "plan", *MODEL,
+        server=fake_llm, workspace=workspace, home=decoy_home,
+    )  # fmt: skip
+
+    assert run.code == 0, run.stderr
+    assert json.loads(seen.read_text())["permission_mode"] == "plan"

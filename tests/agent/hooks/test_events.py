@@ -196,17 +196,6 @@ async def test_common_fields_follow_the_session(scripts: HookScripts, workspace:
     assert record["transcript_path"] == str(workspace / "session.jsonl")
 
 
-async def test_plan_mode_is_sent_as_claude_codes_plan(
-    scripts: HookScripts, workspace: Path
-) -> None:
-    hooks, out, _ = recorded(scripts, "SessionEnd", workspace)
-    hooks.approval = "full-auto"
-    hooks.in_plan_mode = lambda: True
-    await hooks.session_end("clear")
-    [record] = records(out)
-    assert record["permission_mode"] == "plan"
-
-
 async def test_system_message_and_a_hanging_hook_become_notices(
     scripts: HookScripts, workspace: Path
 ) -> None:
