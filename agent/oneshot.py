@@ -27,7 +27,7 @@ from agent.app import Agent, build_agent
 from agent.engine.face import Face, Faces
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
-from agent.permissions.plan import INSTRUCTION
+from agent.permissions.plan import planned
 from agent.script import RunReport, StreamJsonFace, result_subtype
 from agent.script.input import BadInputLine, prompt_from_line
 from agent.script.report import provider_unavailable
@@ -272,10 +272,7 @@ def _prepared(text: str, started: Started, agent: Agent) -> AsyncIterator[str | 
 
 
 def _planned(prompt: str, agent: Agent) -> str:
-    """``prompt``, asking for a plan first when the run is in plan mode (``plan_mode``)."""
-    if agent.permissions is None or not agent.permissions.plan_mode or not prompt.strip():
-        return prompt
-    return f"{INSTRUCTION}\n\n{prompt}"
+    return planned(prompt, agent.permissions is not None and agent.permissions.plan_mode)
 
 
 async def _in_plan_mode_for_one_message(

@@ -46,7 +46,8 @@ class EditorApprover:
     def __init__(
         self, ask: Ask, face: EditorFace, remember: Callable[[str], None] | None = None
     ) -> None:
-        self._ask = ask
+        self.ask = ask
+        """Sends ``session/request_permission`` (the plan question uses it too)."""
         self._face = face
         self.remember = remember
         """Saves a permission rule for this project (set once the agent is built)."""
@@ -71,7 +72,7 @@ class EditorApprover:
         )
         await self._face.outbox.drain()  # the editor has heard of the call before the question
         try:
-            response = await self._ask(update, OPTIONS)
+            response = await self.ask(update, OPTIONS)
         except Exception as error:  # no answer is a "no": the model is told it was refused
             log.warning("permission_not_asked", error=repr(error))
             return False

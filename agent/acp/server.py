@@ -15,7 +15,8 @@ import math
 import os
 import signal
 import sys
-from typing import Any, cast
+from collections.abc import Coroutine
+from typing import Any, TypeVar, cast
 
 import structlog
 from acp import PROTOCOL_VERSION, RequestError, run_agent
@@ -30,20 +31,24 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SetSessionModeResponse,
     StopReason,
 )
 
 from agent import __version__
+from agent.acp.modes import approve_plan, mode_state, set_mode
 from agent.acp.replay import history_updates
 from agent.acp.sessions import EditorSession, open_session, prompt_text
 from agent.acp.transport import StdioTransport, claim_stdout
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
+from agent.permissions.plan import GO_AHEAD, planned
 from agent.script.report import provider_unavailable
 from agent.setup.startup import Options
 from providers import ErrorKind
 
 log = structlog.get_logger("agent.acp")
+Done = TypeVar("Done")
 
 PROVIDER_UNAVAILABLE = -32010
 """No model could answer, after every retry and fallback: try again later (``data.retryAfter``)."""
@@ -109,7 +114,8 @@ class AcpServer:
         session = open_session(self.client, self.template, self.environ, cwd, mcp_servers)
         self._add(session)
         session.show_start_notices()  # queued: sent once the editor knows the session's id
-        return NewSessionResponse(session_id=session.agent.session_id)
+        modes = mode_state(session.agent.permissions)
+        return NewSessionResponse(session_id=session.agent.session_id, modes=modes)
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
@@ -129,38 +135,71 @@ class AcpServer:
             session.outbox.put(update)
         session.show_start_notices()  # after the history they are about
         await session.outbox.drain()
-        return LoadSessionResponse()
+        return LoadSessionResponse(modes=mode_state(session.agent.permissions))
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **_: Any
+    ) -> SetSessionModeResponse:
+        set_mode(self._session(session_id).agent.permissions, mode_id)
+        return SetSessionModeResponse()
 
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
         session = self._session(session_id)
         if session.turn is not None:
             raise _busy(session_id)
-        text = prompt_text(prompt)
+        permissions = session.agent.permissions
+        text = planned(prompt_text(prompt), permissions is not None and permissions.plan_mode)
         session.face.begin_turn()
         session.cancelled = False
         session.outbox.open()
-        turn = asyncio.create_task(session.agent.run_turn(text), name=f"turn-{session_id}")
-        session.turn = turn
+        result = await self._guarded(session, session.agent.run_turn(text))
+        if result is not None and self._plan_done(session, result):
+            assert permissions is not None
+            ask, outbox = session.approver.ask, session.outbox
+            question = approve_plan(permissions, ask, outbox, result.answer)
+            if approved := await self._guarded(session, question, turn=False):
+                session.face.begin_turn()
+                result = await self._guarded(session, session.agent.run_turn(GO_AHEAD))
+            elif approved is None:
+                result = None
+        if result is None:
+            return PromptResponse(stop_reason="cancelled")
+        stop = _stop_reason(result, session)
+        await session.outbox.drain()
+        return PromptResponse(stop_reason=stop)
+
+    @staticmethod
+    def _plan_done(session: EditorSession, result: TurnResult) -> bool:
+        permissions = session.agent.permissions
+        done = result.status is TurnStatus.DONE and not session.face.truncated
+        return done and permissions is not None and permissions.plan_mode
+
+    async def _guarded(
+        self, session: EditorSession, work: Coroutine[Any, Any, Done], turn: bool = True
+    ) -> Done | None:
+        """Run ``work`` as the session's turn: None when ``session/cancel`` stopped it."""
+        task = asyncio.create_task(work, name=f"turn-{session.agent.session_id}")
+        session.turn = task
         try:
-            result = await turn
+            return await task
         except asyncio.CancelledError:
-            session.agent.interrupted()
+            if turn:
+                session.agent.interrupted()
             current = asyncio.current_task()
             if not session.cancelled or (current is not None and current.cancelling()):
                 raise  # the connection is closing: nobody waits for an answer
             await session.outbox.drain()
-            return PromptResponse(stop_reason="cancelled")
+            return None
         except Exception as error:  # the session must stay consistent whatever went wrong
             log.exception("turn_crashed")
             message = f"Internal error: {error!r}. Details are in the log."
             session.agent.record_crash(message)
             await session.outbox.drain()
-            raise RequestError(TURN_FAILED, message, {"sessionId": session_id}) from None
+            raise RequestError(
+                TURN_FAILED, message, {"sessionId": session.agent.session_id}
+            ) from None
         finally:
             session.turn = None
-        stop = _stop_reason(result, session)
-        await session.outbox.drain()
-        return PromptResponse(stop_reason=stop)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         """Ctrl-C for that session's turn (a notification: no answer, none expected)."""

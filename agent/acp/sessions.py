@@ -26,7 +26,6 @@ from acp.schema import (
 from agent.acp.approval import EditorApprover
 from agent.acp.face import EditorFace, Outbox, Update
 from agent.app import build_agent
-from agent.engine.outcome import TurnResult
 from agent.session import Agent
 from agent.setup.config import Config
 from agent.setup.startup import Options, SetupError, boot
@@ -45,8 +44,8 @@ class EditorSession:
     agent: Agent
     face: EditorFace
     approver: EditorApprover
-    turn: asyncio.Task[TurnResult] | None = None
-    """The turn running now: at most one (a second prompt is refused)."""
+    turn: asyncio.Task[Any] | None = None
+    """The turn (or the plan question) running now: at most one (a second prompt is refused)."""
     cancelled: bool = False
     """``session/cancel`` arrived for the running turn."""
     start_notices: list[str] = field(default_factory=list)
@@ -149,6 +148,7 @@ def open_session(
     ids.append(agent.session_id)
     if agent.permissions is not None:
         approver.remember = agent.permissions.remember
+        agent.permissions.plan_mode = config.plan_mode  # the editor approves the plan (`modes`)
     meter.agent = agent
     notices = [notice.text for notice in agent.notices]
     notices += [*agent.resume_notices(), *skipped]

@@ -34,6 +34,11 @@ INSTRUCTION = (
 GO_AHEAD = "The plan is approved. Carry it out now."
 
 
+def planned(prompt: str, plan_mode: bool) -> str:
+    """``prompt``, asking for a plan first while plan mode is on."""
+    return f"{INSTRUCTION}\n\n{prompt}" if plan_mode and prompt.strip() else prompt
+
+
 def plan_refusal(tool: str, kind: str, command: str | None) -> str | None:
     """Why plan mode refuses this call, or None when it may run."""
     if kind == "edit":

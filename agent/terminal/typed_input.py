@@ -24,7 +24,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from agent.engine.system_prompt import instructions_file
-from agent.permissions.plan import GO_AHEAD, INSTRUCTION
+from agent.permissions.plan import GO_AHEAD, planned
 from agent.session import Agent
 from agent.terminal.command_runner import (
     CustomCommands,
@@ -167,9 +167,7 @@ class TypedInput:
             if expanded.problems:
                 return None
             text = expanded.prompt
-        if self.plan_mode and text.strip():
-            text = f"{INSTRUCTION}\n\n{text}"
-        return text
+        return planned(text, self.plan_mode)
 
     def command_infos(self) -> list[CommandInfo]:
         """`OWN_COMMANDS` and the custom commands, for /help and completion."""
