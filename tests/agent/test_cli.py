@@ -320,3 +320,10 @@ def test_the_command_line_offers_exactly_the_modes_the_config_takes() -> None:
 
     assert [mode.value for mode in Approval] == [mode.value for mode in ApprovalMode]
     assert [mode.value for mode in SandboxMode] == [mode.value for mode in ConfigSandboxMode]
+
+
+def test_every_permission_mode_the_command_line_takes_names_settings() -> None:
+    from agent.setup.choices import PermissionMode
+    from agent.setup.flags import PERMISSION_MODES
+
+    assert [mode.value for mode in PermissionMode] == list(PERMISSION_MODES)
