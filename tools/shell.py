@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 from dataclasses import dataclass, field
 
@@ -27,6 +28,18 @@ _KEEP_BYTES = 512 * 1024
 """Bytes of head and of tail kept while reading, so a flood of output cannot exhaust memory."""
 _DENIED = ("Permission denied", "Read-only file system", "Operation not permitted")
 """What a write refused by the sandbox looks like in a command's output."""
+_PROTECTED_REFUSED = re.compile(
+    r"^.*(\.git/|agent\.yaml|\.agent/|\.mcp\.json).*(Device or resource busy|"
+    + "|".join(_DENIED)
+    + ").*$",
+    re.MULTILINE,
+)
+"""A refused write to a protected file: read-only mounted, its rename fails with EBUSY."""
+PROTECTED_HINT = (
+    "[sandbox: commands may not change .git/config, .git/hooks or the agent's configuration "
+    "(git config, git remote add, git worktree add and git submodule update write them). Do "
+    "not retry or work around it; tell the person the exact command to run themselves.]"
+)
 
 
 class RunCommandInput(BaseModel):
@@ -187,7 +200,11 @@ class RunCommand(Tool[RunCommandInput]):
                 hint="the command did not run; tell the person the sandbox could not start",
             )
         output = _command_output(capture, proc.returncode, timed_out, limit, ctx)
-        if output.is_error and self.sandbox.enforced and any(d in output.content for d in _DENIED):
+        if not (output.is_error and self.sandbox.enforced):
+            return output
+        if _PROTECTED_REFUSED.search(output.content):
+            return ToolOutput(f"{output.content}\n{PROTECTED_HINT}", is_error=True)
+        if any(denied in output.content for denied in _DENIED):
             return ToolOutput(f"{output.content}\n{self.sandbox.denied_hint()}", is_error=True)
         return output
 

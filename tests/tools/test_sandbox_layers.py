@@ -187,6 +187,22 @@ async def test_git_work_still_works(
     assert "put back" not in result.content
 
 
+async def test_git_config_from_a_command_is_refused_with_what_to_do(
+    make_harness: MakeHarness, repo: Path, sandbox: Sandbox
+) -> None:
+    before = (repo / ".git" / "config").read_text()
+    harness = make_harness(sandbox=sandbox)
+
+    result = await harness.run("run_command", command="git config user.name mallory")
+
+    assert result.is_error
+    # Refused at once (namespaces: a read-only file) or put back after (Landlock alone).
+    assert "may not change .git/config" in result.content
+    assert "to run themselves" in result.content or "ask the person" in result.content
+    assert "may write only inside the workspace" not in result.content  # not the wrong hint
+    assert (repo / ".git" / "config").read_text() == before
+
+
 @pytest.mark.parametrize("signal", ["-9", "-STOP"])
 async def test_a_command_that_kills_or_stops_its_launcher_leaves_nothing_behind(
     make_harness: MakeHarness, repo: Path, sandbox: Sandbox, tmp_path: Path, signal: str
