@@ -17,8 +17,9 @@ from agent.engine.loop import AgentLoop
 from agent.engine.system_prompt import build_system_prompt
 from agent.engine.tool_ids import ToolCallIds
 from agent.engine.turn import TurnRecoveryPolicy
-from agent.hooks import Hooks, claude_mode
+from agent.hooks import Hooks
 from agent.permissions import PermissionCheck, ProjectRules
+from agent.permissions.modes import current_mode
 from agent.permissions.plan import PlanAwareSandbox
 from agent.session import Agent, Parts
 from agent.setup.config import Config, agent_home
@@ -140,7 +141,7 @@ def build_agent(
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
-        hooks.permission_mode = lambda: claude_mode(permissions.approval, permissions.plan_mode)
+        hooks.permission_mode = lambda: current_mode(permissions)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         tools = ToolExecutor(

@@ -27,9 +27,8 @@ from acp.schema import (
 
 from agent.acp.face import Outbox
 from agent.acp.updates import text_content
-from agent.hooks import claude_mode
 from agent.permissions import PermissionCheck
-from tools.hooks import ApprovalMode
+from agent.permissions.modes import current_mode, set_mode
 
 log = structlog.get_logger("agent.acp.modes")
 
@@ -45,11 +44,6 @@ MODES = [
         description="Run every tool call without asking (the sandbox still holds)",
     ),
 ]
-_APPROVALS = {
-    "default": ApprovalMode.ASK,
-    "acceptEdits": ApprovalMode.AUTO_EDIT,
-    "bypassPermissions": ApprovalMode.FULL_AUTO,
-}
 PLAN_OPTIONS = [
     PermissionOption(
         option_id="acceptEdits", name="Yes, and auto-accept edits", kind="allow_always"
@@ -68,26 +62,21 @@ def mode_state(permissions: PermissionCheck | None) -> SessionModeState | None:
     """The modes offered and the one in force; None without a permission check."""
     if permissions is None:
         return None
-    current = claude_mode(permissions.approval, permissions.plan_mode)
-    return SessionModeState(current_mode_id=current, available_modes=MODES)
+    return SessionModeState(current_mode_id=current_mode(permissions), available_modes=MODES)
 
 
-def set_mode(permissions: PermissionCheck | None, mode_id: str) -> None:
-    """Switch to ``mode_id``; plan mode keeps the approval mode to go back to.
+def switch_mode(permissions: PermissionCheck | None, mode_id: str) -> None:
+    """``session/set_mode``.
 
     Raises:
         RequestError: ``mode_id`` is none of `MODES`, or the session has no permission check.
     """
     if permissions is None:
         raise RequestError.invalid_params({"modeId": "this session runs without modes"})
-    if mode_id == "plan":
-        permissions.plan_mode = True
-        return
-    if mode_id not in _APPROVALS:
-        known = ", ".join(mode.id for mode in MODES)
-        raise RequestError.invalid_params({"modeId": f"{mode_id!r} is not one of {known}"})
-    permissions.approval = _APPROVALS[mode_id]
-    permissions.plan_mode = False
+    try:
+        set_mode(permissions, mode_id)
+    except ValueError as error:
+        raise RequestError.invalid_params({"modeId": str(error)}) from None
 
 
 async def approve_plan(permissions: PermissionCheck, ask: Ask, outbox: Outbox, plan: str) -> bool:

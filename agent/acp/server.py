@@ -36,7 +36,7 @@ from acp.schema import (
 )
 
 from agent import __version__
-from agent.acp.modes import approve_plan, mode_state, set_mode
+from agent.acp.modes import approve_plan, mode_state, switch_mode
 from agent.acp.replay import history_updates
 from agent.acp.sessions import EditorSession, open_session, prompt_text
 from agent.acp.transport import StdioTransport, claim_stdout
@@ -140,7 +140,7 @@ class AcpServer:
     async def set_session_mode(
         self, session_id: str, mode_id: str, **_: Any
     ) -> SetSessionModeResponse:
-        set_mode(self._session(session_id).agent.permissions, mode_id)
+        switch_mode(self._session(session_id).agent.permissions, mode_id)
         return SetSessionModeResponse()
 
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:

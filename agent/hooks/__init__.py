@@ -36,7 +36,7 @@ None of these raises for a hook's failure: it is a `providers.Notice` on ``event
 
 from __future__ import annotations
 
-from agent.hooks.engine import PERMISSION_MODES, Hooks, claude_mode
+from agent.hooks.engine import PERMISSION_MODES, Hooks
 from agent.hooks.runner import HookVerdict, parse_output, run_hook
 from agent.hooks.settings import (
     CLAUDE_TOOL_NAMES,
@@ -57,7 +57,6 @@ __all__ = [
     "HookSettings",
     "HookVerdict",
     "Hooks",
-    "claude_mode",
     "parse_output",
     "run_hook",
 ]

@@ -15,6 +15,7 @@ import structlog
 from agent.engine.outcome import TurnEnded, TurnStatus
 from agent.hooks.runner import OUTPUT_LIMIT, HookVerdict, run_hook
 from agent.hooks.settings import HookEvent, HookMatcher, claude_tool_name
+from agent.permissions.modes import CLAUDE_NAMES
 from compaction import CompactionStarted
 from compaction.events import Reason
 from providers import (
@@ -32,17 +33,8 @@ from tools import ApprovalMode, Permit, Refusal, ToolInvocation, ToolRefused
 
 log = structlog.get_logger("agent.hooks")
 
-PERMISSION_MODES: dict[str, str] = {
-    "ask": "default",
-    "auto-edit": "acceptEdits",
-    "full-auto": "bypassPermissions",
-}
+PERMISSION_MODES = CLAUDE_NAMES
 """Our approval modes under Claude Code's ``permission_mode`` names."""
-
-
-def claude_mode(approval: ApprovalMode, plan_mode: bool) -> str:
-    """The mode by Claude Code's name: ``plan`` while plan mode is on, else the approval's."""
-    return "plan" if plan_mode else PERMISSION_MODES[approval]
 
 
 _NOT_THE_PROVIDER = {ErrorKind.CONTEXT_OVERFLOW, ErrorKind.BAD_REQUEST, ErrorKind.REFUSAL}

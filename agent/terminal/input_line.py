@@ -128,7 +128,7 @@ class PrivateFileHistory(FileHistory):
 
 def key_bindings(on_shift_tab: Callable[[], None] | None = None) -> KeyBindings:
     """Alt-Enter / Esc-Enter for a new line; Ctrl-C clears the line or signals an empty one;
-    Shift-Tab calls ``on_shift_tab`` (plan mode) and redraws the prompt."""
+    Shift-Tab calls ``on_shift_tab`` (the next mode) and redraws the prompt."""
     bindings = KeyBindings()
 
     if on_shift_tab is not None:

@@ -75,7 +75,7 @@ class Repl:
         self._answered = False
         self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
         custom = CustomCommands(self.workspace, self.environ, started.home, set())
-        self.typed = TypedInput(self, custom)
+        self.typed = TypedInput(self, custom, bypass=self.config.approval == "full-auto")
         self.commands = SlashCommands(self, self.typed.command_infos)
         custom.taken.update(self.commands.table)
         self.prompt = build_session(
@@ -84,7 +84,7 @@ class Repl:
             self._toolbar,
             redact=self.agent.redact,
             workspace=self.workspace,
-            on_shift_tab=self.typed.toggle_plan,
+            on_shift_tab=self.typed.cycle_mode,
         )
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
@@ -373,6 +373,8 @@ class Repl:
         usage = self.agent.usage
         tokens = compact_number(usage.input_tokens + usage.output_tokens)
         line = f" {self.agent.model} · {tokens} tokens · session {self.agent.session_id} "
+        if mode := self.typed.mode_line:
+            line = f" {mode} ·{line}"
         if self.agent.mcp.servers is not None:
             from agent.setup.mcp_setup import down_summary
 

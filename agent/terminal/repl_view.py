@@ -234,7 +234,7 @@ def help_table(commands: Sequence[CommandInfo]) -> RenderableType:
     table.add_row(Text("!"), Text("shell mode on/off: every line is a command"))
     keys = Text(
         "Enter sends · Alt-Enter or Esc-Enter: new line · Ctrl-R: search history · "
-        "Tab: complete /commands and @paths · Shift-Tab: plan mode · "
+        "Tab: complete /commands and @paths · Shift-Tab: cycle modes (accept edits, plan) · "
         "Ctrl-C: interrupt a turn · Ctrl-C twice or Ctrl-D: exit",
         style="dim",
     )

@@ -24,6 +24,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from agent.engine.system_prompt import instructions_file
+from agent.permissions.modes import current_mode, next_mode
 from agent.permissions.plan import GO_AHEAD, planned
 from agent.session import Agent
 from agent.terminal.command_runner import (
@@ -50,6 +51,11 @@ OWN_COMMANDS = {
 }
 SHELL_PROMPT = "! "
 PLAN_PROMPT = "plan › "
+MODE_LINES = {
+    "acceptEdits": "⏵⏵ accept edits on (shift+tab to cycle)",
+    "plan": "⏸ plan mode on (shift+tab to cycle)",
+    "bypassPermissions": "⏵⏵ bypass permissions on (shift+tab to cycle)",
+}
 PLAN_QUESTION = "Approve the plan? [y]es, leave plan mode and carry it out / [N]o, keep planning: "
 MAX_SHOWN_LINES = 40
 _ids = itertools.count(1)
@@ -78,12 +84,14 @@ class TypedInput:
     Args:
         host: The REPL.
         custom: The custom commands of the workspace.
+        bypass: Whether Shift-Tab may reach ``bypassPermissions`` (the session started there).
     """
 
-    def __init__(self, host: InputHost, custom: CustomCommands) -> None:
+    def __init__(self, host: InputHost, custom: CustomCommands, bypass: bool = False) -> None:
         self.host = host
         self.custom = custom
         self.shell_mode = False
+        self._bypass = bypass
 
     @property
     def prompt(self) -> str | None:
@@ -98,10 +106,23 @@ class TypedInput:
         return permissions is not None and permissions.plan_mode
 
     def toggle_plan(self) -> None:
-        """Shift-Tab and ``/plan``: plan mode on or off."""
+        """``/plan``: plan mode on or off (off: back to the approval mode under it)."""
         permissions = self.host.agent.permissions
         if permissions is not None:
             permissions.plan_mode = not permissions.plan_mode
+
+    def cycle_mode(self) -> None:
+        """Shift-Tab, as in Claude Code: default, accept edits, plan (and bypass, if started so)."""
+        permissions = self.host.agent.permissions
+        if permissions is not None:
+            next_mode(permissions, bypass=self._bypass)
+
+    @property
+    def mode_line(self) -> str | None:
+        """The mode, for the line under the prompt; None in the default mode."""
+        permissions = self.host.agent.permissions
+        mode = current_mode(permissions) if permissions is not None else "default"
+        return MODE_LINES.get(mode)
 
     async def after_turn(self) -> str | None:
         """In plan mode, ask whether to carry the plan out; the prompt that does, if so."""
@@ -192,7 +213,7 @@ class TypedInput:
             if not (arguments and self.plan_mode):
                 self.toggle_plan()
             state = "on: read-only until you approve a plan" if self.plan_mode else "off"
-            self.host.show(Text(f"Plan mode {state} (Shift-Tab switches it too).", style="dim"))
+            self.host.show(Text(f"Plan mode {state} (Shift-Tab cycles modes).", style="dim"))
             prompt = await self.prompt_text(arguments) if arguments else None
             return None if prompt is None else (prompt, None)
         if name == "/init":

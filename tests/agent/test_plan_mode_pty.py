@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.terminal import Spawn, clean
+from tests.fakes.terminal import Screen, Spawn, clean
 
 EDIT = {"path": "app.py", "old_string": "old", "new_string": "new"}
 
@@ -65,17 +65,28 @@ def test_plan_with_a_request_turns_plan_mode_on_and_plans_it_then_asks(
     assert (workspace / "app.py").read_text() == "x = 'old'\n"
 
 
-def test_shift_tab_switches_plan_mode_and_the_prompt_shows_it(
-    spawn: Spawn, fake_llm: FakeLlmServer
+def test_shift_tab_cycles_modes_as_claude_code_and_the_line_under_the_prompt_shows_it(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
 ) -> None:
-    term = spawn()
+    (workspace / "app.py").write_text("x = 'old'\n")
+    fake_llm.script(Reply.tool_call("edit_file", EDIT), Reply.text("Edited."))
+    term = spawn(env={"PROMPT_TOOLKIT_NO_CPR": ""})  # the toolbar shows where rows are known
+    Screen(term, answer_cursor_queries=True)
     term.prompt()
     term.child.send("\x1b[Z")  # Shift-Tab
-    term.expect("plan ›")
+    term.expect("accept edits on")
+    term.send_line("rename old")  # the edit runs without a question
+    shown = term.expect("Edited") + term.prompt()
     term.child.send("\x1b[Z")
+    term.expect("plan ›")
+    term.expect("plan mode on")
+    term.child.send("\x1b[Z")  # default again: not bypass, which the session did not start in
     term.send_line("/plan")
-    assert "Plan mode on" in clean(term.prompt())
+    assert "Plan mode on" in term.prompt()
     term.exit()
+
+    assert "Allow?" not in shown
+    assert (workspace / "app.py").read_text() == "x = 'new'\n"
 
 
 def test_a_read_only_program_that_writes_fails_in_the_read_only_sandbox(
