@@ -27,6 +27,7 @@ from agent.app import Agent, build_agent
 from agent.engine.face import Face, Faces
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
+from agent.permissions.modes import current_mode
 from agent.permissions.plan import planned
 from agent.script import RunReport, StreamJsonFace, result_subtype
 from agent.script.input import BadInputLine, prompt_from_line
@@ -77,9 +78,9 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
         )
     except SetupError as problem:
         return _usage_error(str(problem), None, err, output)
-    run.bind(agent)
     if agent.permissions is not None:
         agent.permissions.plan_mode = started.config.plan_mode  # the plan is then the result
+    run.bind(agent)
     if (held_back := started.trust.held) is not None:
         held = f"{held_back.describe()}. Not applied: run `agent trust` here to allow it."
         err.print(f"[yellow]! {escape(held)}[/yellow]")
@@ -184,7 +185,9 @@ class _Run:
         self.agent = agent
         if self.stream is not None:
             self.stream.session_id = agent.session_id
-            self.stream.start({**agent.describe_start(), "version": __version__})
+            mode = current_mode(agent.permissions) if agent.permissions else "default"
+            start = {**agent.describe_start(), "permissionMode": mode, "version": __version__}
+            self.stream.start(start)
 
     def turn_ended(self, status: TurnStatus, result: TurnResult | None, code: int) -> None:
         """Report one turn: the answer, or the result object."""

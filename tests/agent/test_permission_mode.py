@@ -136,3 +136,18 @@ def test_hooks_see_plan_as_the_permission_mode_while_planning(
 
     assert run.code == 0, run.stderr
     assert json.loads(seen.read_text())["permission_mode"] == "plan"
+
+
+def test_stream_json_init_names_the_mode_as_claude_code_does(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("1. Nothing."))
+
+    run = run_agent(
+        "-p", "plan it", "--permission-mode", "plan", "--output-format", "stream-json",
+        "--verbose", *MODEL, server=fake_llm, workspace=workspace, home=decoy_home,
+    )  # fmt: skip
+
+    assert run.code == 0, run.stderr
+    init = json.loads(run.stdout.splitlines()[0])
+    assert (init["subtype"], init["permissionMode"]) == ("init", "plan")

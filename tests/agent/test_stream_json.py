@@ -72,6 +72,7 @@ def test_stream_json_starts_with_init_carries_messages_and_ends_with_the_result(
     assert init["model"] == "anthropic:claude-test"
     assert "write_file" in init["tools"]
     assert init["approval"] == "full-auto"
+    assert init["permissionMode"] == "bypassPermissions"  # Claude Code's key and name
     assert init["session_id"]
     assert init["version"]
     kinds = [line["type"] for line in lines[1:-1]]
