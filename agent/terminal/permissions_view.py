@@ -17,10 +17,12 @@ def permissions_table(
     rules: Sequence[ListedRule],
     warnings: Sequence[str] = (),
     waiting: Sequence[str] = (),
+    mode: str = "default",
     mode_note: str | None = None,
 ) -> RenderableType:
     """The rules (or how to add some), the project's rules that wait for its trust, what
-    could not be read in a settings file, and the mode Claude Code's settings set."""
+    could not be read in a settings file, the mode now (by Claude Code's name) and what
+    Claude Code's settings started it as."""
     parts: list[RenderableType] = []
     if not rules:
         parts.append(
@@ -43,6 +45,7 @@ def permissions_table(
         parts.append(Text("Checked in this order: deny, then ask, then allow.", style="dim"))
     parts += [Text(f"Not in force: {line}", style="dim") for line in waiting]
     parts += [Text(f"! {warning}", style="yellow") for warning in warnings]
+    parts.append(Text(f"Mode: {mode} (Shift-Tab cycles)", style="dim"))
     if mode_note is not None:
-        parts.append(Text(f"Mode: {mode_note}", style="dim"))
+        parts.append(Text(f"Started as {mode_note}", style="dim"))
     return Group(*parts)

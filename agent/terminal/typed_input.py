@@ -226,7 +226,13 @@ class TypedInput:
             if permissions is not None:
                 listed, waiting = permissions.listing(), permissions.waiting
                 self.host.show(
-                    permissions_table(listed, permissions.warnings, waiting, permissions.mode_note)
+                    permissions_table(
+                        listed,
+                        permissions.warnings,
+                        waiting,
+                        current_mode(permissions),
+                        permissions.mode_note,
+                    )
                 )
             return None
         found = self.custom.lookup(text)

@@ -114,7 +114,9 @@ def test_a_projects_plan_mode_starts_the_repl_in_plan_mode(
     term.exit()
 
     assert "defaultMode plan from .claude/settings.json: plan mode" in greeting
-    assert "Mode: defaultMode plan from .claude/settings.json" in " ".join(shown.split())
+    listed = " ".join(shown.split())
+    assert "Mode: plan (Shift-Tab cycles)" in listed
+    assert "Started as defaultMode plan from .claude/settings.json" in listed
 
 
 def test_hooks_see_plan_as_the_permission_mode_while_planning(
