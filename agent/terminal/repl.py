@@ -96,9 +96,10 @@ class Repl:
             environ=self.environ,
             previous=previous,
         )
-        if agent.permissions is not None:  # plan mode: as configured, then as the person left it
-            was = previous.permissions if previous is not None else None
-            agent.permissions.plan_mode = self.config.plan_mode if was is None else was.plan_mode
+        now, was = agent.permissions, previous.permissions if previous is not None else None
+        if now is not None:  # the modes: as configured, then as the person left them
+            now.plan_mode = self.config.plan_mode if was is None else was.plan_mode
+            now.approval = now.approval if was is None else was.approval
         return agent
 
     def run(self) -> int:

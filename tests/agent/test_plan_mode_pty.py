@@ -107,3 +107,20 @@ def test_a_read_only_program_that_writes_fails_in_the_read_only_sandbox(
     term.exit()
 
     assert not (workspace / "out.txt").exists()
+
+
+def test_the_mode_chosen_with_shift_tab_outlives_clear(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    (workspace / "app.py").write_text("x = 'old'\n")
+    fake_llm.script(Reply.tool_call("edit_file", EDIT), Reply.text("Edited."))
+    term = spawn()
+    term.prompt()
+    term.child.send("\x1b[Z")  # accept edits
+    term.command("/clear")
+    term.send_line("rename old")
+    shown = term.expect("Edited") + term.prompt()
+    term.exit()
+
+    assert "Allow?" not in shown
+    assert (workspace / "app.py").read_text() == "x = 'new'\n"
