@@ -7,7 +7,7 @@
 
 from sessions.errors import AmbiguousSession, SessionError, SessionLocked, SessionNotFound
 from sessions.files import FileChange
-from sessions.listing import SessionSummary
+from sessions.listing import SessionSummary, started_in
 from sessions.loaded import LoadedSession, ModelState, is_shell_run, shell_run
 from sessions.records import TurnStatus
 from sessions.redact import Redactor
@@ -34,4 +34,5 @@ __all__ = [
     "is_shell_run",
     "repair_history",
     "shell_run",
+    "started_in",
 ]

@@ -51,6 +51,19 @@ class SessionSummary:
     error: str | None = None
 
 
+def started_in(summary: SessionSummary, directory: str) -> bool:
+    """Whether the session was started in ``directory``, links resolved where possible (a
+    session's directory may be long gone)."""
+    return _resolved(summary.cwd) == _resolved(directory)
+
+
+def _resolved(path: str) -> str:
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+        return path
+
+
 def summarize(path: Path) -> SessionSummary | None:
     """The summary of the session file at ``path``; None if it is no session file (nothing
     readable, or a record with no header line before it).

@@ -26,16 +26,20 @@ from acp.schema import (
     AgentCapabilities,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
+    SessionListCapabilities,
     SetSessionModeResponse,
     StopReason,
 )
 
 from agent import __version__
+from agent.acp.listing import list_saved
 from agent.acp.modes import approve_plan, mode_state, switch_mode
 from agent.acp.replay import history_updates
 from agent.acp.sessions import EditorSession, open_session, prompt_text
@@ -44,6 +48,7 @@ from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
 from agent.permissions.plan import GO_AHEAD, planned
 from agent.script.report import provider_unavailable
+from agent.setup.config import agent_home
 from agent.setup.startup import Options
 from providers import ErrorKind
 
@@ -98,6 +103,7 @@ class AcpServer:
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
                 # The engine takes a prompt as text: no images until a model input takes them.
                 prompt_capabilities=PromptCapabilities(
                     image=False, audio=False, embedded_context=True
@@ -136,6 +142,11 @@ class AcpServer:
         session.show_start_notices()  # after the history they are about
         await session.outbox.drain()
         return LoadSessionResponse(modes=mode_state(session.agent.permissions))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **_: Any
+    ) -> ListSessionsResponse:
+        return list_saved(agent_home(self.environ), cwd, cursor)
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **_: Any

@@ -14,7 +14,7 @@ from rich.text import Text
 from agent.exit_codes import ExitCode
 from agent.setup.startup import Options, SetupError, boot
 from agent.terminal.console import SafeConsole, visible
-from sessions import SessionError, SessionStore, SessionSummary
+from sessions import SessionError, SessionStore, SessionSummary, started_in
 
 COLUMNS = ("id", "updated", "directory", "first prompt", "msgs", "ended")
 
@@ -64,18 +64,9 @@ def list_sessions(cwd: Path, *, all_dirs: bool, limit: int) -> int:
         errors = SafeConsole(stderr=True, no_color=no_color, highlight=False, soft_wrap=True)
         errors.print(f"agent: {error}", style="red", markup=False)
         return ExitCode.USAGE
-    here = _resolved(str(cwd))
-    summaries = [s for s in listed if all_dirs or _resolved(s.cwd) == here]
+    summaries = [s for s in listed if all_dirs or started_in(s, str(cwd))]
     render_sessions(console, summaries[:limit], cwd=cwd, all_dirs=all_dirs)
     return ExitCode.OK
-
-
-def _resolved(path: str) -> str:
-    """``path`` with links resolved where possible (a session's directory may be long gone)."""
-    try:
-        return str(Path(path).resolve())
-    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
-        return path
 
 
 def _when(timestamp: float) -> str:
