@@ -34,6 +34,7 @@ from acp.schema import (
     PromptResponse,
     SessionCapabilities,
     SessionListCapabilities,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
 )
@@ -41,11 +42,13 @@ from acp.schema import (
 from agent import __version__
 from agent.acp.listing import list_saved
 from agent.acp.modes import approve_plan, mode_state, switch_mode
+from agent.acp.options import MODEL, config_options, options_update, set_option
 from agent.acp.replay import history_updates
 from agent.acp.sessions import EditorSession, open_session, prompt_text
 from agent.acp.transport import StdioTransport, claim_stdout
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
+from agent.permissions.modes import current_mode
 from agent.permissions.plan import GO_AHEAD, planned
 from agent.script.report import provider_unavailable
 from agent.setup.config import agent_home
@@ -120,8 +123,9 @@ class AcpServer:
         session = open_session(self.client, self.template, self.environ, cwd, mcp_servers)
         self._add(session)
         session.show_start_notices()  # queued: sent once the editor knows the session's id
-        modes = mode_state(session.agent.permissions)
-        return NewSessionResponse(session_id=session.agent.session_id, modes=modes)
+        agent = session.agent
+        modes, options = mode_state(agent.permissions), config_options(agent)
+        return NewSessionResponse(session_id=agent.session_id, modes=modes, config_options=options)
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
@@ -141,12 +145,25 @@ class AcpServer:
             session.outbox.put(update)
         session.show_start_notices()  # after the history they are about
         await session.outbox.drain()
-        return LoadSessionResponse(modes=mode_state(session.agent.permissions))
+        agent = session.agent
+        return LoadSessionResponse(
+            modes=mode_state(agent.permissions), config_options=config_options(agent)
+        )
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **_: Any
     ) -> ListSessionsResponse:
         return list_saved(agent_home(self.environ), cwd, cursor)
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        session = self._session(session_id)
+        if config_id == MODEL and session.turn is not None:
+            raise _busy(session_id)  # the model changes between turns, as /model does
+        return SetSessionConfigOptionResponse(
+            config_options=set_option(session.agent, config_id, value)
+        )
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **_: Any
@@ -160,6 +177,7 @@ class AcpServer:
             raise _busy(session_id)
         permissions = session.agent.permissions
         text = planned(prompt_text(prompt), permissions is not None and permissions.plan_mode)
+        menus = _menus(session)
         session.face.begin_turn()
         session.cancelled = False
         session.outbox.open()
@@ -173,7 +191,10 @@ class AcpServer:
                 result = await self._guarded(session, session.agent.run_turn(GO_AHEAD))
             elif approved is None:
                 result = None
+        if _menus(session) != menus:  # a fallback, its return, or an approved plan
+            session.outbox.put(options_update(session.agent))
         if result is None:
+            await session.outbox.drain()
             return PromptResponse(stop_reason="cancelled")
         stop = _stop_reason(result, session)
         await session.outbox.drain()
@@ -239,6 +260,12 @@ class AcpServer:
             except Exception:
                 log.exception("session_close_failed", session=session.agent.session_id)
         self.sessions.clear()
+
+
+def _menus(session: EditorSession) -> tuple[str, str]:
+    """The model and mode now: the config options an editor shows."""
+    permissions = session.agent.permissions
+    return session.agent.model, current_mode(permissions) if permissions else "default"
 
 
 def _busy(session_id: str) -> RequestError:
