@@ -13,14 +13,6 @@ from agent.setup.config import load_config
 from agent.setup.trust import ProjectTrust
 
 
-@pytest.fixture
-def places(tmp_path: Path) -> tuple[Path, Path]:
-    workspace, home = tmp_path / "repo", tmp_path / "home"
-    (workspace / ".claude").mkdir(parents=True)
-    (home / ".claude").mkdir(parents=True)
-    return workspace, home
-
-
 def _mode(path: Path, mode: Any, **more: Any) -> None:
     path.write_text(json.dumps({"permissions": {"defaultMode": mode, **more}}))
 

@@ -19,14 +19,6 @@ from agent.setup.trust import HeldSettings, ProjectTrust
 from agent.terminal.permissions_view import permissions_table
 
 
-@pytest.fixture
-def places(tmp_path: Path) -> tuple[Path, Path]:
-    workspace, home = tmp_path / "repo", tmp_path / "home"
-    (workspace / ".claude").mkdir(parents=True)
-    (home / ".claude").mkdir(parents=True)
-    return workspace, home
-
-
 def rendered(renderable: RenderableType, width: int) -> str:
     out = io.StringIO()
     Console(file=out, width=width, force_terminal=False).print(renderable)
