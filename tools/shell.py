@@ -8,6 +8,7 @@ import os
 import re
 import signal
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -28,13 +29,9 @@ _KEEP_BYTES = 512 * 1024
 """Bytes of head and of tail kept while reading, so a flood of output cannot exhaust memory."""
 _DENIED = ("Permission denied", "Read-only file system", "Operation not permitted")
 """What a write refused by the sandbox looks like in a command's output."""
-_PROTECTED_REFUSED = re.compile(
-    r"^.*(\.git/|agent\.yaml|\.agent/|\.mcp\.json).*(Device or resource busy|"
-    + "|".join(_DENIED)
-    + ").*$",
-    re.MULTILINE,
-)
-"""A refused write to a protected file: read-only mounted, its rename fails with EBUSY."""
+_REFUSED = ("Device or resource busy", *_DENIED)
+"""How a refused write to a protected file reads: read-only mounted, a rename over it is EBUSY."""
+_PROTECTED_NAMES = r"(?:\.git/|agent\.yaml|\.agent/|\.mcp\.json|\.claude/)"
 PROTECTED_HINT = (
     "[sandbox: commands may not change .git/config, .git/hooks or the agent's configuration "
     "(git config, git remote add, git worktree add and git submodule update write them). Do "
@@ -202,11 +199,22 @@ class RunCommand(Tool[RunCommandInput]):
         output = _command_output(capture, proc.returncode, timed_out, limit, ctx)
         if not (output.is_error and self.sandbox.enforced):
             return output
-        if _PROTECTED_REFUSED.search(output.content):
+        if _protected_refusal(output.content, ctx.workspace):
             return ToolOutput(f"{output.content}\n{PROTECTED_HINT}", is_error=True)
         if any(denied in output.content for denied in _DENIED):
             return ToolOutput(f"{output.content}\n{self.sandbox.denied_hint()}", is_error=True)
         return output
+
+
+def _protected_refusal(output: str, workspace: Path) -> bool:
+    """Whether a line of ``output`` is a refused write to the workspace's protected files
+    (named relative to it, or under its absolute path: never the agent's own home)."""
+    before = rf"(?:^|[\s'\"`:=(]|{re.escape(str(workspace))}/)"
+    named = re.compile(before + _PROTECTED_NAMES)
+    return any(
+        named.search(line) and any(refused in line for refused in _REFUSED)
+        for line in output.splitlines()
+    )
 
 
 async def _open_reader(fd: int) -> tuple[asyncio.StreamReader, asyncio.BaseTransport]:

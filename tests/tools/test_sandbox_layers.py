@@ -203,6 +203,21 @@ async def test_git_config_from_a_command_is_refused_with_what_to_do(
     assert (repo / ".git" / "config").read_text() == before
 
 
+async def test_a_refused_write_to_an_agent_home_elsewhere_gets_the_outside_hint(
+    make_harness: MakeHarness, repo: Path, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "home" / ".agent" / "sessions"
+    elsewhere.mkdir(parents=True)
+    harness = make_harness(sandbox=sandbox)
+
+    result = await harness.run("run_command", command=f"touch {elsewhere}/x.jsonl")
+
+    assert result.is_error
+    assert "may write only inside the workspace" in result.content
+    assert "may not change .git/config" not in result.content
+    assert not (elsewhere / "x.jsonl").exists()
+
+
 @pytest.mark.parametrize("signal", ["-9", "-STOP"])
 async def test_a_command_that_kills_or_stops_its_launcher_leaves_nothing_behind(
     make_harness: MakeHarness, repo: Path, sandbox: Sandbox, tmp_path: Path, signal: str
