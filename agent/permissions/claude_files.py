@@ -28,12 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.permissions.modes import MODE_IDS
 from agent.permissions.rules import RuleError, parse_rule
 
 Scope = Literal["user", "project", "local"]
 KINDS = ("allow", "ask", "deny")
-MODES = {"default": "ask", "acceptEdits": "auto-edit", "plan": "", "bypassPermissions": "full-auto"}
-"""Claude Code's permission modes we have, as our approval mode ("": plan mode, read-only)."""
 UNSUPPORTED_MODES = {
     "auto": "it needs Claude Code's safety classifier",
     "dontAsk": "use permission rules with --approval ask instead",
@@ -52,7 +51,7 @@ class ClaudeFile:
     """How the file is named to the person: ``.claude/settings.json``, ``~/.claude/...``."""
     rules: dict[str, list[str]] = field(default_factory=dict)
     default_mode: str | None = None
-    """Its ``permissions.defaultMode``, one of `MODES`."""
+    """Its ``permissions.defaultMode``, one of `MODE_IDS`."""
 
 
 @dataclass
@@ -207,8 +206,8 @@ def _default_mode(
             f"{label}: permissions.defaultMode {mode!r} is not applied: {UNSUPPORTED_MODES[mode]}"
         )
         return None
-    if not isinstance(mode, str) or mode not in MODES:
-        known = ", ".join(MODES)
+    if not isinstance(mode, str) or mode not in MODE_IDS:
+        known = ", ".join(MODE_IDS)
         warnings.append(f"{label}: permissions.defaultMode must be one of {known}; ignored")
         return None
     if mode == "bypassPermissions" and scope != "user":

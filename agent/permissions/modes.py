@@ -26,6 +26,11 @@ MODE_IDS = ("default", "acceptEdits", "plan", "bypassPermissions")
 """Every mode, in Claude Code's Shift-Tab order."""
 
 
+def mode_settings(mode_id: str) -> dict[str, str | bool]:
+    """``mode_id`` (one of `MODE_IDS`) as configuration: ``approval``, or ``plan_mode``."""
+    return {"plan_mode": True} if mode_id == "plan" else {"approval": APPROVALS[mode_id].value}
+
+
 def claude_mode(approval: ApprovalMode, plan_mode: bool) -> str:
     """The mode by Claude Code's name: ``plan`` while plan mode is on, else the approval's."""
     return "plan" if plan_mode else CLAUDE_NAMES[approval]

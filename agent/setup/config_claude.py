@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agent.permissions.claude_files import MODES, ClaudeRules
+from agent.permissions.claude_files import ClaudeRules
+from agent.permissions.modes import mode_settings
 from agent.permissions.settings import merge_permissions
 
 HELD_KEY = "claude_permissions"
@@ -86,9 +87,7 @@ class ClaudeLayer:
         if found is None:
             return {}, None
         mode, label = found
-        approval = MODES[mode]
-        settings = {"approval": approval} if approval else {"plan_mode": True}
-        return settings, f"defaultMode {mode} from {label}: {MODE_MEANINGS[mode]}"
+        return mode_settings(mode), f"defaultMode {mode} from {label}: {MODE_MEANINGS[mode]}"
 
     def add_to(self, permissions: Any) -> Any:
         """``permissions`` (the merged files' mapping) with Claude Code's rules added."""

@@ -327,3 +327,8 @@ def test_every_permission_mode_the_command_line_takes_names_settings() -> None:
     from agent.setup.flags import PERMISSION_MODES
 
     assert [mode.value for mode in PermissionMode] == list(PERMISSION_MODES)
+    # The flags keep their own copy (importing the permission package would slow every
+    # start); it must say what the modes module does.
+    from agent.permissions.modes import MODE_IDS, mode_settings
+
+    assert {mode: mode_settings(mode) for mode in MODE_IDS} == PERMISSION_MODES
