@@ -72,7 +72,7 @@ def set_option(agent: Agent, config_id: str, value: str | bool) -> list[SessionC
     if config_id == MODE and isinstance(value, str):
         switch_mode(agent.permissions, value)
     elif config_id == MODEL and isinstance(value, str):
-        offered = {option.value for option in _model_menu(agent)}
+        offered = {*agent.models(), agent.model}  # the model menu's entries
         if value not in offered:
             known = ", ".join(sorted(offered))
             raise RequestError.invalid_params({"value": f"{value!r} is not one of {known}"})
@@ -92,11 +92,6 @@ def options_update(agent: Agent) -> ConfigOptionUpdate:
     return ConfigOptionUpdate(
         session_update="config_option_update", config_options=config_options(agent)
     )
-
-
-def _model_menu(agent: Agent) -> list[SessionConfigSelectOption]:
-    menu = next(option for option in config_options(agent) if option.id == MODEL)
-    return [option for option in menu.options if isinstance(option, SessionConfigSelectOption)]
 
 
 def _role(ref: str, chain: list[str]) -> str:
