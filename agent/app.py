@@ -22,6 +22,7 @@ from agent.permissions import PermissionCheck, ProjectRules
 from agent.permissions.modes import current_mode
 from agent.permissions.plan import PlanAwareSandbox
 from agent.session import Agent, Parts
+from agent.setup.command_env import command_env
 from agent.setup.config import Config, agent_home
 from agent.setup.home import prune_undo_copies, scratch_dir
 from agent.setup.mcp_link import McpLink
@@ -112,7 +113,7 @@ def build_agent(
     )
     fleet = Fleet(shared, config.recovery)
     provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
-    sandbox = Sandbox.create(config.sandbox, scratch=scratch_dir(home))
+    sandbox = Sandbox.create(config.sandbox, scratch=scratch_dir(home), env=command_env(config))
     if notice := sandbox.notice():
         notices.append(Notice(text=notice))
     mcp = McpLink(

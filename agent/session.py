@@ -218,7 +218,8 @@ class Agent:
         """``/doctor``: keys, each model probed, sandbox layers, MCP servers, offline model."""
         chain, sandbox = list(self.provider.chain), self.describe_sandbox()
         held = self.permissions.warnings if self.permissions is not None else []
-        return await diagnose(self.config, self.environ, chain, sandbox, self.mcp.statuses(), held)
+        servers, env = self.mcp.statuses(), self.sandbox.env
+        return await diagnose(self.config, self.environ, chain, sandbox, servers, held, env)
 
     def recovery_stats(self) -> RecoveryStats:
         return self.provider.stats()

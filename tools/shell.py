@@ -158,6 +158,7 @@ class RunCommand(Tool[RunCommandInput]):
             proc = await asyncio.create_subprocess_exec(
                 *self.sandbox.argv(args.command, ctx.workspace),
                 cwd=ctx.workspace,
+                env=self.sandbox.environment(),  # without the provider keys and other secrets
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=write_fd,

@@ -40,6 +40,7 @@ from tools.guard.sandbox import SandboxSettings
 from tools.hooks import ApprovalMode
 from tools.mcp.settings import McpServerSettings, check_server_names
 from tools.settings import ToolSettings
+from tools.shell_env import ShellEnvSettings
 
 ProviderType = Literal["anthropic", "openai", "local"]
 
@@ -149,6 +150,7 @@ class Config(BaseModel):
     recovery: RecoverySettings = Field(default_factory=RecoverySettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    shell_env: ShellEnvSettings = Field(default_factory=ShellEnvSettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)

@@ -18,6 +18,7 @@ from agent.setup.config import Config, ConfigError
 from providers import ChatRequest, LlmError, Message, Purpose
 from providers.adapters.local_model import bundled_model_path, local_runtime_installed
 from recovery import ModelTarget
+from tools.shell_env import ShellEnv
 
 if TYPE_CHECKING:  # the MCP runtime (and anyio) is imported only when servers are configured
     from tools.mcp.supervisor import ServerStatus
@@ -137,6 +138,20 @@ def shared_state_finding(config: Config) -> Finding:
     return Finding("ok", "shared state", "a file under AGENT_HOME, for agents on this machine")
 
 
+def shell_env_findings(env: ShellEnv, environ: Mapping[str, str]) -> list[Finding]:
+    """Which variables commands and MCP servers get, and which are withheld and why: names
+    only, never a value."""
+    passed, withheld = env.explain(environ)
+    found = [Finding("ok", "command env", f"passes {len(passed)}: {', '.join(passed) or '-'}")]
+    reasons: dict[str, list[str]] = {}
+    for item in withheld:
+        reasons.setdefault(item.reason, []).append(item.name)
+    if reasons:
+        detail = "; ".join(f"{why}: {', '.join(names)}" for why, names in reasons.items())
+        found.append(Finding("ok", "command env", f"withholds {detail} (see shell_env)"))
+    return found
+
+
 def permission_findings(warnings: Sequence[str]) -> list[Finding]:
     """What could not be read in the permission files (Claude Code's settings): each a
     warning, since the rules it held are not in force."""
@@ -151,12 +166,15 @@ async def diagnose(
     sandbox: str,
     servers: list[ServerStatus],
     permission_warnings: Sequence[str] = (),
+    shell_env: ShellEnv | None = None,
 ) -> list[Finding]:
     """Every line of ``/doctor``; the models are probed one after the other."""
     findings = key_findings(config, environ)
     for target in chain:
         findings.append(await probe(target))
     findings.append(sandbox_finding(sandbox))
+    if shell_env is not None:
+        findings += shell_env_findings(shell_env, environ)
     findings += permission_findings(permission_warnings)
     findings += mcp_findings(servers)
     findings.append(local_model_finding())

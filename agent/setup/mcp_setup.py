@@ -78,6 +78,7 @@ def start_servers(
         breaker=lambda s: CircuitBreaker(s.max_failures, s.pause, time.monotonic),
         redact=redact,
         on_change=on_change,
+        env=sandbox.environment,
     )
     for name, settings in servers.items():
         running.add(name, settings)

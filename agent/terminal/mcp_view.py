@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agent.exit_codes import ExitCode
+from agent.setup.command_env import command_env
 from agent.setup.config import Config, agent_home
 from agent.setup.mcp_setup import McpPlan, plan_servers, start_servers, status_table
 from agent.setup.startup import Options, SetupError, boot, secret_redactor
@@ -39,7 +40,7 @@ def list_servers(workspace: Path, console: Console | None = None) -> int:
         plan.start,
         workspace=workspace,
         environ=environ,
-        sandbox=Sandbox.create(config.sandbox),
+        sandbox=Sandbox.create(config.sandbox, env=command_env(config)),
         redact=secret_redactor(config, environ).text,
     )
     try:

@@ -11,6 +11,8 @@ runs, so a test can tell whether it was retried. The environment shapes the whol
 - ``FAKE_MCP_STATE``: a directory for the marker files of ``flaky_read`` and ``count``, and
   ``starts`` (each start's pid, a line each).
 - ``FAKE_MCP_SECRET``: printed to stderr at start (to test that logs redact it).
+- ``FAKE_MCP_ENV_FILE``: a file the server writes its whole environment to at start, as a
+  JSON object (to test what the agent passes it).
 """
 
 from __future__ import annotations
@@ -132,6 +134,8 @@ def main() -> None:
     if os.environ.get("FAKE_MCP_STATE"):
         with (_state() / "starts").open("a") as starts:
             starts.write(f"{os.getpid()}\n")
+    if os.environ.get("FAKE_MCP_ENV_FILE"):
+        Path(os.environ["FAKE_MCP_ENV_FILE"]).write_text(json.dumps(dict(os.environ)))
     if os.environ.get("FAKE_MCP_SECRET"):
         print(f"starting with token {os.environ['FAKE_MCP_SECRET']}", file=sys.stderr, flush=True)
     if os.environ.get("FAKE_MCP_NEVER_START"):

@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.guard import landlock
 from tools.guard.protected import PROTECTED_ROOTS
+from tools.shell_env import ShellEnv
 
 
 class SandboxMode(StrEnum):
@@ -102,13 +103,18 @@ class Sandbox:
     """Whether each command runs in its own user, mount and PID namespace."""
     namespaces_missing: str = ""
     """Why there are no namespaces, when `namespaces` is False."""
+    env: ShellEnv = field(default_factory=ShellEnv)
+    """Which of the agent's environment variables a command or MCP server gets."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", SandboxMode(self.mode))  # "off" given as text, too
 
     @classmethod
-    def create(cls, settings: SandboxSettings, *, scratch: Path | None = None) -> Sandbox:
-        """The sandbox for ``settings`` on this machine (probes the kernel once)."""
+    def create(
+        cls, settings: SandboxSettings, *, scratch: Path | None = None, env: ShellEnv | None = None
+    ) -> Sandbox:
+        """The sandbox for ``settings`` on this machine (probes the kernel once); programs
+        get the environment ``env`` builds (by default, without secrets)."""
         writable = [Path(tempfile.gettempdir())]
         cache = None
         if scratch is not None:
@@ -130,6 +136,7 @@ class Sandbox:
             cache,
             namespaces=not missing,
             namespaces_missing=missing,
+            env=env or ShellEnv(),
         )
 
     @property
@@ -140,6 +147,11 @@ class Sandbox:
     @property
     def blocks_network(self) -> bool:
         return self.enforced and not self.network and self.abi >= 4
+
+    def environment(self) -> dict[str, str]:
+        """The environment a command or MCP server starts with: the agent's own, filtered
+        by the ``shell_env`` policy (read now, so a variable set since start counts)."""
+        return self.env.build(os.environ)
 
     def argv(self, command: str, workspace: Path) -> list[str]:
         """The argv that runs ``bash -c command`` under this sandbox."""

@@ -43,6 +43,8 @@ class McpServers:
         redact: Hides secrets in the server's stderr before it is logged.
         on_change: Called with a server's new status whenever it changes, on the servers'
             thread (or the caller's, for a server that cannot be started at all).
+        env: The environment a stdio server starts with (the ``shell_env`` policy's), under
+            its entry's own ``env``, which always passes. None: only the SDK's few defaults.
     """
 
     def __init__(
@@ -54,8 +56,10 @@ class McpServers:
         breaker: Callable[[McpServerSettings], Breaker],
         redact: Callable[[str], str] = lambda text: text,
         on_change: Callable[[ServerStatus], None] = lambda status: None,
+        env: Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         self._workspace = workspace
+        self._env = env
         self._on_change = on_change
         self._environ = environ
         self._wrap = wrap
@@ -125,6 +129,8 @@ class McpServers:
             argv = [settings.command, *settings.args]
             if self._wrap is not None:
                 argv = self._wrap(argv, settings.sandbox)
+            if self._env is not None:
+                settings = settings.model_copy(update={"env": {**self._env(), **settings.env}})
         return open_connection(settings, argv=argv, cwd=self._workspace, errlog=stderr.file)
 
     def statuses(self) -> list[ServerStatus]:
