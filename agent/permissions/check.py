@@ -70,7 +70,8 @@ class PermissionCheck:
 
     @property
     def warnings(self) -> list[str]:
-        """What could not be read in Claude Code's settings files (the rest holds)."""
+        """What could not be read in Claude Code's settings files (the rest holds), and the
+        rules that name no tool."""
         return self._settings.warnings
 
     @property

@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent.hooks.settings import CLAUDE_TOOL_NAMES
-from agent.permissions.rules import Rule, RuleSet
+from agent.permissions.rules import Rule, RuleError, RuleSet, parse_rule
 
 KNOWN_TOOLS = frozenset(CLAUDE_TOOL_NAMES)
 """Our built-in tools; MCP tools are ``mcp__server__tool``."""
+CLAUDE_ONLY_TOOLS = frozenset(
+    {
+        "Agent", "Artifact", "AskUserQuestion", "BashOutput", "CronCreate", "CronDelete",
+        "CronList", "EnterPlanMode", "EnterWorktree", "ExitPlanMode", "ExitWorktree",
+        "KillShell", "LS", "LSP", "ListMcpResourcesTool", "MultiEdit", "NotebookEdit",
+        "NotebookRead", "PowerShell", "ReadMcpResourceTool", "Skill", "SlashCommand", "Task",
+        "TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoRead",
+        "TodoWrite", "ToolSearch", "WebFetch", "WebSearch",
+    }
+)  # fmt: skip
+"""Claude Code's tools this agent lacks. A rule naming one matches nothing here, which
+`/permissions` notes; it is not warned about at start, since settings files shared with
+Claude Code hold such rules on purpose."""
+_NAMES = sorted({*CLAUDE_TOOL_NAMES.values(), *KNOWN_TOOLS, *CLAUDE_ONLY_TOOLS})
+"""What a misspelt tool name is compared with: Claude Code's names first in the hint."""
 
 
 @dataclass(frozen=True)
@@ -25,11 +41,57 @@ class ListedRule:
     """Why it does nothing here (a tool this agent does not have), or ""."""
 
 
+def _names_a_tool(rule: Rule) -> bool:
+    # MCP tools are known only once their servers run; a pattern may match one of them.
+    return rule.tool in KNOWN_TOOLS or rule.tool.startswith("mcp__") or "*" in rule.tool
+
+
+def did_you_mean(name: str) -> str | None:
+    """The tool ``name`` was probably meant to be: the same name in other case, else the
+    closest one (``bash`` → ``Bash``, ``run_comand`` → ``run_command``); None if none is close."""
+    folded = {known.lower(): known for known in _NAMES}
+    if name.lower() in folded:
+        return folded[name.lower()]
+    close = difflib.get_close_matches(name.lower(), list(folded), n=1, cutoff=0.75)
+    return folded[close[0]] if close else None
+
+
 def ignored_because(rule: Rule) -> str:
     """Why ``rule`` can match nothing here ("" when it can): it names a tool we lack."""
-    if rule.tool in KNOWN_TOOLS or rule.tool.startswith("mcp__") or "*" in rule.tool:
+    if _names_a_tool(rule):
         return ""
-    return f"ignored: no {rule.tool} tool here"
+    meant = did_you_mean(rule.tool) if rule.tool not in CLAUDE_ONLY_TOOLS else None
+    hint = f"; did you mean {meant}?" if meant else ""
+    return f"ignored: no {rule.tool} tool here{hint}"
+
+
+def unknown_tool_warning(kind: str, text: str, where: str) -> str | None:
+    """What to tell the person about the ``kind`` rule ``text`` (written in ``where``: a file,
+    a flag) when it names no tool, neither ours nor Claude Code's; None when it names one."""
+    try:
+        rule = parse_rule(text)
+    except RuleError:
+        return None  # refused where it is read, with its own message
+    if _names_a_tool(rule) or rule.tool in CLAUDE_ONLY_TOOLS:
+        return None
+    meant = did_you_mean(rule.tool)
+    known = "tools: Bash, Read, Edit, Write, Grep, Glob, mcp__server__tool"
+    hint = f"did you mean {meant}?" if meant else known
+    return (
+        f"{where or 'permissions'}: no tool is named {rule.tool!r} ({hint}), so the {kind} "
+        f"rule {rule.text!r} matches nothing"
+    )
+
+
+def unknown_tool_warnings(rules: RuleSet, origin: Callable[[str, str], str]) -> list[str]:
+    """`unknown_tool_warning` for each rule of ``rules`` (``origin(kind, text)`` says where
+    it was written), once each."""
+    found = (
+        unknown_tool_warning(kind, rule.text, origin(kind, rule.text))
+        for kind, group in (("deny", rules.deny), ("ask", rules.ask), ("allow", rules.allow))
+        for rule in group
+    )
+    return list(dict.fromkeys(warning for warning in found if warning))
 
 
 def listed_rules(rules: RuleSet, origin: Callable[[str, str], str]) -> list[ListedRule]:

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from agent.permissions.claude_files import origin_key
+from agent.permissions.listing import unknown_tool_warnings
 from agent.permissions.rules import RuleSet, parse_rule, split_rules
 
 _LISTS = ("allow", "ask", "deny", "allowed_tools", "disallowed_tools")
@@ -70,8 +71,9 @@ class PermissionSettings(BaseModel):
 
     @property
     def warnings(self) -> list[str]:
-        """One line per problem in a Claude Code settings file (its other rules still hold)."""
-        return list(self._warnings)
+        """One line per problem in a Claude Code settings file (its other rules still hold),
+        then one per rule naming no tool (``--disallowedTools bash``), wherever written."""
+        return [*self._warnings, *unknown_tool_warnings(self.rules(), self.origin)]
 
     def origin(self, kind: str, text: str) -> str:
         """Where the ``kind`` rule ``text`` was written; "" when unknown."""

@@ -153,9 +153,9 @@ def shell_env_findings(env: ShellEnv, environ: Mapping[str, str]) -> list[Findin
 
 
 def permission_findings(warnings: Sequence[str]) -> list[Finding]:
-    """What could not be read in the permission files (Claude Code's settings): each a
-    warning, since the rules it held are not in force."""
-    fix = "fix that file; /permissions lists the rules in force"
+    """What could not be read in the permission files (Claude Code's settings), and rules
+    naming no tool: each a warning, since those rules are not in force."""
+    fix = "fix the rule; /permissions lists the rules in force"
     return [Finding("warning", "permission rules", warning, fix) for warning in warnings]
 
 

@@ -13,10 +13,12 @@ import itertools
 from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 
+from agent.permissions.listing import unknown_tool_warning
 from agent.permissions.plan import INSTRUCTION
 from agent.session import Agent
 from agent.terminal.custom_commands import SHELL_LINE, CustomCommand, find_commands
 from agent.terminal.mentions import expand_now
+from providers import Notice
 from providers.messages import ToolUseBlock
 from tools.mcp import ProjectApprovals
 
@@ -104,6 +106,9 @@ def allowed_tools(agent: Agent, command: CustomCommand | None) -> Iterator[None]
     if agent.permissions is None or command is None or not command.allowed_tools:
         yield
         return
+    for text in command.allowed_tools:
+        if warning := unknown_tool_warning("allow", text, f"{command.name} allowed-tools"):
+            agent.events(Notice(text=warning))
     with agent.permissions.allowing(command.allowed_tools):
         yield
 
