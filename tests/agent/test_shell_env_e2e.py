@@ -200,3 +200,21 @@ def test_a_bang_line_in_the_repl_sees_no_key(
     term.exit()
 
     assert EXPECTED in shown
+
+
+def test_the_repls_doctor_names_the_withheld_keys_and_shows_no_value(
+    spawn: Spawn, fake_llm: FakeLlmServer, decoy_home: Path
+) -> None:
+    _user_config(decoy_home, fake_llm)
+    fake_llm.script(Reply.text("ok"))
+    term = spawn(env=_person_env())
+    term.prompt()
+
+    shown = term.command("/doctor")
+    term.exit()
+
+    flat = "".join(shown.split())  # long lines wrap on the screen
+    assert "commandenvwithholdsproviderkey:ANTHROPIC_API_KEY,CORP_LLM_CRED" in flat
+    assert "GH_TOKEN" in flat
+    for value in _person_env().values():
+        assert value not in flat
