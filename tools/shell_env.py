@@ -98,6 +98,11 @@ class ShellEnvSettings(BaseModel):
         return value
 
 
+def looks_secret(name: str) -> bool:
+    """Whether ``name`` marks its variable as a secret (`SECRET_PATTERNS`)."""
+    return _matches(name, SECRET_PATTERNS)
+
+
 def _matches(name: str, patterns: Iterable[str]) -> bool:
     upper = name.upper()
     return any(fnmatch.fnmatchcase(upper, pattern.upper()) for pattern in patterns)
@@ -135,7 +140,7 @@ class ShellEnv:
         if not settings.ignore_default_excludes:
             if name in self.provider_keys:
                 return "provider key"
-            if _matches(name, SECRET_PATTERNS):
+            if looks_secret(name):
                 return "secret name"
         if _matches(name, settings.exclude):
             return "exclude"

@@ -18,6 +18,7 @@ from agent.setup.home import make_private
 from agent.setup.logs import configure_logging
 from agent.setup.trust import ProjectTrust
 from sessions import Redactor
+from tools.shell_env import looks_secret
 
 
 class SetupError(Exception):
@@ -150,6 +151,12 @@ def secret_redactor(config: Config, environ: Mapping[str, str]) -> Redactor:
         f"providers.{name}.api_key": entry.api_key
         for name, entry in config.providers.items()
         if entry.api_key
+    }
+    # A token the person hands commands in shell_env.set is as secret as one in the environment.
+    literal |= {
+        f"shell_env.set.{name}": value
+        for name, value in config.shell_env.set.items()
+        if looks_secret(name)
     }
     base = Redactor.from_environ(environ, extra_names=config.sessions.redact_env)
     return base.with_secrets(literal)

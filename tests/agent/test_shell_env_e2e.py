@@ -14,6 +14,7 @@ from agent.setup.command_env import command_env
 from agent.setup.config import Config
 from agent.setup.doctor import shell_env_findings
 from agent.setup.mcp_setup import start_servers
+from agent.setup.startup import secret_redactor
 from tests.fakes.cli import MODELS, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
@@ -218,3 +219,14 @@ def test_the_repls_doctor_names_the_withheld_keys_and_shows_no_value(
     assert "GH_TOKEN" in flat
     for value in _person_env().values():
         assert value not in flat
+
+
+def test_a_token_handed_to_commands_in_set_is_masked_like_one_from_the_environment() -> None:
+    config = Config.model_validate(
+        {"shell_env": {"set": {"GH_TOKEN": "ghp_handed0123456789", "CI": "true-value-1"}}}
+    )
+
+    redact = secret_redactor(config, {}).text
+
+    assert "ghp_handed0123456789" not in redact("token is ghp_handed0123456789")
+    assert redact("ci is true-value-1") == "ci is true-value-1"
