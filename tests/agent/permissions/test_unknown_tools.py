@@ -15,6 +15,7 @@ from agent.permissions.rules import parse_rule
 from tests.fakes.cli import MODELS, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.terminal import Spawn, clean
 
 MODEL = MODELS["anthropic"]
 
@@ -156,3 +157,12 @@ def test_a_custom_commands_allowed_tools_are_checked_when_it_runs(
 
     assert run.code == 0, run.stderr
     assert "/ship allowed-tools: no tool is named 'bash' (did you mean Bash?)" in run.stderr
+
+
+def test_the_repl_says_it_at_start(spawn: Spawn) -> None:
+    term = spawn("--disallowedTools", "bash")
+    shown = clean(term.prompt())
+    term.exit()
+
+    flat = "".join(shown.split())  # the notice wraps on the screen
+    assert "--disallowedTools:notoolisnamed'bash'(didyoumeanBash?)" in flat
