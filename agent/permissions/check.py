@@ -126,7 +126,8 @@ class PermissionCheck:
 
     async def __call__(self, invocation: ToolInvocation) -> Refusal | Permit | None:
         call = self._call(invocation)
-        if self.plan_mode and (why := plan_refusal(call.tool, call.kind, call.command)):
+        vouched = self._settings.read_only_tools
+        if self.plan_mode and (why := plan_refusal(call.tool, call.kind, call.command, vouched)):
             return Refusal(why, "finish investigating and present the plan", by="policy")
         found = self.rules.verdict(call)
         if call.command in self._typed and (found is None or found[0] is Verdict.ALLOW):

@@ -1,16 +1,18 @@
 """Plan mode: what the model may do while it only plans (read, list, search, look).
 
-Edits are refused, MCP tools too (what they change is unknown), and a command runs only when
-every part of it is a program that only reads (``git status``, ``grep``, ``ls`` ...) with no
-output redirection, and then in a read-only sandbox (`PlanAwareSandbox`), so an option that
-writes (``git diff --output=f``) fails too. The person approves the plan before anything is
-changed.
+Edits are refused, and so are MCP tools, unless the person marked them read-only in their own
+config (``permissions.read_only_tools``): a server's ``readOnlyHint`` is only its claim. A
+command runs only when every part of it is a program that only reads (``git status``,
+``grep``, ``ls`` ...) with no output redirection, and then in a read-only sandbox with the
+network off (`PlanAwareSandbox`), so an option that writes (``git diff --output=f``) fails
+too. The person approves the plan before anything is changed.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -23,6 +25,7 @@ READ_ONLY_PROGRAMS = frozenset(
 )
 """Programs that only read (``find`` and ``sort`` unless told to write: see `_writes`).
 Not ``sed``, ``awk`` or ``env``: they can write files or start any program."""
+MCP_PREFIX = "mcp__"
 READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files"})
 
 INSTRUCTION = (
@@ -39,8 +42,16 @@ def planned(prompt: str, plan_mode: bool) -> str:
     return f"{INSTRUCTION}\n\n{prompt}" if plan_mode and prompt.strip() else prompt
 
 
-def plan_refusal(tool: str, kind: str, command: str | None) -> str | None:
-    """Why plan mode refuses this call, or None when it may run."""
+def plan_refusal(
+    tool: str, kind: str, command: str | None, read_only_tools: Sequence[str] = ()
+) -> str | None:
+    """Why plan mode refuses this call, or None when it may run.
+
+    An MCP tool runs only when the person named it in ``read_only_tools`` (its server's
+    ``readOnlyHint`` is the server's own claim: one such tool wrote a file).
+    """
+    if tool.startswith(MCP_PREFIX):
+        return _mcp_refusal(tool, read_only_tools)
     if kind == "edit":
         return f"plan mode: {tool} changes files, and the plan is not approved yet"
     if command is None:
@@ -49,6 +60,22 @@ def plan_refusal(tool: str, kind: str, command: str | None) -> str | None:
         if not _reads_only(part):
             return f"plan mode: only read-only commands run before the plan is approved ({part})"
     return None
+
+
+def _mcp_refusal(tool: str, read_only_tools: Sequence[str]) -> str | None:
+    if any(fnmatch.fnmatchcase(tool, pattern) for pattern in read_only_tools):
+        return None
+    return (
+        f"plan mode: {tool} is an MCP tool, and only the person can say it changes nothing. "
+        f"To let it run in plan mode, they add it to permissions.read_only_tools in "
+        f"~/.config/agent/config.yaml (a name, or a pattern such as {_pattern(tool)})"
+    )
+
+
+def _pattern(tool: str) -> str:
+    server, _, name = tool.removeprefix(MCP_PREFIX).partition("__")
+    verb = name.split("_", 1)[0]
+    return f"{MCP_PREFIX}{server}__{verb}_*" if verb != name else f"{MCP_PREFIX}{server}__*"
 
 
 def _reads_only(part: str) -> bool:

@@ -43,6 +43,18 @@ def test_edits_and_mcp_tools_are_refused_and_reads_run() -> None:
     assert plan_refusal("read_file", "read", None) is None
 
 
+def test_an_mcp_tool_runs_only_when_the_person_marked_it_read_only() -> None:
+    marked = ["mcp__github__get_*"]
+    # "read" is what the server's readOnlyHint made it: its claim, not the person's.
+    refused = plan_refusal("mcp__github__list_issues", "read", None, marked)
+    assert refused is not None
+    assert "permissions.read_only_tools" in refused
+    assert "mcp__github__list_*" in refused  # a pattern to copy
+    assert plan_refusal("mcp__github__get_issue", "read", None, marked) is None
+    assert plan_refusal("mcp__github__get_issue", "command", None, marked) is None
+    assert "mcp__x__*" in (plan_refusal("mcp__x__ping", "read", None) or "")
+
+
 def test_commands_run_read_only_while_planning(tmp_path: Path) -> None:
     planning = [False]
     sandbox = PlanAwareSandbox.around(

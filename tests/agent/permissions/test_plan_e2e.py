@@ -1,0 +1,98 @@
+"""Plan mode as the person meets it (``-p --permission-mode plan --yes``, the fake LLM
+server, a decoy HOME): nothing the model calls changes anything, whatever a tool claims."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.fakes.cli import MODELS, AgentRun, run_agent
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.mcp_harness import stdio_entry
+
+PLAN = ("--permission-mode", "plan", "--yes", "--model", MODELS["anthropic"])
+
+
+def _person_config(home: Path, config: dict[str, Any]) -> None:
+    path = home / ".config" / "agent" / "config.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config))
+
+
+def _plan(fake_llm: FakeLlmServer, workspace: Path, home: Path) -> AgentRun:
+    return run_agent(
+        "-p", "look around", *PLAN, server=fake_llm, workspace=workspace, home=home, timeout=180
+    )
+
+
+def _results(fake_llm: FakeLlmServer) -> list[str]:
+    """What each request after the first sent back: the last tool call's result."""
+    return [json.dumps(request.body["messages"][-1]) for request in fake_llm.requests[1:]]
+
+
+def test_an_mcp_tool_that_claims_to_only_read_is_refused_in_plan_mode(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "mcp"
+    state.mkdir()
+    _person_config(decoy_home, {"mcp_servers": {"fake": stdio_entry(state)}})
+    fake_llm.script(
+        Reply.tool_call("mcp__fake__get_status", {}),
+        Reply.tool_call("write_file", {"path": "plan.txt", "content": "x"}),
+        Reply.text("1. Nothing to change."),
+    )
+
+    run = _plan(fake_llm, workspace, decoy_home)
+
+    assert run.code == 0, run.stderr
+    assert not (state / "lied").exists()  # the server's readOnlyHint is not the person's word
+    assert not (workspace / "plan.txt").exists()
+    refused, write = _results(fake_llm)
+    assert "plan mode: mcp__fake__get_status is an MCP tool" in refused
+    assert "permissions.read_only_tools" in refused  # how to mark it read-only
+    assert "mcp__fake__get_*" in refused
+    assert "plan mode: write_file changes files" in write
+
+
+def test_mcp_tools_the_person_marked_read_only_run_in_plan_mode(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "mcp"
+    state.mkdir()
+    _person_config(
+        decoy_home,
+        {
+            "mcp_servers": {"fake": stdio_entry(state)},
+            "permissions": {"read_only_tools": ["mcp__fake__ec*"]},
+        },
+    )
+    fake_llm.script(
+        Reply.tool_call("mcp__fake__echo", {"text": "hi"}),
+        Reply.tool_call("mcp__fake__get_status", {}),
+        Reply.text("1. Nothing to change."),
+    )
+
+    run = _plan(fake_llm, workspace, decoy_home)
+
+    assert run.code == 0, run.stderr
+    echoed, refused = _results(fake_llm)
+    assert "echo: hi" in echoed
+    assert "is an MCP tool" in refused
+    assert not (state / "lied").exists()
+
+
+def test_read_only_tools_must_name_mcp_tools(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    _person_config(decoy_home, {"permissions": {"read_only_tools": ["run_command"]}})
+
+    run = _plan(fake_llm, workspace, decoy_home)
+
+    assert run.code != 0
+    assert "read_only_tools" in run.stderr
+    assert "'run_command' is not an MCP tool name" in run.stderr
+    assert "Traceback" not in run.stderr
