@@ -11,13 +11,15 @@ too. The person approves the plan before anything is changed.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from agent.permissions.rules import command_parts
-from tools.guard.sandbox import Sandbox, SandboxMode
+from tools.guard import landlock
+from tools.guard.sandbox import Sandbox, SandboxMode, namespaces_missing
 
 READ_ONLY_PROGRAMS = frozenset(
     {"ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "fd", "tree", "pwd", "echo"}
@@ -35,6 +37,11 @@ INSTRUCTION = (
     "change anything; the person approves the plan first.]"
 )
 GO_AHEAD = "The plan is approved. Carry it out now."
+PLAN_DENIED_HINT = (
+    "[plan mode: commands run read-only and offline until the person approves the plan, so "
+    "this one could not write or connect. Do not work around it: finish investigating and "
+    "put the change in the plan.]"
+)
 
 
 def planned(prompt: str, plan_mode: bool) -> str:
@@ -106,11 +113,12 @@ def _writes(program: str, args: list[str]) -> bool:
 
 @dataclass(frozen=True)
 class PlanAwareSandbox(Sandbox):
-    """The command sandbox, read-only while ``read_only()`` (plan mode) says so.
+    """The command sandbox, read-only and offline while ``read_only()`` (plan mode) says so.
 
     Only ``run_command``'s launch (`argv`) changes; MCP servers keep the mode they started
-    with. Where the sandbox is not enforced (off, no Landlock) the program list above is the
-    only guard.
+    with. Plan mode confines commands with every kernel layer the machine has, also where the
+    person turned the sandbox off: it promises no changes. Where the kernel has none,
+    `guard_note` says the program list above is the only guard.
     """
 
     read_only: Callable[[], bool] = field(default=lambda: False, compare=False)
@@ -121,9 +129,56 @@ class PlanAwareSandbox(Sandbox):
         values = {item.name: getattr(sandbox, item.name) for item in fields(Sandbox)}
         return cls(**values, read_only=read_only)
 
-    def argv(self, command: str, workspace: Path) -> list[str]:
-        if self.read_only() and self.mode is SandboxMode.WORKSPACE_WRITE:
-            return replace(self, mode=SandboxMode.READ_ONLY, read_only=lambda: False).argv(
-                command, workspace
+    @functools.cached_property
+    def planning(self) -> Sandbox:
+        """The sandbox plan mode's commands run in: read-only, no network (the kernel is
+        probed on first use when the configured sandbox is off, which never probed it)."""
+        values = {item.name: getattr(self, item.name) for item in fields(Sandbox)}
+        plan = Sandbox(**values)
+        if plan.mode is SandboxMode.OFF:
+            missing = namespaces_missing()
+            plan = replace(
+                plan,
+                abi=landlock.abi_version(),
+                namespaces=not missing,
+                namespaces_missing=missing,
             )
+        return replace(plan, mode=SandboxMode.READ_ONLY, network=False)
+
+    @property
+    def enforced(self) -> bool:
+        return self.planning.enforced if self.read_only() else super().enforced
+
+    @property
+    def blocks_network(self) -> bool:
+        return self.planning.blocks_network if self.read_only() else super().blocks_network
+
+    def argv(self, command: str, workspace: Path) -> list[str]:
+        if self.read_only():
+            return self.planning.argv(command, workspace)
         return super().argv(command, workspace)
+
+    def denied_hint(self) -> str:
+        if self.read_only():
+            return PLAN_DENIED_HINT
+        return super().denied_hint()
+
+    def guard_note(self) -> str | None:
+        """What the person should know about plan mode's guard here, or None: where the kernel
+        cannot make commands read-only, the program list is the only guard."""
+        if self.planning.layers():
+            return None
+        return (
+            "Plan mode here has no kernel sandbox (no Landlock, no namespaces): the list of "
+            "read-only programs is the only guard, and an option of one of them that writes "
+            "or runs a program is not stopped. Check each command before you approve it."
+        )
+
+
+@functools.lru_cache(maxsize=4)  # the REPL's mode line asks on every redraw
+def plan_guard_note(sandbox: Sandbox) -> str | None:
+    """`PlanAwareSandbox.guard_note` for the session's ``sandbox``: what to say where plan
+    mode has no kernel layer (for ``/permissions`` and the plan-mode banner)."""
+    if not isinstance(sandbox, PlanAwareSandbox):
+        sandbox = PlanAwareSandbox.around(sandbox, lambda: True)
+    return sandbox.guard_note()

@@ -4,15 +4,20 @@ server, a decoy HOME): nothing the model calls changes anything, whatever a tool
 from __future__ import annotations
 
 import json
+import shlex
+import socket
+import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.fakes.cli import MODELS, AgentRun, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.mcp_harness import stdio_entry
+from tools.guard import landlock
 
 PLAN = ("--permission-mode", "plan", "--yes", "--model", MODELS["anthropic"])
 
@@ -96,3 +101,38 @@ def test_read_only_tools_must_name_mcp_tools(
     assert "read_only_tools" in run.stderr
     assert "'run_command' is not an MCP tool name" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_a_plan_mode_command_cannot_write_or_reach_the_network(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    if landlock.abi_version() < 4:
+        pytest.skip("this kernel cannot block TCP (Landlock ABI 4, Linux 6.7+)")
+    (workspace / "notes.txt").write_text("hello\nhello\n")
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    subprocess.run(["git", "add", "notes.txt"], cwd=workspace, check=True)
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        connect = f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}))'"
+        fake_llm.script(
+            # Programs on the read-only list, with options that write or run a program.
+            Reply.tool_call("run_command", {"command": "uniq notes.txt out.txt"}),
+            Reply.tool_call(
+                "run_command",
+                {"command": f"git grep --open-files-in-pager={shlex.quote(connect)} -e hello"},
+            ),
+            Reply.text("1. Nothing to change."),
+        )
+
+        run = _plan(fake_llm, workspace, decoy_home)
+
+        assert run.code == 0, run.stderr
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nothing connected
+    assert not (workspace / "out.txt").exists()
+    wrote, _ = _results(fake_llm)
+    assert "plan mode" in wrote
+    assert "may write only inside the workspace" not in wrote  # not the workspace-write hint
