@@ -159,6 +159,7 @@ def build_agent(
             more_tools=mcp.tools,
             hooks=before_tool,
             runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
+            read_denied=lambda path: permissions.refuses_read(path) is not None,
         )
     except OSError as error:
         mcp.close()
