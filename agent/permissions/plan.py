@@ -158,6 +158,11 @@ class PlanAwareSandbox(Sandbox):
             return self.planning.argv(command, workspace)
         return super().argv(command, workspace)
 
+    def describe(self) -> str:
+        if self.read_only():
+            return f"{self.planning.describe()}, while in plan mode"
+        return super().describe()
+
     def denied_hint(self) -> str:
         if self.read_only():
             return PLAN_DENIED_HINT
