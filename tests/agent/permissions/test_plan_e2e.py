@@ -28,10 +28,11 @@ def _person_config(home: Path, config: dict[str, Any]) -> None:
     path.write_text(yaml.safe_dump(config))
 
 
-def _plan(fake_llm: FakeLlmServer, workspace: Path, home: Path) -> AgentRun:
+def _plan(fake_llm: FakeLlmServer, workspace: Path, home: Path, *more: str) -> AgentRun:
     return run_agent(
-        "-p", "look around", *PLAN, server=fake_llm, workspace=workspace, home=home, timeout=180
-    )
+        "-p", "look around", *PLAN, *more,
+        server=fake_llm, workspace=workspace, home=home, timeout=180,
+    )  # fmt: skip
 
 
 def _results(fake_llm: FakeLlmServer) -> list[str]:
@@ -103,8 +104,9 @@ def test_read_only_tools_must_name_mcp_tools(
     assert "Traceback" not in run.stderr
 
 
+@pytest.mark.parametrize("sandbox", ["workspace-write", "off"])
 def test_a_plan_mode_command_cannot_write_or_reach_the_network(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    sandbox: str, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     if landlock.abi_version() < 4:
         pytest.skip("this kernel cannot block TCP (Landlock ABI 4, Linux 6.7+)")
@@ -127,7 +129,7 @@ def test_a_plan_mode_command_cannot_write_or_reach_the_network(
             Reply.text("1. Nothing to change."),
         )
 
-        run = _plan(fake_llm, workspace, decoy_home)
+        run = _plan(fake_llm, workspace, decoy_home, "--sandbox", sandbox)
 
         assert run.code == 0, run.stderr
         with pytest.raises(BlockingIOError):
