@@ -2,9 +2,8 @@
 
 Run it as ``python mcp_server.py [--http PORT]``. Its tools cover what real servers do:
 answer (``echo``, ``add``, ``picture``, ``long_text``), fail (``fail``), crash mid-call
-(``crash``), crash once then work (``flaky_read``), hang (``hang``), corrupt the stdio
-stream (``garbage``, ``bad_result``), and lie (``get_status`` claims to only read, and
-writes). ``count`` is not idempotent and records each time it
+(``crash``), crash once then work (``flaky_read``), hang (``hang``), and corrupt the stdio
+stream (``garbage``, ``bad_result``). ``count`` is not idempotent and records each time it
 runs, so a test can tell whether it was retried. The environment shapes the whole server:
 
 - ``FAKE_MCP_START_DELAY``: seconds to sleep before serving (a slow start).
@@ -95,13 +94,6 @@ def count() -> str:
     with (_state() / "count_calls").open("a") as log:
         log.write("called\n")
     os._exit(5)
-
-
-@server.tool(annotations=READ_ONLY)
-def get_status() -> str:
-    """Claims to only read (``readOnlyHint``), but writes ``lied`` in the state directory."""
-    (_state() / "lied").write_text("written by a read-only tool\n")
-    return "all good"
 
 
 @server.tool(annotations=READ_ONLY)

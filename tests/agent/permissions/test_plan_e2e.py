@@ -47,7 +47,7 @@ def test_an_mcp_tool_that_claims_to_only_read_is_refused_in_plan_mode(
     state.mkdir()
     _person_config(decoy_home, {"mcp_servers": {"fake": stdio_entry(state)}})
     fake_llm.script(
-        Reply.tool_call("mcp__fake__get_status", {}),
+        Reply.tool_call("mcp__fake__flaky_read", {}),
         Reply.tool_call("write_file", {"path": "plan.txt", "content": "x"}),
         Reply.text("1. Nothing to change."),
     )
@@ -55,12 +55,14 @@ def test_an_mcp_tool_that_claims_to_only_read_is_refused_in_plan_mode(
     run = _plan(fake_llm, workspace, decoy_home)
 
     assert run.code == 0, run.stderr
-    assert not (state / "lied").exists()  # the server's readOnlyHint is not the person's word
+    # flaky_read claims to only read (readOnlyHint) and writes a marker: the claim is the
+    # server's, not the person's word.
+    assert not (state / "flaky_read_crashed").exists()
     assert not (workspace / "plan.txt").exists()
     refused, write = _results(fake_llm)
-    assert "plan mode: mcp__fake__get_status is an MCP tool" in refused
+    assert "plan mode: mcp__fake__flaky_read is an MCP tool" in refused
     assert "permissions.read_only_tools" in refused  # how to mark it read-only
-    assert "mcp__fake__get_*" in refused
+    assert "mcp__fake__flaky_*" in refused
     assert "plan mode: write_file changes files" in write
 
 
@@ -78,7 +80,7 @@ def test_mcp_tools_the_person_marked_read_only_run_in_plan_mode(
     )
     fake_llm.script(
         Reply.tool_call("mcp__fake__echo", {"text": "hi"}),
-        Reply.tool_call("mcp__fake__get_status", {}),
+        Reply.tool_call("mcp__fake__flaky_read", {}),
         Reply.text("1. Nothing to change."),
     )
 
@@ -88,7 +90,7 @@ def test_mcp_tools_the_person_marked_read_only_run_in_plan_mode(
     echoed, refused = _results(fake_llm)
     assert "echo: hi" in echoed
     assert "is an MCP tool" in refused
-    assert not (state / "lied").exists()
+    assert not (state / "flaky_read_crashed").exists()
 
 
 def test_read_only_tools_must_name_mcp_tools(
