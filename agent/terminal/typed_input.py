@@ -238,6 +238,7 @@ class TypedInput:
                         current_mode(permissions),
                         permissions.mode_note,
                         plan_guard_note(self.host.agent.sandbox),
+                        permissions.read_only_tools,
                     )
                 )
             return None

@@ -17,6 +17,7 @@ from tests.fakes.cli import MODELS, AgentRun, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.mcp_harness import stdio_entry
+from tests.fakes.terminal import Spawn
 from tools.guard import landlock
 
 PLAN = ("--permission-mode", "plan", "--yes", "--model", MODELS["anthropic"])
@@ -140,3 +141,15 @@ def test_a_plan_mode_command_cannot_write_or_reach_the_network(
     wrote, _ = _results(fake_llm)
     assert "plan mode" in wrote
     assert "may write only inside the workspace" not in wrote  # not the workspace-write hint
+
+
+def test_permissions_lists_the_tools_the_person_marked_read_only(
+    spawn: Spawn, decoy_home: Path
+) -> None:
+    _person_config(decoy_home, {"permissions": {"read_only_tools": ["mcp__github__get_*"]}})
+    term = spawn()
+    term.prompt()
+    shown = " ".join(term.command("/permissions").split())
+    term.exit()
+
+    assert "Run in plan mode (you marked them read-only): mcp__github__get_*" in shown
