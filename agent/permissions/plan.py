@@ -27,8 +27,8 @@ READ_ONLY_PROGRAMS = frozenset(
 )
 """Programs that only read (``find`` and ``sort`` unless told to write: see `_writes`).
 Not ``sed``, ``awk`` or ``env``: they can write files or start any program."""
-MCP_PREFIX = "mcp__"
 READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files"})
+MCP_PREFIX = "mcp__"
 
 INSTRUCTION = (
     "[Plan mode is on: the person wants a plan, not changes. Investigate with read-only tools "
