@@ -20,7 +20,7 @@ from agent.engine.turn import TurnRecoveryPolicy
 from agent.hooks import Hooks
 from agent.permissions import PermissionCheck, ProjectRules
 from agent.permissions.modes import current_mode
-from agent.permissions.plan import PlanAwareSandbox
+from agent.permissions.plan import PlanAwareSandbox, plan_guard_note
 from agent.session import Agent, Parts
 from agent.setup.command_env import command_env
 from agent.setup.config import Config, agent_home
@@ -139,6 +139,8 @@ def build_agent(
     notices += [Notice(text=warning) for warning in permissions.warnings]
     if permissions.mode_note is not None and previous is None:
         notices.append(Notice(text=permissions.mode_note))
+    if config.plan_mode and previous is None and (note := plan_guard_note(sandbox)):
+        notices.append(Notice(text=note))
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
@@ -158,6 +160,7 @@ def build_agent(
             more_tools=mcp.tools,
             hooks=before_tool,
             runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
+            read_denied=lambda path: permissions.refuses_read(path) is not None,
         )
     except OSError as error:
         mcp.close()

@@ -73,10 +73,19 @@ class ToolContext:
     redact: Callable[[str], str] = field(default=lambda text: text)
     """Hides secrets; a tool that cuts its output itself must redact before cutting, or a
     key split by the cut would survive half-masked."""
+    read_denied: Callable[[Path], bool] = field(default=lambda path: False)
+    """Whether a rule withholds reading this absolute path (a ``Read`` deny rule)."""
 
     def resolve(self, raw: str) -> Path:
         """``raw`` resolved inside the workspace; raises `PathOutsideWorkspace` otherwise."""
         return resolve_in_workspace(self.workspace, raw)
+
+    def withheld(self, path: Path) -> bool:
+        """Whether a reading tool must skip ``path`` (or the file a link there points at):
+        a tool that opens or lists many files checks each, and says how many it withheld."""
+        if self.read_denied(path):
+            return True
+        return path.is_symlink() and self.read_denied(path.resolve())
 
 
 InputT = TypeVar("InputT", bound=BaseModel)

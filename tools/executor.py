@@ -90,6 +90,8 @@ class ToolExecutor:
         more_tools: Tools that come and go while the agent runs (MCP servers' tools),
             asked for each time the model is sent the tool list or calls a tool.
         runner: Runs a validated, permitted call inside its timeout (chaos: `tools.chaos`).
+        read_denied: Whether a rule withholds reading a path: ``search`` and ``list_files``
+            skip such files (the permission rules' ``Read`` deny).
     """
 
     def __init__(
@@ -109,8 +111,10 @@ class ToolExecutor:
         redact: Callable[[str], str] | None = None,
         more_tools: Callable[[], Sequence[Tool[Any]]] | None = None,
         runner: ToolRunner = run_tool,
+        read_denied: Callable[[Path], bool] | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
+        self._read_denied: Callable[[Path], bool] = read_denied or (lambda path: False)
         self._runner = runner
         self._redact: Callable[[str], str] = redact or (lambda text: text)
         self._events = events
@@ -263,6 +267,7 @@ class ToolExecutor:
             lambda p: self._record(p, call.id, call_number),
             emit=self._emit,
             redact=self._redact,
+            read_denied=self._read_denied,
         )
         checked = await self._checks.check(ToolInvocation(call, tool, args, ctx))
         if isinstance(checked, Refusal):

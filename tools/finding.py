@@ -1,4 +1,5 @@
-"""Finding tools: list_files (glob) and search (regex), both skipping ignored files.
+"""Finding tools: list_files (glob) and search (regex), both skipping ignored files and the
+files a permission rule withholds (``Read(./.env)`` denied: said by count, never by name).
 
 `search` runs the model's pattern with RE2, whose time is linear in the text: Python's `re`
 backtracks, and ``(a+)+$`` over a line of 34 ``a``s and a ``!`` kept it busy for hours while
@@ -61,17 +62,21 @@ class ListFiles(Tool[ListFilesInput]):
         matcher = _glob(args.pattern.lstrip("/"))
         limit = ctx.settings.max_list_entries
         found: list[str] = []
-        extra = 0
+        extra = withheld = 0
         for path in GitIgnore(ctx.workspace).walk(start):
             if matcher.fullmatch(path.relative_to(start).as_posix()):
-                if len(found) < limit:
+                if ctx.withheld(path):
+                    withheld += 1
+                elif len(found) < limit:
                     found.append(relative_name(ctx.workspace, path))
                 else:
                     extra += 1
         if not found:
-            return ToolOutput(f"No files match {args.pattern!r} in {args.path}.")
+            found.append(f"No files match {args.pattern!r} in {args.path}.")
         if extra:
             found.append(f"[{extra:,} more not shown; use a narrower pattern]")
+        if withheld:
+            found.append(withheld_note(withheld))
         return ToolOutput("\n".join(found))
 
 
@@ -113,10 +118,13 @@ class Search(Tool[SearchInput]):
         limit = ctx.settings.max_search_matches
         matches: list[str] = []
         unreadable: list[str] = []
-        total = 0
+        total = withheld = 0
         for path in files:
             shown = relative_name(ctx.workspace, path)
             if only and not (only.fullmatch(shown) or only.fullmatch(path.name)):
+                continue
+            if ctx.withheld(path):
+                withheld += 1
                 continue
             try:
                 # walk() skips links out of the workspace; read what a link inside points at.
@@ -137,7 +145,7 @@ class Search(Tool[SearchInput]):
                     total += 1
                     if len(matches) < limit:
                         matches.append(f"{shown}:{number}: {line[:500]}")
-        return _search_output(args, matches, total, unreadable)
+        return _search_output(args, matches, total, unreadable, withheld)
 
 
 def _options(*, ignore_case: bool = False) -> re2.Options:
@@ -193,12 +201,23 @@ def _unsupported(pattern: str, error: re2.error) -> ToolError:
     )
 
 
+def withheld_note(count: int) -> str:
+    """What a reading tool says in place of the files a rule withholds (never their names)."""
+    files = "1 file was" if count == 1 else f"{count:,} files were"
+    return (
+        f"[{files} withheld by a permission rule (Read deny) and not shown; do not try "
+        "to read them another way]"
+    )
+
+
 def _search_output(
-    args: SearchInput, matches: list[str], total: int, unreadable: list[str]
+    args: SearchInput, matches: list[str], total: int, unreadable: list[str], withheld: int
 ) -> ToolOutput:
     lines = matches or [f"No matches for /{args.pattern}/ in {args.path}."]
     if total > len(matches):
         lines.append(f"[{total - len(matches):,} more matches not shown; narrow the pattern]")
+    if withheld:
+        lines.append(withheld_note(withheld))
     if unreadable:
         lines.append(
             f"[partial: {len(unreadable)} file(s) could not be read: {', '.join(unreadable[:10])}]"

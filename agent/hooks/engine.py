@@ -113,6 +113,8 @@ class Hooks:
         if permissions & {"ask", "allow"}:
             decision = "ask" if "ask" in permissions else "allow"
         updated = next((v.updated_input for v in reversed(verdicts) if v.updated_input), None)
+        if updated is not None:
+            updated = our_tool_input(call.name, call.input, updated)
         if decision is None and updated is None:
             return None
         why = _joined(v.permission_reason for v in verdicts if v.permission == decision)
@@ -288,9 +290,36 @@ _CAN_STOP = {"PreToolUse", "UserPromptSubmit", "Stop"}
 def _tool_fields(call: ToolUseBlock) -> dict[str, Any]:
     return {
         "tool_name": claude_tool_name(call.name),
-        "tool_input": call.input,
+        "tool_input": claude_tool_input(call.name, call.input),
         "tool_use_id": call.id,
     }
+
+
+_FILE_PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
+"""Claude Code's Read, Write and Edit name their file ``file_path``; ours, ``path``."""
+
+
+def claude_tool_input(tool: str, tool_input: Mapping[str, Any]) -> dict[str, Any]:
+    """``tool_input`` as hooks get it: a file tool's ``path`` also as ``file_path``, so a hook
+    written for Claude Code (``.tool_input.file_path``) works unchanged."""
+    shown = dict(tool_input)
+    if tool in _FILE_PATH_TOOLS and "path" in shown:
+        shown.setdefault("file_path", shown["path"])
+    return shown
+
+
+def our_tool_input(
+    tool: str, sent: Mapping[str, Any], updated: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A PreToolUse hook's ``updatedInput`` in our names: a ``file_path`` the hook changed (or
+    gave alone, as for Claude Code) is the ``path``."""
+    ours = dict(updated)
+    if tool not in _FILE_PATH_TOOLS or "file_path" not in ours:
+        return ours
+    file_path = ours.pop("file_path")
+    if "path" not in ours or file_path != claude_tool_input(tool, sent).get("file_path"):
+        ours["path"] = file_path
+    return ours
 
 
 def _joined(texts: Any) -> str | None:

@@ -80,6 +80,11 @@ class PermissionCheck:
         return self._settings.mode_note
 
     @property
+    def read_only_tools(self) -> list[str]:
+        """The MCP tools the person marked read-only: they run in plan mode."""
+        return list(self._settings.read_only_tools)
+
+    @property
     def waiting(self) -> list[str]:
         """The project's allow rules that wait for its trust (not in force)."""
         return self._settings.waiting
@@ -127,7 +132,8 @@ class PermissionCheck:
 
     async def __call__(self, invocation: ToolInvocation) -> Refusal | Permit | None:
         call = self._call(invocation)
-        if self.plan_mode and (why := plan_refusal(call.tool, call.kind, call.command)):
+        vouched = self.read_only_tools
+        if self.plan_mode and (why := plan_refusal(call.tool, call.kind, call.command, vouched)):
             return Refusal(why, "finish investigating and present the plan", by="policy")
         found = self.rules.verdict(call)
         if call.command in self._typed and (found is None or found[0] is Verdict.ALLOW):

@@ -237,8 +237,8 @@ def _path_matches(spec: str, path: Path, call: Call) -> bool:
 
 
 def _glob(pattern: str, path: str) -> bool:
-    if pattern.endswith("/"):
-        pattern += "**"
-    regex = glob_to_regex(pattern)
-    # A directory's pattern covers what is inside it, as in .gitignore.
+    # ``dir/`` and ``dir/**`` cover the directory itself too: listing or searching it would
+    # show what is inside. A directory's pattern covers what is inside it, as in .gitignore.
+    pattern = pattern.removesuffix("**") if pattern.endswith("/**") else pattern
+    regex = glob_to_regex(pattern.rstrip("/") or pattern)
     return re.fullmatch(f"{regex}(?:/.*)?", path, re.DOTALL) is not None

@@ -37,6 +37,10 @@ class PermissionSettings(BaseModel):
     """``--allowedTools``: more allow rules, for this run."""
     disallowed_tools: list[str] = Field(default_factory=list)
     """``--disallowedTools``: more deny rules, for this run."""
+    read_only_tools: list[str] = Field(default_factory=list)
+    """MCP tools the person vouches only read (names or ``*`` patterns): they run in plan
+    mode. A server's own ``readOnlyHint`` is its claim, not the person's; only the person's
+    own config may set this."""
 
     _origins: dict[str, str] = PrivateAttr(default_factory=dict)
     _warnings: list[str] = PrivateAttr(default_factory=list)
@@ -78,6 +82,17 @@ class PermissionSettings(BaseModel):
     def origin(self, kind: str, text: str) -> str:
         """Where the ``kind`` rule ``text`` was written; "" when unknown."""
         return self._origins.get(origin_key(kind, text), "")
+
+    @field_validator("read_only_tools")
+    @classmethod
+    def _check_tool_names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not name.startswith("mcp__"):
+                raise ValueError(
+                    f"{name!r} is not an MCP tool name; write mcp__<server>__<tool>, "
+                    "* as a wildcard (mcp__github__get_*)"
+                )
+        return value
 
     @field_validator(*_LISTS)
     @classmethod

@@ -2,7 +2,8 @@
 with the prompt, as in Claude Code, Codex and Gemini CLI.
 
 Files are read as ``read_file`` reads them: confined to the workspace, regular files only,
-bounded, binary files described; ``Read`` deny rules hold.
+bounded, binary files described; ``Read`` deny rules hold, also over a mentioned
+directory's listing (a withheld entry is counted, not named).
 
 What is a mention: an ``@`` at the start of a word (not ``a@b.com``) followed by what names
 an existing file or directory in the workspace (``@README.md``, ``@.env``, ``@src/``). One
@@ -23,6 +24,7 @@ from pathlib import Path
 from tools.base import ToolError
 from tools.blocking import in_worker
 from tools.fileio import read_window
+from tools.finding import withheld_note
 from tools.ignore import GitIgnore
 from tools.text import describe_binary
 from tools.workspace import PathOutsideWorkspace, relative_name, resolve_in_workspace
@@ -102,11 +104,13 @@ def expand_now(text: str, workspace: Path, refused: Refused | None = None) -> Me
             continue
         seen.add(path)
         why = refused(path) if refused is not None else None
+        if why is None and refused is not None and path.is_symlink():
+            why = refused(path.resolve())
         if why is not None:
             result.problems.append(f"@{raw}: {why}")
             continue
         try:
-            blocks.append(_block(root, path))
+            blocks.append(_block(root, path, refused))
         except ToolError as error:
             result.problems.append(f"@{raw}: {error.message}")
             continue
@@ -161,10 +165,10 @@ def looks_like_a_file(name: str) -> bool:
     return bool(dot and stem) and extension.lower() in FILE_EXTENSIONS
 
 
-def _block(root: Path, path: Path) -> str:
+def _block(root: Path, path: Path, refused: Refused | None) -> str:
     shown = relative_name(root, path)
     if path.is_dir():
-        return f'<directory path="{shown}/">\n{_listing(root, path)}\n</directory>'
+        return f'<directory path="{shown}/">\n{_listing(root, path, refused)}\n</directory>'
     window = read_window(path, shown, 1, MAX_LINES)
     if window.binary_head is not None:
         body = describe_binary(window.binary_head, shown, window.size)
@@ -177,15 +181,28 @@ def _block(root: Path, path: Path) -> str:
     return f'<file path="{shown}">\n{body}\n</file>'
 
 
-def _listing(root: Path, directory: Path) -> str:
+def _listing(root: Path, directory: Path, refused: Refused | None) -> str:
     ignore = GitIgnore(root)
     entries: list[str] = []
+    withheld = 0
     for child in sorted(directory.iterdir()):
         is_dir = child.is_dir() and not child.is_symlink()
         if ignore.is_ignored(child, is_dir=is_dir):
+            continue
+        if refused is not None and _refuses(refused, child):
+            withheld += 1
             continue
         entries.append(child.name + ("/" if is_dir else ""))
         if len(entries) == MAX_ENTRIES:
             entries.append("[more entries; list_files shows them all]")
             break
+    if withheld:
+        entries.append(withheld_note(withheld))
     return "\n".join(entries) or "(empty)"
+
+
+def _refuses(refused: Refused, path: Path) -> bool:
+    """Whether a rule withholds ``path`` or, for a link, the file it points at."""
+    if refused(path) is not None:
+        return True
+    return path.is_symlink() and refused(path.resolve()) is not None

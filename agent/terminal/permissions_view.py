@@ -19,10 +19,13 @@ def permissions_table(
     waiting: Sequence[str] = (),
     mode: str = "default",
     mode_note: str | None = None,
+    plan_note: str | None = None,
+    read_only_tools: Sequence[str] = (),
 ) -> RenderableType:
     """The rules (or how to add some), the project's rules that wait for its trust, what
-    could not be read in a settings file, the mode now (by Claude Code's name) and what
-    Claude Code's settings started it as."""
+    could not be read in a settings file, the mode now (by Claude Code's name), what
+    Claude Code's settings started it as, the MCP tools marked read-only for plan mode, and
+    what guards plan mode where the kernel cannot (`agent.permissions.plan.plan_guard_note`)."""
     parts: list[RenderableType] = []
     if not rules:
         parts.append(
@@ -48,4 +51,9 @@ def permissions_table(
     parts.append(Text(f"Mode: {mode} (Shift-Tab cycles)", style="dim"))
     if mode_note is not None:
         parts.append(Text(f"Started as {mode_note}", style="dim"))
+    if read_only_tools:
+        marked = ", ".join(read_only_tools)
+        parts.append(Text(f"Run in plan mode (you marked them read-only): {marked}", style="dim"))
+    if plan_note is not None:
+        parts.append(Text(f"! {plan_note}", style="yellow"))
     return Group(*parts)

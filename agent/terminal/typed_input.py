@@ -25,7 +25,7 @@ from rich.text import Text
 
 from agent.engine.system_prompt import instructions_file
 from agent.permissions.modes import current_mode, next_mode
-from agent.permissions.plan import GO_AHEAD, planned
+from agent.permissions.plan import GO_AHEAD, plan_guard_note, planned
 from agent.session import Agent
 from agent.terminal.command_runner import (
     CustomCommands,
@@ -56,6 +56,7 @@ MODE_LINES = {
     "plan": "⏸ plan mode on (shift+tab to cycle)",
     "bypassPermissions": "⏵⏵ bypass permissions on (shift+tab to cycle)",
 }
+UNGUARDED_PLAN_LINE = "⏸ plan mode on, no kernel sandbox: guarded by a list (shift+tab to cycle)"
 PLAN_QUESTION = "Approve the plan? [y]es, leave plan mode and carry it out / [N]o, keep planning: "
 MAX_SHOWN_LINES = 40
 _ids = itertools.count(1)
@@ -122,6 +123,8 @@ class TypedInput:
         """The mode, for the line under the prompt; None in the default mode."""
         permissions = self.host.agent.permissions
         mode = current_mode(permissions) if permissions is not None else "default"
+        if mode == "plan" and plan_guard_note(self.host.agent.sandbox):
+            return UNGUARDED_PLAN_LINE
         return MODE_LINES.get(mode)
 
     async def after_turn(self) -> str | None:
@@ -214,6 +217,8 @@ class TypedInput:
                 self.toggle_plan()
             state = "on: read-only until you approve a plan" if self.plan_mode else "off"
             self.host.show(Text(f"Plan mode {state} (Shift-Tab cycles modes).", style="dim"))
+            if self.plan_mode and (note := plan_guard_note(self.host.agent.sandbox)):
+                self.host.show(Text(note, style="yellow"))
             prompt = await self.prompt_text(arguments) if arguments else None
             return None if prompt is None else (prompt, None)
         if name == "/init":
@@ -232,6 +237,8 @@ class TypedInput:
                         waiting,
                         current_mode(permissions),
                         permissions.mode_note,
+                        plan_guard_note(self.host.agent.sandbox),
+                        permissions.read_only_tools,
                     )
                 )
             return None

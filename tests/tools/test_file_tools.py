@@ -147,3 +147,26 @@ async def test_search_with_unreadable_file_is_partial(harness: Harness, workspac
     assert result.content.startswith("Partial result")
     assert "ok.txt:1: needle" in result.content
     assert "could not be read: broken.txt" in result.content
+
+
+async def test_search_and_list_files_withhold_what_a_rule_denies(
+    make_harness: MakeHarness, workspace: Path
+) -> None:
+    denied = workspace / ".env"
+    denied.write_text("TOKEN=hunter2\n")
+    os.symlink(denied, workspace / "alias")  # the same file by another name
+    (workspace / "app.py").write_text("TOKEN = None\n")
+    harness = make_harness(read_denied=lambda path: path == denied)
+
+    found = await harness.run("search", pattern="TOKEN")
+    listed = await harness.run("list_files")
+
+    assert "hunter2" not in found.content
+    assert found.content.splitlines() == [
+        "app.py:1: TOKEN = None",
+        "[2 files were withheld by a permission rule (Read deny) and not shown; do not try "
+        "to read them another way]",
+    ]
+    assert listed.content.splitlines()[0] == "app.py"
+    assert "2 files were withheld" in listed.content
+    assert ".env" not in listed.content

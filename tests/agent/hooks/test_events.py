@@ -99,7 +99,7 @@ async def test_post_tool_use_from_the_face(scripts: HookScripts, workspace: Path
     await hooks.drain()
     assert only(out, "PostToolUse") == {
         "tool_name": "Edit",
-        "tool_input": {"path": "a.py"},
+        "tool_input": {"path": "a.py", "file_path": "a.py"},  # Claude Code's key too
         "tool_use_id": "t1",
         "tool_response": "edited a.py",
     }

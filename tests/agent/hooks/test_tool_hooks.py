@@ -218,9 +218,23 @@ async def test_pre_tool_use_stdin(scripts: HookScripts, workspace: Path, decoy_h
         "hook_event_name": "PreToolUse",
         "permission_mode": "bypassPermissions",
         "tool_name": "Write",
-        "tool_input": {"path": "a.txt", "content": "hi"},
+        "tool_input": {"path": "a.txt", "content": "hi", "file_path": "a.txt"},
         "tool_use_id": block.id,
     }
+
+
+async def test_a_claude_code_rewrite_of_file_path_moves_the_write(
+    scripts: HookScripts, workspace: Path, decoy_home: Path
+) -> None:
+    # As a Claude Code hook rewrites: the input it got, with file_path changed.
+    body = decision(
+        "allow", updatedInput={"path": "a.txt", "file_path": "b.txt", "content": "moved"}
+    )
+    tools, _ = executor(workspace, decoy_home, settings("PreToolUse", scripts.command(body)))
+    result = await write(tools)
+    assert not result.is_error, result.content
+    assert (workspace / "b.txt").read_text() == "moved"
+    assert not (workspace / "a.txt").exists()
 
 
 async def test_the_documented_hook_forbids_git_push(workspace: Path, decoy_home: Path) -> None:

@@ -4,9 +4,11 @@ SessionStart and SessionEnd fire, and a deny holds under --yes."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.fakes.cli import run_agent
@@ -89,3 +91,39 @@ def test_hooks_from_the_user_config_veto_add_context_and_log_the_session(
     assert run.json()["permission_denials"][0]["tool_name"] == "run_command"
     fired = [json.loads(line)["hook_event_name"] for line in log.read_text().splitlines()]
     assert fired == ["SessionStart", "UserPromptSubmit", "SessionEnd"]
+
+
+def test_a_claude_code_hook_reading_file_path_works_unchanged(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+) -> None:
+    if shutil.which("jq") is None:
+        pytest.skip("jq is not installed")
+    # Claude Code's documented shape: a shell hook reading .tool_input.file_path with jq.
+    script = tmp_path / "protect-lockfiles.sh"
+    script.write_text(
+        "#!/bin/bash\n"
+        "file=$(jq -r '.tool_input.file_path // empty')\n"
+        'case "$file" in\n'
+        '  *.lock) echo "lockfiles are generated: $file" >&2; exit 2 ;;\n'
+        "esac\n"
+    )
+    script.chmod(0o755)
+    config = decoy_home / ".config" / "agent" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    entry = {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": str(script)}]}
+    config.write_text(yaml.safe_dump({"hooks": {"PreToolUse": [entry]}}))
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "poetry.lock", "content": "x"}),
+        Reply.tool_call("write_file", {"path": "notes.md", "content": "y"}),
+        Reply.text("Done."),
+    )
+
+    run = run_agent(
+        "-p", "write them", "--yes", server=fake_llm, workspace=workspace, home=decoy_home
+    )
+
+    assert run.code == 0, run.stderr
+    assert not (workspace / "poetry.lock").exists()
+    assert (workspace / "notes.md").read_text() == "y"
+    refusal = json.dumps(fake_llm.requests[1].body["messages"][-1])
+    assert "lockfiles are generated: poetry.lock" in refusal

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import io
+import shlex
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from agent.permissions.plan import PlanAwareSandbox, plan_refusal
-from tools.guard.sandbox import Sandbox, SandboxMode
+from agent.permissions.plan import (
+    PLAN_DENIED_HINT,
+    PlanAwareSandbox,
+    plan_guard_note,
+    plan_refusal,
+)
+from agent.terminal.permissions_view import permissions_table
+from tools.guard.sandbox import Sandbox, SandboxMode, SandboxSettings
 
 
 @pytest.mark.parametrize(
@@ -43,6 +55,18 @@ def test_edits_and_mcp_tools_are_refused_and_reads_run() -> None:
     assert plan_refusal("read_file", "read", None) is None
 
 
+def test_an_mcp_tool_runs_only_when_the_person_marked_it_read_only() -> None:
+    marked = ["mcp__github__get_*"]
+    # "read" is what the server's readOnlyHint made it: its claim, not the person's.
+    refused = plan_refusal("mcp__github__list_issues", "read", None, marked)
+    assert refused is not None
+    assert "permissions.read_only_tools" in refused
+    assert "mcp__github__list_*" in refused  # a pattern to copy
+    assert plan_refusal("mcp__github__get_issue", "read", None, marked) is None
+    assert plan_refusal("mcp__github__get_issue", "command", None, marked) is None
+    assert "mcp__x__*" in (plan_refusal("mcp__x__ping", "read", None) or "")
+
+
 def test_commands_run_read_only_while_planning(tmp_path: Path) -> None:
     planning = [False]
     sandbox = PlanAwareSandbox.around(
@@ -56,3 +80,64 @@ def test_commands_run_read_only_while_planning(tmp_path: Path) -> None:
     assert argv[-3:] == ["bash", "-c", "ls"]
     planning[0] = False
     assert str(tmp_path) in sandbox.argv("ls", tmp_path)
+
+
+def _listener() -> socket.socket:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.setblocking(False)
+    return listener
+
+
+def _connected(listener: socket.socket) -> bool:
+    try:
+        listener.accept()[0].close()
+    except BlockingIOError:
+        return False
+    return True
+
+
+CONNECT = "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 5)"
+
+
+@pytest.mark.parametrize("mode", [SandboxMode.WORKSPACE_WRITE, SandboxMode.OFF])
+def test_a_plan_mode_command_can_neither_write_nor_connect(
+    mode: SandboxMode, workspace: Path
+) -> None:
+    sandbox = Sandbox.create(SandboxSettings(mode=mode))
+    planning = [True]
+    plan = PlanAwareSandbox.around(sandbox, lambda: planning[0])
+    if not plan.planning.blocks_network:
+        pytest.skip(f"this kernel cannot block TCP ({plan.planning.describe()})")
+    with _listener() as listener:
+        port = str(listener.getsockname()[1])
+        command = f'touch made; {shlex.quote(sys.executable)} -c "{CONNECT}" {port}'
+
+        denied = subprocess.run(plan.argv(command, workspace), cwd=workspace, check=False)
+
+        assert denied.returncode != 0
+        assert not (workspace / "made").exists()
+        assert not _connected(listener)
+        assert plan.enforced  # so a refused write gets plan mode's hint
+        assert plan.denied_hint() == PLAN_DENIED_HINT
+
+        planning[0] = False  # the same command, after the plan is approved
+        allowed = subprocess.run(plan.argv(command, workspace), cwd=workspace, check=False)
+
+        assert allowed.returncode == 0
+        assert (workspace / "made").exists()
+        assert _connected(listener)
+        assert plan.denied_hint() != PLAN_DENIED_HINT
+
+
+def test_without_a_kernel_layer_plan_mode_says_the_list_is_the_only_guard() -> None:
+    bare = Sandbox(SandboxMode.WORKSPACE_WRITE, abi=0, namespaces_missing="no user namespaces")
+    note = plan_guard_note(bare)
+    assert note is not None
+    assert "the only guard" in note
+    shown = io.StringIO()
+    Console(file=shown, width=100).print(permissions_table([], plan_note=plan_guard_note(bare)))
+    assert "list of read-only programs is the only guard" in " ".join(shown.getvalue().split())
+    assert plan_guard_note(Sandbox(SandboxMode.WORKSPACE_WRITE, abi=4)) is None
+    assert plan_guard_note(Sandbox(SandboxMode.READ_ONLY, namespaces=True)) is None

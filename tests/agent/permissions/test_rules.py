@@ -102,6 +102,9 @@ def test_deny_looks_past_variables_and_wrappers_but_allow_does_not() -> None:
         ("Read(.env)", "sub/.env", True),  # no slash: any depth, as in .gitignore
         ("Read(/secrets/**)", "secrets/a/b.txt", True),
         ("Read(secrets/)", "secrets/a/b.txt", True),
+        ("Read(./secrets/)", "secrets", True),  # the directory itself: listing shows inside
+        ("Read(./secrets/**)", "secrets", True),
+        ("Read(./secrets/**)", "secrets-old", False),
         ("Read(src/*.py)", "src/sub/a.py", False),
         ("Read(src/**/*.py)", "src/sub/a.py", True),
         ("Read(//ws/notes.md)", "notes.md", True),  # absolute
