@@ -14,7 +14,6 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import platformdirs
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -28,7 +27,8 @@ from agent.hooks.settings import HookMatcher, check_hook_events, merge_hooks
 from agent.permissions.claude_files import read_claude_rules
 from agent.permissions.settings import PermissionSettings, merge_permissions, rule_origins
 from agent.setup.config_claude import ClaudeLayer, shown_path
-from agent.setup.config_words import describe_validation, describe_yaml_error
+from agent.setup.config_words import ConfigError as ConfigError
+from agent.setup.config_words import describe_validation, read_yaml
 from agent.setup.local_servers import KNOWN_SERVERS
 from agent.setup.trust import sandbox_mapping, split_project
 from compaction.settings import CompactionSettings
@@ -46,10 +46,6 @@ ProviderType = Literal["anthropic", "openai", "local"]
 
 _ONE_LAYER = "one_layer"
 """Validation context key: the data is one file of several, not the merged configuration."""
-
-
-class ConfigError(Exception):
-    """A configuration problem the person must fix; the message says where and how."""
 
 
 def check_base_url(url: str) -> str:
@@ -287,7 +283,7 @@ def load_config(
         paths = [p for p in (user_config_path(env), cwd / PROJECT_FILE) if p.is_file()]
 
     project_path = cwd / PROJECT_FILE if trust is not None and explicit is None else None
-    layers = [(path, _validate_layer(_read_yaml(path), path)) for path in paths]
+    layers = [(path, _validate_layer(read_yaml(path), path)) for path in paths]
     env_layer, flags = _environment_layer(env), dict(overrides or {})
     claude = ClaudeLayer(read_claude_rules(cwd, env), trust)
     own = [data for path, data in layers if path != project_path]
@@ -342,34 +338,14 @@ def person_view(*layers: Mapping[str, Any]) -> dict[str, Any]:
     return Config.model_validate(merged, context={_ONE_LAYER: True}).model_dump(mode="json")
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"config file {path} is not UTF-8 text (invalid byte at offset {exc.start}); "
-            "save it as UTF-8"
-        ) from None
-    except RecursionError:
-        raise ConfigError(f"config file {path} is nested too deeply to read") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(describe_yaml_error(path, exc)) from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} must be a mapping of keys to values, not {type(data).__name__}")
-    return data
-
-
 def _validate_layer(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    """``data``, validated alone so an error names the file that holds the bad value."""
+    """``data``, validated alone so an error names the file that holds the bad value, with
+    ``sandbox: read-only`` as a mapping (so another file's ``sandbox:`` section merges)."""
     try:
         Config.model_validate(data, context={_ONE_LAYER: True})
     except ValidationError as exc:
         raise ConfigError(describe_validation(exc, Config, dict.fromkeys(data, path), {})) from None
-    return data
+    return data | ({"sandbox": sandbox_mapping(data["sandbox"])} if "sandbox" in data else {})
 
 
 def _environment_layer(env: Mapping[str, str]) -> dict[str, Any]:
