@@ -296,11 +296,11 @@ def load_config(
 
     merged: dict[str, Any] = {}
     origin: dict[str, Path] = {}
+    project: dict[str, Any] = {}
     for path, data in layers:
         if path == project_path:
             applied, held = split_project(data, person)
-            if held and not claude.ask_with(path, held):
-                data = applied
+            project = data = applied if held and not claude.ask_with(path, held) else data
         for key in data:
             origin[key] = path
         claude.origins |= rule_origins(data.get("permissions"), shown_path(path, env))
@@ -313,7 +313,7 @@ def load_config(
         merged |= {key: value for key, value in added.items() if value is not None}
     if (permissions := claude.add_to(merged.get("permissions"))) is not None:
         merged["permissions"] = permissions
-    claude_mode, mode_note = claude.mode()
+    claude_mode, mode_note = claude.mode(project)
     merged = _deep_merge(claude_mode, merged)  # under every file: it applies where none sets one
     merged = _deep_merge(merged, env_layer)
     merged = _deep_merge(merged, flags)

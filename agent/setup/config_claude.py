@@ -92,10 +92,11 @@ class ClaudeLayer:
             lines.append(f"defaultMode {mode[0]} ({mode[1]}) waits for `agent trust` here")
         return lines
 
-    def mode(self) -> tuple[dict[str, Any], str | None]:
+    def mode(self, project_layer: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
         """Claude Code's ``defaultMode`` as our settings, and a line saying so: the project's
         (when it only tightens, or the project is trusted), else the person's; nothing when
-        our own files, the environment or the flags set the mode.
+        our own files, the environment or the flags set the mode. No line where the
+        project's ``agent.yaml`` as applied (``project_layer``) sets what the mode would.
         Call after `add_to`, which settles whether the project is trusted."""
         project = self._project_mode()
         if project is not None and (not project[2] or self._answer is True):
@@ -105,7 +106,10 @@ class ClaudeLayer:
         if found is None:
             return {}, None
         mode, label = found
-        return mode_settings(mode), f"defaultMode {mode} from {label}: {MODE_MEANINGS[mode]}"
+        settings = mode_settings(mode)
+        if any(key in project_layer for key in settings):
+            return settings, None
+        return settings, f"defaultMode {mode} from {label}: {MODE_MEANINGS[mode]}"
 
     def _project_mode(self) -> tuple[str, str, bool] | None:
         """The project files' mode in play (mode, label, whether it loosens the person's)."""

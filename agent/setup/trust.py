@@ -1,12 +1,14 @@
 """Which of a repository's ``agent.yaml`` settings the person allowed in this workspace (and
-the allow rules of its Claude Code settings files, asked about with them).
+the allow rules and mode of its Claude Code settings files, asked about with them).
 
 A cloned repository is untrusted input, and its ``agent.yaml`` is read on every start there.
-Most keys only tune the agent; those `held_back` names could turn it against the
-person (run commands without asking, unconfine them, send the API key to another server,
-start programs), so they apply only once the person allowed them: the REPL asks at start,
-``agent trust`` allows them from a shell, and until then the agent runs without them and says
-so. An approval holds for the exact settings (a digest of them); a change is asked about again.
+Before the person trusts it, it may only make the agent stricter than the person's own
+effective configuration (`agent.setup.trust_table` decides, key by key); what would loosen it
+(run tools without asking, leave plan mode, enable more tools, unconfine commands, stop hiding
+a secret, send the API key to another server, start programs) applies only once the person
+allowed it: the REPL asks at start, ``agent trust`` allows it from a shell, and until then the
+agent runs without it and says so. An approval holds for the exact settings (a digest of
+them); a change is asked about again.
 """
 
 from __future__ import annotations

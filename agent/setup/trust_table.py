@@ -226,7 +226,12 @@ TABLE: dict[str, Decision] = {
     ),
     **_tuned("recovery.shared.", "backend requests_per_minute tokens_per_minute max_concurrent"),
 }
-"""Every key of `Config`, by its dotted path."""
+"""Every key of `Config`, by its dotted path.
+
+A key added to `Config` gets its row here. Ready for keys that other changes add:
+``"shell_env": tighten(shell_env_split, "pass more of your environment to commands")``; a key
+naming MCP tools the person marks read-only for plan mode: ``held("let MCP tools run in plan
+mode")`` (a server's own claim, or a repository's, is never enough)."""
 
 _NAMES_PROVIDERS = ("model", "fallback_models")
 

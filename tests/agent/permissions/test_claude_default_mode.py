@@ -261,3 +261,18 @@ def test_a_projects_agent_yaml_mode_cannot_drop_the_persons_claude_plan(
     assert config.plan_mode is True
     assert trust.held is not None
     assert trust.held.lines() == ["plan_mode: false (turn plan mode off)"]
+
+
+def test_the_persons_claude_mode_is_not_named_where_a_stricter_project_value_replaced_it(
+    places: tuple[Path, Path],
+) -> None:
+    workspace, home = places
+    _mode(_user(home), "acceptEdits")
+    (workspace / "agent.yaml").write_text("approval: ask\n")
+
+    config, _ = load_config(
+        cwd=workspace, environ={"HOME": str(home)}, trust=ProjectTrust(home / ".agent", workspace)
+    )
+
+    assert config.approval == "ask"
+    assert config.permissions.mode_note is None
