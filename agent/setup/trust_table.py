@@ -124,7 +124,7 @@ def tool_subset(project: Any, person: Any) -> Any:
 
 
 def _path(text: str) -> str:
-    return os.path.normpath(os.path.expanduser(text))
+    return os.path.realpath(os.path.expanduser(text))  # a link under an allowed path: its target
 
 
 def path_subset(project: Any, person: Any) -> Any:

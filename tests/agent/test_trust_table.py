@@ -275,3 +275,17 @@ def test_a_project_may_only_narrow_the_environment_commands_get(
     project: dict[str, Any], person: dict[str, Any], applied: Any
 ) -> None:
     assert shell_env_split(project, person) == applied
+
+
+def test_a_writable_path_through_a_link_is_where_the_link_points(tmp_path: Path) -> None:
+    allowed, outside = tmp_path / "cache", tmp_path / "ssh"
+    allowed.mkdir()
+    outside.mkdir()
+    (allowed / "link").symlink_to(outside)
+    person = {"sandbox": {"writable_paths": [str(allowed)]}}
+
+    inside, _ = split({"sandbox": {"writable_paths": [str(allowed / "pip")]}}, person)
+    _, held = split({"sandbox": {"writable_paths": [str(allowed / "link")]}}, person)
+
+    assert inside == {"sandbox": {"writable_paths": [str(allowed / "pip")]}}
+    assert held == {"sandbox": {"writable_paths": [str(allowed / "link")]}}
