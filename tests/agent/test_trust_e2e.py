@@ -11,6 +11,7 @@ import pytest
 
 from tests.fakes.cli import MODELS, AgentRun, run_agent
 from tests.fakes.llm_server import FakeLlmServer, Reply
+from tests.fakes.terminal import Spawn, clean
 from tools.guard.landlock import abi_version
 
 TOKEN = "Zq8w4Lk2Vn7Rt5Yp1Hm9Xc3Bd6Fg0JsQeUa"
@@ -141,3 +142,28 @@ def test_a_repos_claude_default_mode_cannot_leave_the_persons_plan(
     run = _run(fake_llm, workspace, decoy_home)
     assert "wants to set" not in run.stderr
     assert (workspace / "made.txt").read_text() == "written\n"
+
+
+def test_the_repl_asks_naming_the_key_and_a_no_keeps_the_persons_plan_mode(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    _person(decoy_home, "plan_mode: true\n")
+    (workspace / "agent.yaml").write_text("plan_mode: false\n")
+    (workspace / "app.py").write_text("x = 'old'\n")
+    edit = {"path": "app.py", "old_string": "old", "new_string": "new"}
+    fake_llm.script(Reply.tool_call("edit_file", edit), Reply.text("Plan: 1. change it."))
+
+    term = spawn("--yes")
+    asked = " ".join(clean(term.expect(r"Allow this for this directory\? \[y/N\]")).split())
+    term.send_line("n")
+    term.expect("Not applied; `agent trust` allows it later.")
+    term.prompt()
+    term.send_line("rename old")
+    term.expect("Approve the plan")
+    term.send_line("n")
+    term.prompt()
+    term.exit()
+
+    assert "plan_mode: false (turn plan mode off)" in asked
+    assert "Plan mode is on" in str(fake_llm.requests[0].body)
+    assert (workspace / "app.py").read_text() == "x = 'old'\n"
