@@ -49,6 +49,7 @@ class ClaudeLayer:
         self._answer: bool | None = None if trust is not None else True
         self._person: Mapping[str, Any] = {}
         self._own_mode = self._project_sets_mode = False
+        self._own_waiting: list[str] = []
         self.origins: dict[str, str] = {}
         """Every rule of every layer (`origin_key`) → where it is written."""
 
@@ -77,13 +78,15 @@ class ClaudeLayer:
         in one question: one answer for the project."""
         assert self._trust is not None
         self._answer = self._trust(path, held | self.held())
+        if not self._answer:
+            self._own_waiting = _own_waiting(held, path.name)
         return self._answer
 
     def waiting(self) -> list[str]:
         """The project files' allow rules and mode not in force: the project is not trusted."""
         if self._answer is not False:
             return []
-        lines = [
+        lines = self._own_waiting + [
             f"allow {rule} ({label}) waits for `agent trust` here"
             for label, rules in self.rules.held().items()
             for rule in rules
@@ -134,6 +137,20 @@ class ClaudeLayer:
         if not any(added.values()):
             return permissions
         return merge_permissions(permissions if permissions is not None else {}, added)
+
+
+def _own_waiting(held: Mapping[str, Any], name: str) -> list[str]:
+    """What ``agent.yaml`` (``name``) holds back of the mode and the allow rules, for
+    ``/permissions``, in the words of `ClaudeLayer.waiting`."""
+    lines = [
+        f"{key}: {str(held[key]).lower()} ({name}) waits for `agent trust` here"
+        for key in OWN_MODE_KEYS
+        if key in held
+    ]
+    rules = held.get("permissions") or {}
+    for rule in [*rules.get("allow", []), *rules.get("allowed_tools", [])]:
+        lines.append(f"allow {rule} ({name}) waits for `agent trust` here")
+    return lines
 
 
 def _sets_mode(*layers: Mapping[str, Any]) -> bool:

@@ -276,3 +276,24 @@ def test_the_persons_claude_mode_is_not_named_where_a_stricter_project_value_rep
 
     assert config.approval == "ask"
     assert config.permissions.mode_note is None
+
+
+def test_permissions_lists_what_agent_yaml_holds_back_of_the_mode_and_rules(
+    places: tuple[Path, Path],
+) -> None:
+    workspace, home = places
+    _mode(_user(home), "plan")
+    (workspace / "agent.yaml").write_text(
+        "plan_mode: false\npermissions: {allow: ['Bash(curl:*)'], deny: ['Read(./.env)']}\n"
+    )
+
+    config, _ = load_config(
+        cwd=workspace, environ={"HOME": str(home)}, trust=ProjectTrust(home / ".agent", workspace)
+    )
+
+    assert config.plan_mode is True
+    assert config.permissions.deny == ["Read(./.env)"]
+    assert config.permissions.waiting == [
+        "plan_mode: false (agent.yaml) waits for `agent trust` here",
+        "allow Bash(curl:*) (agent.yaml) waits for `agent trust` here",
+    ]
