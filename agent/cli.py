@@ -307,8 +307,9 @@ def trust(
         bool, typer.Option("--yes", "-y", help="Allow without asking (for scripts).")
     ] = False,
 ) -> None:
-    """Show what this directory's agent.yaml asks to set (tool approval, a looser sandbox,
-    providers, MCP servers, hooks), ask, and allow it as it is now."""
+    """Show what this directory's agent.yaml and .claude settings set that is looser than
+    your own config (approval, sandbox, plan mode, tools, providers, MCP servers, hooks), ask,
+    and allow it as it is now."""
     from agent.terminal.trust_view import trust_project
 
     raise typer.Exit(trust_project(Path.cwd(), yes=yes))

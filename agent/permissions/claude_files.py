@@ -15,9 +15,10 @@ that is not JSON, or a key of the wrong shape, is said in one line naming the fi
 other files and rules still apply. A rule naming a tool this agent does not have
 (``WebFetch(domain:example.com)``) is kept, matches nothing, and is listed as ignored.
 
-A project's ``defaultMode: acceptEdits`` waits for trust as its allow rules do; its
-``bypassPermissions`` never applies (Claude Code ignores it there too, so a cloned repository
-cannot turn every question off). ``plan`` and ``default`` only tighten and always apply.
+A project's ``defaultMode`` that is looser than the person's mode (``acceptEdits`` over
+``default``, ``default`` over ``plan``) waits for trust as its allow rules do
+(`agent.setup.config_claude`); its ``bypassPermissions`` never applies (Claude Code ignores it
+there too, so a cloned repository cannot turn every question off).
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ UNSUPPORTED_MODES = {
     "auto": "it needs Claude Code's safety classifier",
     "dontAsk": "use permission rules with --approval ask instead",
 }
-LOOSER_MODES = ("acceptEdits", "bypassPermissions")
 MAX_BYTES = 1024 * 1024
 
 
@@ -69,22 +69,14 @@ class ClaudeRules:
             if item.scope != "user" and item.rules.get("allow")
         }
 
-    def held_mode(self) -> tuple[str, str] | None:
-        """A project file's ``acceptEdits`` (mode, label): it waits for the project's trust."""
-        mode = self._last_mode()
-        if mode is None or mode[1].scope == "user" or mode[0] != "acceptEdits":
-            return None
-        return mode[0], mode[1].label
-
-    def default_mode(self, *, trusted: bool) -> tuple[str, str] | None:
-        """The ``defaultMode`` in force (mode, label of its file), if a file sets one."""
-        mode = self._last_mode()
-        if mode is None or (mode[1].scope != "user" and mode[0] in LOOSER_MODES and not trusted):
-            return None
-        return mode[0], mode[1].label
-
-    def _last_mode(self) -> tuple[str, ClaudeFile] | None:
-        modes = [(item.default_mode, item) for item in self.files if item.default_mode is not None]
+    def mode_of(self, *, project: bool) -> tuple[str, str] | None:
+        """The ``defaultMode`` (mode, label of its file) of the project's files (the nearest
+        that sets one), or of the person's file."""
+        modes = [
+            (item.default_mode, item.label)
+            for item in self.files
+            if item.default_mode is not None and (item.scope != "user") == project
+        ]
         return modes[-1] if modes else None
 
     def layer(self, *, trusted: bool) -> tuple[dict[str, list[str]], dict[str, str]]:

@@ -14,7 +14,6 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import platformdirs
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -28,9 +27,10 @@ from agent.hooks.settings import HookMatcher, check_hook_events, merge_hooks
 from agent.permissions.claude_files import read_claude_rules
 from agent.permissions.settings import PermissionSettings, merge_permissions, rule_origins
 from agent.setup.config_claude import ClaudeLayer, shown_path
-from agent.setup.config_words import describe_validation, describe_yaml_error
+from agent.setup.config_words import ConfigError as ConfigError
+from agent.setup.config_words import describe_validation, read_yaml
 from agent.setup.local_servers import KNOWN_SERVERS
-from agent.setup.trust import held_back, sandbox_mapping, without
+from agent.setup.trust import sandbox_mapping, split_project
 from compaction.settings import CompactionSettings
 from providers.models import ModelLimits, ModelRef
 from providers.profiles import model_profile
@@ -47,10 +47,6 @@ ProviderType = Literal["anthropic", "openai", "local"]
 
 _ONE_LAYER = "one_layer"
 """Validation context key: the data is one file of several, not the merged configuration."""
-
-
-class ConfigError(Exception):
-    """A configuration problem the person must fix; the message says where and how."""
 
 
 def check_base_url(url: str) -> str:
@@ -254,7 +250,7 @@ def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
 PROJECT_FILE = "agent.yaml"
 
 TrustCheck = Callable[[Path, dict[str, Any]], bool]
-"""Asked whether a project file may apply the settings it holds back (`held_back`)."""
+"""Asked whether a project file may apply what loosens the person's config (`held_back`)."""
 
 
 def load_config(
@@ -272,8 +268,8 @@ def load_config(
         explicit: A file named by ``--config``; read instead of the discovered files.
         overrides: Values from command-line flags (already in config-key form).
         environ: The environment (defaults to ``os.environ``).
-        trust: Asked about what ``./agent.yaml`` holds back (`held_back`); those settings
-            apply only when it says yes. None: they apply (the caller vouches for the file).
+        trust: Asked about what the project's files hold back (what loosens the person's
+            own config: `agent.setup.trust_table`); it applies only when it says yes.
 
     Raises:
         ConfigError: naming the file, the key, the bad value and what is allowed.
@@ -288,16 +284,25 @@ def load_config(
     else:
         paths = [p for p in (user_config_path(env), cwd / PROJECT_FILE) if p.is_file()]
 
+    project_path = cwd / PROJECT_FILE if trust is not None and explicit is None else None
+    layers = [(path, _validate_layer(read_yaml(path), path)) for path in paths]
+    env_layer, flags = _environment_layer(env), dict(overrides or {})
+    claude = ClaudeLayer(read_claude_rules(cwd, env), trust)
+    own = [data for path, data in layers if path != project_path]
+    try:
+        person = person_view(claude.person_mode(*own, env_layer, flags), *own, env_layer, flags)
+    except ValidationError as exc:
+        where = {key: path for path, data in layers if path != project_path for key in data}
+        raise ConfigError(describe_validation(exc, Config, where, flags)) from None
+    claude.settle(person, next((data for path, data in layers if path == project_path), {}))
+
     merged: dict[str, Any] = {}
     origin: dict[str, Path] = {}
-    claude = ClaudeLayer(read_claude_rules(cwd, env), trust)
-    for path in paths:
-        data = _read_yaml(path)
-        _validate_layer(data, path)
-        if trust is not None and explicit is None and path == cwd / PROJECT_FILE:
-            held = held_back(data)
-            if held and not claude.ask_with(path, held):
-                data = without(data, held)
+    project: dict[str, Any] = {}
+    for path, data in layers:
+        if path == project_path:
+            applied, held = split_project(data, person)
+            project = data = applied if held and not claude.ask_with(path, held) else data
         for key in data:
             origin[key] = path
         claude.origins |= rule_origins(data.get("permissions"), shown_path(path, env))
@@ -310,12 +315,11 @@ def load_config(
         merged |= {key: value for key, value in added.items() if value is not None}
     if (permissions := claude.add_to(merged.get("permissions"))) is not None:
         merged["permissions"] = permissions
-    env_layer = _environment_layer(env)
-    claude_mode, mode_note = claude.mode(merged, env_layer, overrides or {})
-    merged |= claude_mode
+    claude_mode, mode_note = claude.mode(project)
+    merged = _deep_merge(claude_mode, merged)  # under every file: it applies where none sets one
     merged = _deep_merge(merged, env_layer)
-    merged = _deep_merge(merged, dict(overrides or {}))
-    claude.origins |= rule_origins((overrides or {}).get("permissions"), None)
+    merged = _deep_merge(merged, flags)
+    claude.origins |= rule_origins(flags.get("permissions"), None)
     try:
         config = Config.model_validate(merged)
     except ValidationError as exc:
@@ -326,33 +330,24 @@ def load_config(
     return config, paths
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"config file {path} is not UTF-8 text (invalid byte at offset {exc.start}); "
-            "save it as UTF-8"
-        ) from None
-    except RecursionError:
-        raise ConfigError(f"config file {path} is nested too deeply to read") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(describe_yaml_error(path, exc)) from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} must be a mapping of keys to values, not {type(data).__name__}")
-    return data
+def person_view(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """The person's effective config as JSON, from their own ``layers`` (config file, Claude
+    Code mode, environment, flags) over the defaults: what a project's is compared to.
+    Raises ValidationError when the layers are valid one by one but not together."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        merged = _deep_merge(merged, layer)
+    return Config.model_validate(merged, context={_ONE_LAYER: True}).model_dump(mode="json")
 
 
-def _validate_layer(data: dict[str, Any], path: Path) -> None:
-    """Validate one file alone so an error names the file that holds the bad value."""
+def _validate_layer(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """``data``, validated alone so an error names the file that holds the bad value, with
+    ``sandbox: read-only`` as a mapping (so another file's ``sandbox:`` section merges)."""
     try:
         Config.model_validate(data, context={_ONE_LAYER: True})
     except ValidationError as exc:
         raise ConfigError(describe_validation(exc, Config, dict.fromkeys(data, path), {})) from None
+    return data | ({"sandbox": sandbox_mapping(data["sandbox"])} if "sandbox" in data else {})
 
 
 def _environment_layer(env: Mapping[str, str]) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""How a configuration problem is told: in the words of the file, never of the code.
+"""How a configuration problem is told: in the words of the file, never of the code (and
+reading a YAML file, whose every problem is told here).
 
 A pydantic error names internal classes ("a valid dictionary or instance of
 SandboxSettings"), and PyYAML's names the stream it read (``"<unicode string>"``). Both are
@@ -16,6 +17,36 @@ from typing import Any, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
+
+
+class ConfigError(Exception):
+    """A configuration problem the person must fix; the message says where and how."""
+
+
+def read_yaml(path: Path) -> dict[str, Any]:
+    """The mapping in YAML file ``path`` (empty for an empty file).
+
+    Raises:
+        ConfigError: it cannot be read, is not YAML, or is not a mapping.
+    """
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text (invalid byte at offset {exc.start}); "
+            "save it as UTF-8"
+        ) from None
+    except RecursionError:
+        raise ConfigError(f"config file {path} is nested too deeply to read") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(describe_yaml_error(path, exc)) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must be a mapping of keys to values, not {type(data).__name__}")
+    return data
 
 
 def describe_validation(

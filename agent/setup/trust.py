@@ -1,12 +1,14 @@
 """Which of a repository's ``agent.yaml`` settings the person allowed in this workspace (and
-the allow rules of its Claude Code settings files, asked about with them).
+the allow rules and mode of its Claude Code settings files, asked about with them).
 
 A cloned repository is untrusted input, and its ``agent.yaml`` is read on every start there.
-Most keys only tune the agent; those `held_back` names could turn it against the
-person (run commands without asking, unconfine them, send the API key to another server,
-start programs), so they apply only once the person allowed them: the REPL asks at start,
-``agent trust`` allows them from a shell, and until then the agent runs without them and says
-so. An approval holds for the exact settings (a digest of them); a change is asked about again.
+Before the person trusts it, it may only make the agent stricter than the person's own
+effective configuration (`agent.setup.trust_table` decides, key by key); what would loosen it
+(run tools without asking, leave plan mode, enable more tools, unconfine commands, stop hiding
+a secret, send the API key to another server, start programs) applies only once the person
+allowed it: the REPL asks at start, ``agent trust`` allows it from a shell, and until then the
+agent runs without it and says so. An approval holds for the exact settings (a digest of
+them); a change is asked about again.
 """
 
 from __future__ import annotations
@@ -18,49 +20,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.guard.sandbox import SandboxMode
-from tools.hooks import ApprovalMode
+from agent.setup.trust_table import TABLE, split
 from tools.mcp import ProjectApprovals
 
-__all__ = ["HeldSettings", "ProjectTrust", "held_back", "sandbox_mapping", "without"]
+__all__ = ["HeldSettings", "ProjectTrust", "held_back", "sandbox_mapping", "split_project"]
 
 APPROVALS_FILE = "project-approvals.json"
 _NAME = "agent.yaml"
 
 
-def held_back(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings of a project's ``agent.yaml`` that would let the repository act against
-    the person: run commands without asking (``approval`` other than ``ask``), loosen the
-    sandbox, send requests and their API key to another server (``providers``, and the
-    ``model``/``fallback_models`` naming those), or start programs (``mcp_servers``, and
-    ``hooks``, which run as the person outside the sandbox), or let commands and edits run
-    without asking (``permissions`` allow rules; deny and ask rules only tighten).
+def split_project(
+    data: Mapping[str, Any], person: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A project's ``agent.yaml`` settings (``data``) as what applies before the person trusts
+    the project, and what waits for that (`held_back`); `agent.setup.trust_table` decides, key
+    by key, against the person's own effective configuration ``person`` (as JSON)."""
+    if "sandbox" in data:
+        data = {**data, "sandbox": sandbox_mapping(data["sandbox"])}
+    return split(data, person)
+
+
+def held_back(data: Mapping[str, Any], person: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings of a project's ``agent.yaml`` that would loosen what the person set
+    (``person``: their effective configuration, as JSON): run tools without asking, leave
+    plan mode, enable more tools, loosen the sandbox, stop hiding a secret, send requests
+    and the API key to another server, or start programs (MCP servers, hooks).
 
     A cloned repository is untrusted input; these apply only once the person allowed them.
     """
-    held: dict[str, Any] = {}
-    if data.get("approval") not in (None, ApprovalMode.ASK):
-        held["approval"] = data["approval"]
-    sandbox = sandbox_mapping(data.get("sandbox"))
-    if isinstance(sandbox, dict):
-        looser = {key: value for key, value in sandbox.items() if _loosens(key, value)}
-        if looser:
-            held["sandbox"] = looser
-    for key in ("providers", "mcp_servers", "hooks"):
-        if data.get(key):
-            held[key] = data[key]
-    permissions = data.get("permissions")
-    if isinstance(permissions, dict) and (
-        permissions.get("allow") or permissions.get("allowed_tools")
-    ):
-        held["permissions"] = {
-            k: permissions[k] for k in ("allow", "allowed_tools") if k in permissions
-        }
-    defined = set(held.get("providers") or ())
-    refs = [data.get("model"), *(data.get("fallback_models") or [])]
-    if any(isinstance(ref, str) and ref.partition(":")[0] in defined for ref in refs):
-        held |= {key: data[key] for key in ("model", "fallback_models") if key in data}
-    return held
+    return split_project(data, person)[1]
 
 
 def sandbox_mapping(value: Any) -> Any:
@@ -69,23 +57,42 @@ def sandbox_mapping(value: Any) -> Any:
     return {"mode": value} if isinstance(value, str) or value is False else value
 
 
-def _loosens(key: str, value: Any) -> bool:
-    if key == "mode":
-        return value not in (SandboxMode.WORKSPACE_WRITE, SandboxMode.READ_ONLY)
-    if key in ("network", "allow_protected_writes"):
-        return value is True
-    return key == "writable_paths" and bool(value)
+HELD_KEY = "claude_permissions"
+"""Where a project's Claude Code allow rules sit in the held settings: ``{file: [rules]}``."""
+HELD_MODE_KEY = "claude_default_mode"
+"""Where a project's looser ``defaultMode`` sits in the held settings: ``{file: mode}``."""
 
 
-def without(data: dict[str, Any], held: Mapping[str, Any]) -> dict[str, Any]:
-    """``data`` (a project file's settings) without what `held_back` found in it."""
-    partial = ("sandbox", "permissions")  # only the loosening part of these is held back
-    kept = {key: value for key, value in data.items() if key not in held or key in partial}
-    for key in partial:
-        if key in held:
-            section = sandbox_mapping(data[key]) if key == "sandbox" else data[key]
-            kept[key] = {k: v for k, v in section.items() if k not in held[key]}
-    return kept
+def _lines(path: str, value: Any) -> list[str]:
+    """One line per held key under ``path`` (dotted), naming it and what it would do."""
+    decision = TABLE.get(path)
+    if decision is not None and decision.kind == "section" and isinstance(value, Mapping):
+        return [line for key, inner in value.items() for line in _lines(f"{path}.{key}", inner)]
+    effect = decision.effect if decision is not None else "change a setting"
+    if path == "providers" and isinstance(value, Mapping):
+        return [f"provider {name}: {_where(entry)} ({effect})" for name, entry in value.items()]
+    if path == "mcp_servers" and isinstance(value, Mapping):
+        return [f"MCP servers: {', '.join(map(str, value))} ({effect})"]
+    if path == "hooks" and isinstance(value, Mapping):
+        return [f"hooks for {', '.join(map(str, value))} ({effect})"]
+    if path in ("permissions.allow", "permissions.allowed_tools") and isinstance(value, list):
+        return [f"permission allow: {rule} ({effect})" for rule in value]
+    if path == "sandbox.mode" and value is False:
+        value = "off"  # YAML reads an unquoted off as false
+    return [f"{path}: {_shown(value)} ({effect})"]
+
+
+def _shown(value: Any) -> str:
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_shown, value)) + "]"
+    return str(value)
+
+
+def _where(entry: Any) -> str:
+    where = entry.get("base_url") if isinstance(entry, Mapping) else None
+    return str(where or "configured")
 
 
 @dataclass(frozen=True)
@@ -101,34 +108,17 @@ class HeldSettings:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def lines(self) -> list[str]:
-        """What the settings would do, a line each, for the question and the notice."""
+        """What the settings would do, a line naming each key, for the question and the notice."""
         found: list[str] = []
-        held = self.settings
-        if "approval" in held:
-            found.append(f"approval: {held['approval']} (run tools without asking you)")
-        for key, value in (held.get("sandbox") or {}).items():
-            shown = SandboxMode.OFF if value is False and key == "mode" else value  # YAML: off
-            found.append(f"sandbox.{key}: {shown} (loosen the command sandbox)")
-        for name, entry in (held.get("providers") or {}).items():
-            where = entry.get("base_url") if isinstance(entry, dict) else None
-            found.append(f"provider {name}: {where or 'configured'} (send requests there)")
-        for key in ("model", "fallback_models"):
-            if key in held:
-                found.append(f"{key}: {held[key]}")
-        if servers := held.get("mcp_servers"):
-            found.append(f"MCP servers: {', '.join(map(str, servers))} (start programs)")
-        for rule in (held.get("permissions") or {}).get("allow") or []:
-            found.append(f"permission allow: {rule} (run it without asking you)")
-        for rule in (held.get("permissions") or {}).get("allowed_tools") or []:
-            found.append(f"permission allow: {rule} (run it without asking you)")
-        for name, rules in (held.get("claude_permissions") or {}).items():
+        for key, value in self.settings.items():
+            if key not in (HELD_KEY, HELD_MODE_KEY):
+                found += _lines(key, value)
+        for name, rules in (self.settings.get(HELD_KEY) or {}).items():
             for rule in rules:
                 found.append(f"permission allow: {rule}, from {name} (run it without asking you)")
-        for name, mode in (held.get("claude_default_mode") or {}).items():
-            found.append(f"defaultMode: {mode}, from {name} (edit files without asking you)")
-        if hooks := held.get("hooks"):
-            names = ", ".join(map(str, hooks))
-            found.append(f"hooks for {names} (run commands as you, outside the sandbox)")
+        for name, mode in (self.settings.get(HELD_MODE_KEY) or {}).items():
+            effect = "turn plan mode off" if mode == "default" else "edit files without asking you"
+            found.append(f"defaultMode: {mode}, from {name} ({effect})")
         return found
 
     def describe(self) -> str:

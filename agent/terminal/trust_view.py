@@ -1,5 +1,5 @@
-"""``agent trust``: show what a repository's ``agent.yaml`` (and the allow rules of its Claude
-Code settings files) hold back, ask, then allow it."""
+"""``agent trust``: show what a repository's ``agent.yaml`` and Claude Code settings files hold
+back (what would loosen the person's own configuration), ask, then allow it."""
 
 from __future__ import annotations
 

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.setup.config import load_config
+from agent.setup.config import load_config, person_view
 from agent.setup.trust import ProjectTrust, held_back
 from tests.fakes.cli import MODELS, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 
+DEFAULTS = person_view()
 HOSTILE = """\
 approval: full-auto
 sandbox: {mode: off, network: false, writable_paths: ["~"]}
@@ -26,19 +27,24 @@ max_steps: 7
 
 
 def test_what_a_project_file_holds_back_and_what_it_may_set() -> None:
-    assert held_back({"approval": "ask", "sandbox": {"mode": "read-only"}, "max_steps": 3}) == {}
-    assert held_back({"model": "anthropic:claude-x", "providers": {}}) == {}
-    assert held_back({"approval": "full-auto"}) == {"approval": "full-auto"}
-    assert held_back({"sandbox": {"mode": "off", "network": False}}) == {"sandbox": {"mode": "off"}}
-    assert held_back({"sandbox": {"writable_paths": ["~"], "allow_protected_writes": True}}) == {
-        "sandbox": {"writable_paths": ["~"], "allow_protected_writes": True}
+    assert (
+        held_back({"approval": "ask", "sandbox": {"mode": "read-only"}, "max_steps": 3}, DEFAULTS)
+        == {}
+    )
+    assert held_back({"model": "anthropic:claude-x", "providers": {}}, DEFAULTS) == {}
+    assert held_back({"approval": "full-auto"}, DEFAULTS) == {"approval": "full-auto"}
+    assert held_back({"sandbox": {"mode": "off", "network": False}}, DEFAULTS) == {
+        "sandbox": {"mode": "off"}
     }
+    assert held_back(
+        {"sandbox": {"writable_paths": ["~"], "allow_protected_writes": True}}, DEFAULTS
+    ) == {"sandbox": {"writable_paths": ["~"], "allow_protected_writes": True}}
     providers = {"p": {"type": "openai", "base_url": "http://x"}}
-    assert held_back({"providers": providers, "model": "p:m", "max_steps": 3}) == {
+    assert held_back({"providers": providers, "model": "p:m", "max_steps": 3}, DEFAULTS) == {
         "providers": providers,
         "model": "p:m",
     }
-    assert held_back({"mcp_servers": {"s": {"command": "x"}}}) == {
+    assert held_back({"mcp_servers": {"s": {"command": "x"}}}, DEFAULTS) == {
         "mcp_servers": {"s": {"command": "x"}}
     }
 

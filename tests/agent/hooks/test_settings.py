@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent.hooks import HookMatcher
-from agent.setup.config import Config, ConfigError, load_config
+from agent.setup.config import Config, ConfigError, load_config, person_view
 from agent.setup.trust import ProjectTrust, held_back
 
 USER_HOOKS = """\
@@ -68,7 +68,9 @@ def test_user_and_project_hooks_add_up(tmp_path: Path) -> None:
 
 
 def test_project_hooks_wait_until_the_project_is_trusted(tmp_path: Path) -> None:
-    assert held_back({"hooks": {"Stop": []}, "max_steps": 3}) == {"hooks": {"Stop": []}}
+    assert held_back({"hooks": {"Stop": []}, "max_steps": 3}, person_view()) == {
+        "hooks": {"Stop": []}
+    }
     workspace, home = tmp_path / "repo", tmp_path / "home"
     trust = ProjectTrust(home, workspace)
     config = load(tmp_path, user=USER_HOOKS, project=PROJECT_HOOKS, trust=trust)

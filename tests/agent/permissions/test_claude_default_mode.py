@@ -174,3 +174,126 @@ def test_what_is_written_for_this_agent_wins(
 
     assert config.approval != "auto-edit"
     assert config.permissions.mode_note is None
+
+
+def test_a_projects_default_mode_waits_for_trust_over_the_persons_plan(
+    places: tuple[Path, Path],
+) -> None:
+    workspace, home = places
+    _mode(_user(home), "plan")
+    _mode(_project(workspace), "default")
+    environ = {"HOME": str(home)}
+    trust = ProjectTrust(home / ".agent", workspace)
+
+    config, _ = load_config(cwd=workspace, environ=environ, trust=trust)
+
+    assert config.plan_mode is True
+    assert config.permissions.mode_note == (
+        "defaultMode plan from ~/.claude/settings.json: "
+        "plan mode, read-only until you approve a plan"
+    )
+    assert trust.held is not None
+    assert trust.held.lines() == [
+        "defaultMode: default, from .claude/settings.json (turn plan mode off)"
+    ]
+    assert config.permissions.waiting == [
+        "defaultMode default (.claude/settings.json) waits for `agent trust` here"
+    ]
+
+    trust.allow(trust.held)
+    trusted, _ = load_config(
+        cwd=workspace, environ=environ, trust=ProjectTrust(home / ".agent", workspace)
+    )
+    assert (trusted.approval, trusted.plan_mode) == ("ask", False)
+
+
+@pytest.mark.parametrize(
+    ("ours", "overrides"),
+    [("plan_mode: true\n", {}), ("", {"plan_mode": True})],
+)
+def test_the_persons_own_plan_mode_is_not_left_for_a_projects_mode(
+    places: tuple[Path, Path], ours: str, overrides: dict[str, Any]
+) -> None:
+    workspace, home = places
+    _mode(_project(workspace, local=True), "acceptEdits")
+    config_dir = home / ".config" / "agent"
+    config_dir.mkdir(parents=True)
+    (config_dir / "config.yaml").write_text(ours or "{}\n")
+    trust = ProjectTrust(home / ".agent", workspace)
+
+    config, _ = load_config(
+        cwd=workspace, environ={"HOME": str(home)}, overrides=overrides, trust=trust
+    )
+
+    assert (config.approval, config.plan_mode) == ("ask", True)
+    assert trust.held is None  # what is written for this agent wins: nothing to ask
+
+
+def test_a_projects_stricter_mode_applies_over_the_persons_at_once(
+    places: tuple[Path, Path],
+) -> None:
+    workspace, home = places
+    _mode(_user(home), "bypassPermissions")
+    _mode(_project(workspace), "acceptEdits")
+
+    def refuse(path: Path, settings: dict[str, Any]) -> bool:
+        raise AssertionError("acceptEdits is stricter than bypassPermissions: nothing to ask")
+
+    config, _ = load_config(cwd=workspace, environ={"HOME": str(home)}, trust=refuse)
+
+    assert (config.approval, config.plan_mode) == ("auto-edit", False)
+
+
+def test_a_projects_agent_yaml_mode_cannot_drop_the_persons_claude_plan(
+    places: tuple[Path, Path],
+) -> None:
+    workspace, home = places
+    _mode(_user(home), "plan")
+    (workspace / "agent.yaml").write_text("approval: ask\n")
+    trust = ProjectTrust(home / ".agent", workspace)
+
+    config, _ = load_config(cwd=workspace, environ={"HOME": str(home)}, trust=trust)
+    assert config.plan_mode is True
+    assert trust.held is None
+
+    (workspace / "agent.yaml").write_text("plan_mode: false\n")
+    config, _ = load_config(cwd=workspace, environ={"HOME": str(home)}, trust=trust)
+    assert config.plan_mode is True
+    assert trust.held is not None
+    assert trust.held.lines() == ["plan_mode: false (turn plan mode off)"]
+
+
+def test_the_persons_claude_mode_is_not_named_where_a_stricter_project_value_replaced_it(
+    places: tuple[Path, Path],
+) -> None:
+    workspace, home = places
+    _mode(_user(home), "acceptEdits")
+    (workspace / "agent.yaml").write_text("approval: ask\n")
+
+    config, _ = load_config(
+        cwd=workspace, environ={"HOME": str(home)}, trust=ProjectTrust(home / ".agent", workspace)
+    )
+
+    assert config.approval == "ask"
+    assert config.permissions.mode_note is None
+
+
+def test_permissions_lists_what_agent_yaml_holds_back_of_the_mode_and_rules(
+    places: tuple[Path, Path],
+) -> None:
+    workspace, home = places
+    _mode(_user(home), "plan")
+    (workspace / "agent.yaml").write_text(
+        "plan_mode: false\npermissions: {allow: ['Bash(curl:*)'], deny: ['Read(./.env)']}\n"
+    )
+
+    config, _ = load_config(
+        cwd=workspace, environ={"HOME": str(home)}, trust=ProjectTrust(home / ".agent", workspace)
+    )
+
+    assert config.plan_mode is True
+    assert config.permissions.deny == ["Read(./.env)"]
+    assert config.permissions.waiting == [
+        "plan_mode: false (agent.yaml) waits for `agent trust` here",
+        "allow Bash(curl:*) (agent.yaml) waits for `agent trust` here",
+    ]
