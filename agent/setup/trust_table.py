@@ -140,7 +140,8 @@ def path_subset(project: Any, person: Any) -> Any:
 def shell_env_split(project: Any, person: Any) -> Any:
     """``shell_env`` (the environment commands and MCP servers get): a project may only narrow
     it. ``inherit`` only towards ``none``, ``exclude`` only adds, ``include_only`` only a subset
-    of the person's (none: every name), ``set`` waits for trust."""
+    of the person's (empty: every name), ``ignore_default_excludes`` only off, ``set`` waits
+    for trust."""
     project, person = dict(project or {}), dict(person or {})
     applied: dict[str, Any] = {}
     inherit = ordered("none", "core", "all")(project.get("inherit"), person.get("inherit", "all"))
@@ -148,13 +149,19 @@ def shell_env_split(project: Any, person: Any) -> Any:
         applied["inherit"] = inherit
     if "exclude" in project:
         applied["exclude"] = add_only(project["exclude"], person.get("exclude"))
-    if "include_only" in project:
-        narrower = project["include_only"] is not None and (
-            person.get("include_only") is None
+    if "include_only" in project:  # empty: every name
+        narrower = bool(project["include_only"]) and (
+            not person.get("include_only")
             or subset(project["include_only"], person["include_only"]) is not NOTHING
         )
         if narrower:
             applied["include_only"] = project["include_only"]
+    if "ignore_default_excludes" in project:
+        passes = ordered(False, True, kind=bool)(
+            project["ignore_default_excludes"], person.get("ignore_default_excludes", False)
+        )
+        if passes is not NOTHING:
+            applied["ignore_default_excludes"] = passes
     if person.get("set") == project.get("set") and "set" in project:
         applied["set"] = project["set"]
     return project if applied == project else (applied or NOTHING)
@@ -201,6 +208,10 @@ TABLE: dict[str, Decision] = {
     "permissions.ask": TUNES,  # rules add up across files: a project's only adds questions
     "permissions.deny": TUNES,  # ... and refusals
     "permissions.disallowed_tools": TUNES,
+    # A server's readOnlyHint is its own claim, and a repository's word is no better.
+    "permissions.read_only_tools": held("let these MCP tools run in plan mode"),
+    # What commands and MCP servers see of the person's environment (API keys withheld).
+    "shell_env": tighten(shell_env_split, "pass more of your environment to commands"),
     # What is hidden from the model, sessions and logs.
     "sessions": SECTION,
     "sessions.redact_env": tighten(add_only, "stop hiding these variables' values"),
@@ -228,10 +239,7 @@ TABLE: dict[str, Decision] = {
 }
 """Every key of `Config`, by its dotted path.
 
-A key added to `Config` gets its row here. Ready for keys that other changes add:
-``"shell_env": tighten(shell_env_split, "pass more of your environment to commands")``; a key
-naming MCP tools the person marks read-only for plan mode: ``held("let MCP tools run in plan
-mode")`` (a server's own claim, or a repository's, is never enough)."""
+A key added to `Config` gets its row here."""
 
 _NAMES_PROVIDERS = ("model", "fallback_models")
 

@@ -125,6 +125,18 @@ LOOSER: list[tuple[str, str, str, Read]] = [
         lambda c: sorted(c.hooks),
     ),
     (
+        "permissions.read_only_tools",
+        "max_steps: 9",
+        "permissions: {read_only_tools: [mcp__db__*]}",
+        lambda c: c.permissions.read_only_tools,
+    ),
+    (
+        "shell_env",
+        "shell_env: {inherit: core}",
+        "shell_env: {inherit: all, ignore_default_excludes: true}",
+        lambda c: (c.shell_env.inherit, c.shell_env.ignore_default_excludes),
+    ),
+    (
         "recovery.shared.url",
         "max_steps: 9",
         "recovery: {shared: {url: 'redis://203.0.113.9:6379/0'}}",
@@ -264,6 +276,9 @@ def test_a_dropped_redaction_keeps_the_persons_and_adds_the_projects() -> None:
         ({"include_only": ["PATH", "AWS_*"]}, {"include_only": ["PATH"]}, NOTHING),
         ({"include_only": ["PATH"]}, {}, {"include_only": ["PATH"]}),
         ({"set": {"GIT_SSH_COMMAND": "evil"}}, {}, NOTHING),
+        ({"include_only": []}, {"include_only": ["PATH"]}, NOTHING),  # empty: every name
+        ({"ignore_default_excludes": True}, {}, NOTHING),
+        ({"ignore_default_excludes": False}, {"ignore_default_excludes": True}, None),
         (
             {"inherit": "none", "set": {"A": "1"}},
             {"inherit": "all"},
@@ -274,7 +289,8 @@ def test_a_dropped_redaction_keeps_the_persons_and_adds_the_projects() -> None:
 def test_a_project_may_only_narrow_the_environment_commands_get(
     project: dict[str, Any], person: dict[str, Any], applied: Any
 ) -> None:
-    assert shell_env_split(project, person) == applied
+    expected = project if applied is None else applied  # None: all of it applies
+    assert shell_env_split(project, person) == expected
 
 
 def test_a_writable_path_through_a_link_is_where_the_link_points(tmp_path: Path) -> None:
