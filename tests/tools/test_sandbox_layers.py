@@ -22,7 +22,13 @@ import pytest
 from tests.tools.conftest import MakeHarness
 from tests.tools.test_run_command import wait_until_gone
 from tools.guard.landlock import abi_version
-from tools.guard.sandbox import LAYERS_VARIABLE, Sandbox, SandboxSettings, namespaces_missing
+from tools.guard.sandbox import (
+    LAYERS_VARIABLE,
+    Sandbox,
+    SandboxMode,
+    SandboxSettings,
+    namespaces_missing,
+)
 
 pytestmark = pytest.mark.skipif(
     abi_version() < 1, reason="the kernel has no Landlock (Linux 5.13+ with it enabled)"
@@ -325,3 +331,23 @@ def test_the_signal_guard_alone_keeps_kill_off_the_launcher(tmp_path: Path) -> N
         [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=30
     )
     assert done.returncode == 0, done.stderr
+
+
+async def test_read_only_allows_no_write_to_shared_memory(
+    make_harness: MakeHarness, workspace: Path, sandbox: Sandbox
+) -> None:
+    """The README promises no writes in read-only; /dev/shm is a writable tmpfs everywhere."""
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("no /dev/shm here")
+    name = Path("/dev/shm") / f"agent-test-{os.getpid()}-{workspace.parent.name}"
+    harness = make_harness(sandbox=replace(sandbox, mode=SandboxMode.READ_ONLY))
+    try:
+        result = await harness.run("run_command", command=f"echo leak > {name}")
+        assert result.is_error
+        assert not name.exists()
+    finally:
+        name.unlink(missing_ok=True)
+    writable = await make_harness(sandbox=sandbox).run(
+        "run_command", command=f"echo ok > {name} && cat {name} && rm {name}"
+    )
+    assert not writable.is_error, writable.content  # workspace-write keeps it for tools

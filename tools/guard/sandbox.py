@@ -174,7 +174,9 @@ class Sandbox:
         return [*argv, "--", *program]
 
     def _writable(self, workspace: Path) -> list[Path]:
-        dirs = [workspace, *self.writable] if self.mode is SandboxMode.WORKSPACE_WRITE else []
+        if self.mode is not SandboxMode.WORKSPACE_WRITE:
+            return []  # read-only: no writes at all, shared memory included
+        dirs = [workspace, *self.writable]
         if os.path.isdir(_SHARED_MEMORY):
             dirs.append(Path(_SHARED_MEMORY))
         return dirs
