@@ -5,6 +5,7 @@ Everything else receives its collaborators as arguments; only this module constr
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -112,7 +113,14 @@ def build_agent(
     )
     fleet = Fleet(shared, config.recovery)
     provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
-    sandbox = Sandbox.create(config.sandbox, scratch=scratch_dir(home))
+    # The workspace files these run are protected (tools.guard.protected).
+    runs = [hook.command for entries in config.hooks.values() for m in entries for hook in m.hooks]
+    runs += [
+        shlex.join([server.command, *server.args])
+        for server in config.mcp_servers.values()
+        if server.command
+    ]
+    sandbox = Sandbox.create(config.sandbox, scratch=scratch_dir(home), hook_commands=tuple(runs))
     if notice := sandbox.notice():
         notices.append(Notice(text=notice))
     mcp = McpLink(

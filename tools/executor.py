@@ -126,6 +126,7 @@ class ToolExecutor:
                 approval,
                 approver,
                 allow_protected=sandbox is not None and sandbox.allow_protected_writes,
+                hook_commands=sandbox.hook_commands if sandbox is not None else (),
             ),
             self._redact,
         )

@@ -29,7 +29,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.guard import landlock
-from tools.guard.protected import PROTECTED_ROOTS
+from tools.guard.protected import REUSE_SECONDS
+from tools.guard.protected_scan import scan_cached
 
 
 class SandboxMode(StrEnum):
@@ -102,13 +103,22 @@ class Sandbox:
     """Whether each command runs in its own user, mount and PID namespace."""
     namespaces_missing: str = ""
     """Why there are no namespaces, when `namespaces` is False."""
+    hook_commands: tuple[str, ...] = ()
+    """The agent's configured hook commands: the workspace files they run are protected."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", SandboxMode(self.mode))  # "off" given as text, too
 
     @classmethod
-    def create(cls, settings: SandboxSettings, *, scratch: Path | None = None) -> Sandbox:
-        """The sandbox for ``settings`` on this machine (probes the kernel once)."""
+    def create(
+        cls,
+        settings: SandboxSettings,
+        *,
+        scratch: Path | None = None,
+        hook_commands: tuple[str, ...] = (),
+    ) -> Sandbox:
+        """The sandbox for ``settings`` on this machine (probes the kernel once);
+        ``hook_commands`` are the agent's hook and MCP server commands."""
         writable = [Path(tempfile.gettempdir())]
         cache = None
         if scratch is not None:
@@ -130,6 +140,7 @@ class Sandbox:
             cache,
             namespaces=not missing,
             namespaces_missing=missing,
+            hook_commands=hook_commands,
         )
 
     @property
@@ -153,10 +164,7 @@ class Sandbox:
         argv = [sys.executable, "-I", "-S", str(_LAUNCHER), "--parent", str(os.getpid())]
         if self.namespaces and self.mode is not SandboxMode.OFF:
             argv.append("--namespaces")
-            for rel in PROTECTED_ROOTS:
-                path = workspace / rel
-                if rel != ".git" or path.is_file():  # a .git directory must stay writable
-                    argv += ["--protect", str(path)]
+            argv += [arg for path in self.protected(workspace) for arg in ("--protect", path)]
             if not self.enforced:  # the mounts need to know what stays writable
                 argv += [arg for d in self._writable(workspace) for arg in ("--write", str(d))]
                 argv.append("--no-landlock")
@@ -172,6 +180,13 @@ class Sandbox:
         elif not self.namespaces or self.mode is SandboxMode.OFF:
             argv.append("--unrestricted")
         return [*argv, "--", *program]
+
+    def protected(self, workspace: Path) -> list[str]:
+        """The protected paths that exist, to mount read-only (a git directory itself stays
+        writable: commits write its objects and refs)."""
+        found = scan_cached(workspace, self.hook_commands, max_age=REUSE_SECONDS)
+        paths = [str(workspace / root.rel) for root in found.roots if root.whole]
+        return [path for path in paths if os.path.lexists(path)]
 
     def _writable(self, workspace: Path) -> list[Path]:
         if self.mode is not SandboxMode.WORKSPACE_WRITE:
