@@ -8,94 +8,22 @@ targeted file as it was (and the canaries beside the workspace untouched).
 
 from __future__ import annotations
 
-import json
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from tests.fakes.hostile_repo import HOOK, NEW_FILES, TARGETS, make_hostile_repository
 from tests.tools.conftest import MakeHarness, RecordingApprover
 from tools.guard.landlock import abi_version
 from tools.guard.protected import ProtectedSnapshot, protected_reason
 from tools.guard.protected_scan import scan
 from tools.guard.sandbox import Sandbox
 
-HOOK = "./scripts/lint.sh"
-"""The agent's own ``hooks:`` command (as configured in agent.yaml or the person's config)."""
-TARGETS = [
-    "vendor/lib/.git/config",
-    "vendor/lib/.git/hooks/pre-commit",
-    ".githooks/pre-commit",
-    "extra.cfg",
-    "scripts/clean.sh",
-    ".gitattributes",
-    "hooks/check.sh",
-    ".claude/settings.json",
-    ".claude/hooks/x.py",
-    "scripts/lint.sh",
-    "mod/.git",
-    ".git/modules/mod/config",
-    "tools/textconv.py",
-]
-"""Every file of `hostile` that git or the agent runs or reads as configuration."""
-NEW_FILES = [
-    ".githooks/post-checkout",
-    "vendor/lib/.git/hooks/post-checkout",
-    ".claude/settings.local.json",
-    ".claude/commands/x.md",
-]
-"""Files that do not exist yet, and that git or the agent would run or read if they did."""
-
-
-def _git(*args: str | Path) -> None:
-    subprocess.run(["git", *map(str, args)], check=True, capture_output=True)
-
 
 @pytest.fixture
 def hostile(workspace: Path) -> Path:
-    """A repository as it might be cloned: husky-style hooks, an included config that
-    defines a filter driver, a nested repository, a submodule, and Claude Code hooks."""
-    _git("init", "-q", workspace)
-    files = {
-        ".githooks/pre-commit": "#!/bin/sh\nexit 0\n",
-        "extra.cfg": '[filter "x"]\n\tclean = ./scripts/clean.sh\n',
-        "scripts/clean.sh": "#!/bin/sh\ncat\n",
-        "scripts/lint.sh": "#!/bin/sh\nexit 0\n",
-        "scripts/other.sh": "#!/bin/sh\nexit 0\n",
-        "tools/textconv.py": "print()\n",
-        ".gitattributes": "*.bin filter=x\n",
-        "hooks/check.sh": "#!/bin/sh\nexit 0\n",
-        ".claude/hooks/x.py": "print()\n",
-        "mod/.git": "gitdir: ../.git/modules/mod\n",
-        ".git/modules/mod/HEAD": "ref: refs/heads/main\n",
-        ".git/modules/mod/config": "[core]\n\tworktree = ../../../mod\n",
-        "src/app.py": "print('app')\n",
-    }
-    for rel, text in files.items():
-        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
-        (workspace / rel).write_text(text)
-    with (workspace / ".git" / "config").open("a") as config:
-        config.write("[core]\n\thooksPath = .githooks\n[include]\n\tpath = ../extra.cfg\n")
-        config.write('[diff "py"]\n\ttextconv = "python3 tools/textconv.py"\n')
-    settings = {
-        "hooks": {
-            "PreToolUse": [
-                {
-                    "matcher": "Bash",
-                    "hooks": [
-                        {"type": "command", "command": "bash hooks/check.sh"},
-                        {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/x.py"},
-                    ],
-                }
-            ]
-        }
-    }
-    (workspace / ".claude" / "settings.json").write_text(json.dumps(settings))
-    nested = workspace / "vendor" / "lib"
-    nested.mkdir(parents=True)
-    _git("init", "-q", nested)
-    (nested / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    make_hostile_repository(workspace)
     return workspace
 
 
