@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from agent.engine.tool_ids import ToolCallIds
 from agent.engine.turn import TurnRecoveryPolicy
 from agent.hooks import Hooks
 from agent.permissions import PermissionCheck, ProjectRules
+from agent.permissions.masks import denied_patterns
 from agent.permissions.modes import current_mode
 from agent.permissions.plan import PlanAwareSandbox
 from agent.session import Agent, Parts
@@ -160,7 +162,13 @@ def build_agent(
             events=events,
             checkpoint_dir=checkpoints / session.id,
             home=person_home,
-            sandbox=PlanAwareSandbox.around(sandbox, lambda: permissions.plan_mode),
+            sandbox=PlanAwareSandbox.around(
+                replace(
+                    sandbox,
+                    denied=lambda: denied_patterns(permissions.rules, workspace, person_home),
+                ),
+                lambda: permissions.plan_mode,
+            ),
             redact=redactor.text,
             more_tools=mcp.tools,
             hooks=before_tool,

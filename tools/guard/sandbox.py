@@ -22,7 +22,8 @@ import os
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -86,6 +87,16 @@ class SandboxSettings(BaseModel):
 
 
 @dataclass(frozen=True)
+class DeniedPatterns:
+    """Paths deny rules cover, as regular expressions over workspace-relative ``/`` paths:
+    ``read`` (Read rules) are masked in a command's namespace, ``edit`` (Edit and Write
+    rules) are read-only there. Without namespaces, commands are checked by name only."""
+
+    read: tuple[str, ...] = ()
+    edit: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Sandbox:
     """How run_command launches a command: the mode in force and the backend enforcing it."""
 
@@ -105,6 +116,8 @@ class Sandbox:
     """Why there are no namespaces, when `namespaces` is False."""
     hook_commands: tuple[str, ...] = ()
     """The agent's configured hook commands: the workspace files they run are protected."""
+    denied: Callable[[], DeniedPatterns] | None = field(default=None, compare=False)
+    """The deny rules' paths now, masked (Read) or read-only (Edit) in a command's namespace."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", SandboxMode(self.mode))  # "off" given as text, too
@@ -165,6 +178,7 @@ class Sandbox:
         if self.namespaces and self.mode is not SandboxMode.OFF:
             argv.append("--namespaces")
             argv += [arg for path in self.protected(workspace) for arg in ("--protect", path)]
+            argv += self._denied_args(workspace)
             if not self.enforced:  # the mounts need to know what stays writable
                 argv += [arg for d in self._writable(workspace) for arg in ("--write", str(d))]
                 argv.append("--no-landlock")
@@ -187,6 +201,14 @@ class Sandbox:
         found = scan_cached(workspace, self.hook_commands, max_age=REUSE_SECONDS)
         paths = [str(workspace / root.rel) for root in found.roots if root.whole]
         return [path for path in paths if os.path.lexists(path)]
+
+    def _denied_args(self, workspace: Path) -> list[str]:
+        patterns = self.denied() if self.denied is not None else DeniedPatterns()
+        if not (patterns.read or patterns.edit):
+            return []
+        args = ["--deny-root", str(workspace)]
+        args += [arg for pattern in patterns.read for arg in ("--deny-read", pattern)]
+        return args + [arg for pattern in patterns.edit for arg in ("--deny-edit", pattern)]
 
     def _writable(self, workspace: Path) -> list[Path]:
         if self.mode is not SandboxMode.WORKSPACE_WRITE:
