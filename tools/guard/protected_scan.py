@@ -174,9 +174,12 @@ class _Finder:
 
     def _expand(self, word: str) -> str | None:
         word = word.removeprefix("!")
-        for name in ("CLAUDE_PROJECT_DIR", "PWD"):
+        values = {"CLAUDE_PROJECT_DIR": str(self.workspace), "PWD": str(self.workspace)}
+        if self.home is not None:
+            values["HOME"] = str(self.home)
+        for name, value in values.items():
             for form in (f"${{{name}}}", f"${name}"):
-                word = word.replace(form, str(self.workspace))
+                word = word.replace(form, value)
         if word.startswith("~/"):
             return None if self.home is None else str(self.home / word[2:])
         return None if "$" in word or not word or word.startswith("-") else word

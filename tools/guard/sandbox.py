@@ -75,8 +75,8 @@ class SandboxSettings(BaseModel):
     )
     allow_protected_writes: bool = Field(
         default=False,
-        description="true: file tools may change .git/config, .git/hooks/ and the agent's "
-        "config without asking (also under -p).",
+        description="true: file tools may change .git/config, .git/hooks/, the agent's "
+        "config and files hooks run without asking (also under -p).",
     )
 
     @field_validator("mode", mode="before")
@@ -199,8 +199,10 @@ class Sandbox:
         """The protected paths that exist, to mount read-only (a git directory itself stays
         writable: commits write its objects and refs)."""
         found = scan_cached(workspace, self.hook_commands, max_age=REUSE_SECONDS)
-        paths = [str(workspace / root.rel) for root in found.roots if root.whole]
-        return [path for path in paths if os.path.lexists(path)]
+        whole = {root.rel for root in found.roots if root.whole}
+        # What is inside a directory already mounted read-only needs no mount of its own.
+        paths = [rel for rel in whole if not any(top in whole for top in _parents(rel))]
+        return [str(workspace / rel) for rel in sorted(paths) if os.path.lexists(workspace / rel)]
 
     def _denied_args(self, workspace: Path) -> list[str]:
         patterns = self.denied() if self.denied is not None else DeniedPatterns()
@@ -277,6 +279,11 @@ class Sandbox:
             f"{places}; writes elsewhere fail with 'Permission denied'. Keep changes inside "
             "the workspace; the person can add a directory to sandbox.writable_paths.]"
         )
+
+
+def _parents(rel: str) -> list[str]:
+    parts = rel.split("/")
+    return ["/".join(parts[:end]) for end in range(1, len(parts))]
 
 
 def namespaces_missing() -> str:
