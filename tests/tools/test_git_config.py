@@ -85,3 +85,19 @@ def test_a_linked_worktree_in_the_workspace_is_found_from_git_metadata(workspace
 
     assert found.reason("deep/wt/.git")
     assert found.reason("deep/wt/.hooks/pre-commit")
+
+
+def test_a_workspace_inside_a_repository_protects_what_that_repository_runs(
+    tmp_path: Path, decoy_home: Path
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (repo / ".git" / "config").write_text("[core]\n\thooksPath = app/hooks\n")
+    workspace = repo / "app"
+    (workspace / "hooks").mkdir(parents=True)
+
+    found = scan(workspace)
+
+    assert found.reason("hooks/pre-commit")
+    assert found.reason("src/x.py") is None

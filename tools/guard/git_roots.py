@@ -79,8 +79,8 @@ class GitFinds:
 
 
 def find_git(workspace: Path, dot_gits: list[str], home: Path | None) -> GitFinds:
-    """Everything git reads or runs for the repositories at ``dot_gits`` (workspace-relative
-    ``.git`` entries)."""
+    """Everything git reads or runs for the repositories at ``dot_gits`` (``.git`` entries,
+    workspace-relative or absolute)."""
     finds = GitFinds()
     todo: list[tuple[Path, Path]] = []  # (git directory, the working tree git runs in)
     for rel in dot_gits:

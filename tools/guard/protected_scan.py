@@ -206,6 +206,8 @@ def scan(
         return True
 
     complete = walk(workspace, visit, budget)
+    if ".git" not in dot_gits:  # the workspace is a folder of a repository: git reads its config
+        dot_gits += _enclosing(finder.real)
     found: GitFinds = find_git(workspace, dot_gits, finder.home)
     for path, reason, whole in found.roots:
         finder.add(path, reason, whole=whole)
@@ -217,6 +219,14 @@ def scan(
         finder.named_files(command, workspace, "the agent starts it as an MCP server (.mcp.json)")
     git_dirs = tuple(rel for rel in map(finder.inside, found.git_dirs) if rel is not None)
     return ProtectedPaths(tuple(finder.roots.values()), git_dirs, complete)
+
+
+def _enclosing(real: str) -> list[str]:
+    """The ``.git`` of the repository the workspace is a folder of (absolute), if any."""
+    for parent in Path(real).parents:
+        if os.path.lexists(parent / ".git"):
+            return [str(parent / ".git")]
+    return []
 
 
 def _json(path: Path) -> object:
