@@ -91,7 +91,7 @@ def protected_reason(workspace: Path, path: Path, commands: Iterable[str] = ()) 
 
 def _real_rel(workspace: Path, path: Path) -> str | None:
     rel = os.path.relpath(os.path.realpath(path), os.path.realpath(workspace))
-    return None if rel.startswith("..") else rel.replace(os.sep, "/")
+    return None if rel == ".." or rel.startswith(".." + os.sep) else rel.replace(os.sep, "/")
 
 
 def aliased(workspace: Path, path: Path, commands: Iterable[str] = ()) -> str | None:

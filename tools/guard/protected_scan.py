@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from collections import deque
@@ -64,6 +65,7 @@ CLAUDE_ROOTS = tuple(
     f".claude/{name}"
     for name in ("settings.json", "settings.local.json", "hooks", "agents", "commands", "skills")
 )
+_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 _CLAUDE_HELPERS = ("apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper")
 
 
@@ -143,7 +145,7 @@ class _Finder:
         if real == self.real:
             return None
         rel = os.path.relpath(real, self.real)
-        return None if rel.startswith("..") else rel.replace(os.sep, "/")
+        return None if _outside(rel) else rel.replace(os.sep, "/")
 
     def add(self, path: Path | str, reason: str, *, whole: bool = True) -> None:
         """Protect ``path`` (and a link naming it, when the link is in the workspace)."""
@@ -152,7 +154,7 @@ class _Finder:
             self.roots[rel] = Root(rel, reason, whole)
         lexical = os.path.relpath(os.path.normpath(path), self.real)
         if (
-            not lexical.startswith("..")
+            not _outside(lexical)
             and os.path.islink(path)
             and os.path.realpath(os.path.dirname(path)) == os.path.dirname(os.path.normpath(path))
         ):
@@ -177,9 +179,7 @@ class _Finder:
         values = {"CLAUDE_PROJECT_DIR": str(self.workspace), "PWD": str(self.workspace)}
         if self.home is not None:
             values["HOME"] = str(self.home)
-        for name, value in values.items():
-            for form in (f"${{{name}}}", f"${name}"):
-                word = word.replace(form, value)
+        word = _VARIABLE.sub(lambda found: values.get(found[1] or found[2], found[0]), word)
         if word.startswith("~/"):
             return None if self.home is None else str(self.home / word[2:])
         return None if "$" in word or not word or word.startswith("-") else word
@@ -219,6 +219,10 @@ def scan(
         finder.named_files(command, workspace, "the agent starts it as an MCP server (.mcp.json)")
     git_dirs = tuple(rel for rel in map(finder.inside, found.git_dirs) if rel is not None)
     return ProtectedPaths(tuple(finder.roots.values()), git_dirs, complete)
+
+
+def _outside(rel: str) -> bool:
+    return rel == ".." or rel.startswith(".." + os.sep)
 
 
 def _enclosing(real: str) -> list[str]:
