@@ -101,3 +101,21 @@ def test_a_workspace_inside_a_repository_protects_what_that_repository_runs(
 
     assert found.reason("hooks/pre-commit")
     assert found.reason("src/x.py") is None
+
+
+def test_a_git_directory_behind_a_symlink_is_followed_only_inside(
+    workspace: Path, tmp_path: Path
+) -> None:
+    for target in (workspace / "data", tmp_path / "elsewhere"):
+        (target / "hooks").mkdir(parents=True)
+        (target / "HEAD").write_text("ref: refs/heads/main\n")
+    (workspace / ".git").symlink_to(workspace / "data")
+    (workspace / "sub").mkdir()
+    (workspace / "sub" / ".git").symlink_to(tmp_path / "elsewhere")
+
+    found = scan(workspace)
+
+    assert found.reason(".git")
+    assert found.reason("data/hooks/pre-commit")
+    assert found.reason("sub/.git")  # the link itself; what it points to is outside
+    assert all(not root.rel.startswith("..") for root in found.roots)

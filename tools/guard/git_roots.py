@@ -86,7 +86,10 @@ def find_git(workspace: Path, dot_gits: list[str], home: Path | None) -> GitFind
     for rel in dot_gits:
         path = workspace / rel
         if os.path.islink(path):
-            finds.roots.append((path, GIT, True))  # the link itself; never followed
+            finds.roots.append((path, GIT, True))  # the link itself, and its target if inside
+            real = os.path.realpath(path)
+            if real.startswith(os.path.realpath(workspace) + os.sep) and os.path.isdir(real):
+                todo.append((Path(real), path.parent))
         elif os.path.isdir(path):
             finds.roots.append((path, GIT, False))
             todo.append((path, path.parent))

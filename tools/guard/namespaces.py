@@ -186,7 +186,8 @@ def denied_paths(
     while queue and seen < budget:
         rel = queue.pop(0)
         try:
-            entries = sorted(os.scandir(os.path.join(root, rel) if rel else root), key=_name)
+            with os.scandir(os.path.join(root, rel) if rel else root) as listing:
+                entries = sorted(listing, key=_name)
         except OSError:
             continue
         for entry in entries[: budget - seen]:
