@@ -161,8 +161,8 @@ def _named(entries: list[gc.Entry], tree: Path, home: Path | None, finds: GitFin
             if path is not None:
                 finds.roots.append((path, _PATH_KEYS[key], True))
         elif any(fnmatch.fnmatchcase(key, pattern) for pattern in _COMMAND_KEYS):
-            if key.startswith("submodule.") and not value.startswith("!"):
-                continue
+            if key.startswith(("submodule.", "alias.")) and not value.startswith("!"):
+                continue  # a git subcommand, not a shell command
             finds.commands.append((value, tree, f"git runs it ({key})"))
 
 
