@@ -119,3 +119,15 @@ def test_a_git_directory_behind_a_symlink_is_followed_only_inside(
     assert found.reason("data/hooks/pre-commit")
     assert found.reason("sub/.git")  # the link itself; what it points to is outside
     assert all(not root.rel.startswith("..") for root in found.roots)
+
+
+def test_husky_nine_protects_the_scripts_its_hooks_run(workspace: Path) -> None:
+    (workspace / ".git").mkdir()
+    (workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (workspace / ".git" / "config").write_text("[core]\n\thooksPath = .husky/_\n")
+    (workspace / ".husky" / "_").mkdir(parents=True)
+
+    found = scan(workspace)
+
+    assert found.reason(".husky/_/pre-commit")
+    assert found.reason(".husky/pre-commit")  # what .husky/_/pre-commit runs

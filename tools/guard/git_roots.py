@@ -159,7 +159,9 @@ def _named(entries: list[gc.Entry], tree: Path, home: Path | None, finds: GitFin
         elif key in _PATH_KEYS:
             path = _from_tree(value, tree, home)
             if path is not None:
-                finds.roots.append((path, _PATH_KEYS[key], True))
+                # husky 9 points git at .husky/_, whose hooks run the scripts in .husky/.
+                husky = key == "core.hookspath" and path.name == "_"
+                finds.roots.append((path.parent if husky else path, _PATH_KEYS[key], True))
         elif any(fnmatch.fnmatchcase(key, pattern) for pattern in _COMMAND_KEYS):
             if key.startswith(("submodule.", "alias.")) and not value.startswith("!"):
                 continue  # a git subcommand, not a shell command
