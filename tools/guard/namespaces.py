@@ -186,11 +186,12 @@ def denied_paths(
     while queue and seen < budget:
         rel = queue.pop(0)
         try:
-            with os.scandir(os.path.join(root, rel) if rel else root) as listing:
-                entries = sorted(listing, key=_name)
+            listing = os.scandir(os.path.join(root, rel) if rel else root)
         except OSError:
             continue
-        for entry in entries[: budget - seen]:
+        with listing:
+            entries = [entry for _, entry in zip(range(budget - seen), listing, strict=False)]
+        for entry in entries:
             seen += 1
             child = f"{rel}/{entry.name}" if rel else entry.name
             for index, pattern in enumerate((hide, lock)):
@@ -203,10 +204,6 @@ def denied_paths(
                 if entry.name != ".git" and entry.is_dir(follow_symlinks=False):
                     queue.append(child)
     return found
-
-
-def _name(entry: os.DirEntry[str]) -> str:
-    return entry.name
 
 
 def _drop_capabilities(libc: ctypes.CDLL) -> None:

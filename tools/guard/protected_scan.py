@@ -111,22 +111,23 @@ def walk(top: Path, visit: Callable[[str, os.DirEntry[str]], bool], budget: int)
         rel = (queues[0] or queues[1]).popleft()
         try:
             with os.scandir(os.path.join(base, rel) if rel else base) as found:
-                entries = list(found)
+                for entry in found:  # read lazily: a directory may hold a million files
+                    seen += 1
+                    if seen > budget:
+                        return False
+                    child = f"{rel}/{entry.name}" if rel else entry.name
+                    if visit(child, entry) and _descend(entry, mounts):
+                        queues[entry.name in _DEFERRED].append(child)
         except OSError:
             continue
-        for entry in entries:
-            seen += 1
-            if seen > budget:
-                return False
-            child = f"{rel}/{entry.name}" if rel else entry.name
-            if not visit(child, entry):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False) and entry.path not in mounts:
-                    queues[entry.name in _DEFERRED].append(child)
-            except OSError:
-                continue
     return True
+
+
+def _descend(entry: os.DirEntry[str], mounts: set[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False) and entry.path not in mounts
+    except OSError:
+        return False
 
 
 class _Finder:
