@@ -34,6 +34,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import structlog
+
 from tools.guard import git_config as gc
 from tools.guard.git_roots import GIT, GIT_CONFIG, GitFinds, find_git
 from tools.guard.mounts import read_mounts
@@ -279,6 +281,7 @@ def _mcp_commands(workspace: Path) -> list[str]:
     return found
 
 
+log = structlog.get_logger("tools.guard")
 _cache_lock = threading.Lock()
 _cache: dict[tuple[str, tuple[str, ...]], tuple[float, ProtectedPaths]] = {}
 
@@ -293,6 +296,8 @@ def scan_cached(workspace: Path, commands: Iterable[str] = (), *, max_age: float
     if hit is not None and 0 <= now - hit[0] < max_age:
         return hit[1]
     found = scan(workspace, key[1])
+    if not found.complete:
+        log.info("protected_scan_budget_reached", workspace=key[0], budget=WALK_BUDGET)
     with _cache_lock:
         if len(_cache) > 16:
             _cache.clear()
