@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tools.guard.git_config import command_words, parse, read_config
+from tools.guard.protected import ProtectedSnapshot
 from tools.guard.protected_scan import scan
 
 
@@ -131,3 +132,18 @@ def test_husky_nine_protects_the_scripts_its_hooks_run(workspace: Path) -> None:
 
     assert found.reason(".husky/_/pre-commit")
     assert found.reason(".husky/pre-commit")  # what .husky/_/pre-commit runs
+
+
+def test_a_change_to_a_git_dir_a_dot_git_file_points_to_is_put_back(workspace: Path) -> None:
+    evil = workspace / "innocent"
+    (evil / "hooks").mkdir(parents=True)
+    (evil / "HEAD").write_text("ref: refs/heads/main\n")
+    (evil / "config").write_text("[core]\n\tbare = false\n")
+    (workspace / ".git").write_text("gitdir: innocent\n")
+    snapshot = ProtectedSnapshot.take(workspace)
+    (evil / "config").write_text("[core]\n\tfsmonitor = touch PWNED\n")
+    (evil / "hooks" / "pre-commit").write_text("touch PWNED\n")
+
+    assert snapshot.restore() == ["innocent/config", "innocent/hooks/pre-commit"]
+    assert (evil / "config").read_text() == "[core]\n\tbare = false\n"
+    assert not (evil / "hooks" / "pre-commit").exists()

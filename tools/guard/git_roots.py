@@ -107,6 +107,7 @@ def find_git(workspace: Path, dot_gits: list[str], home: Path | None) -> GitFind
             continue
         seen.add(real)
         finds.git_dirs.append(gitdir)
+        finds.roots.append((gitdir, GIT, False))  # whether it is there: see ProtectedSnapshot
         finds.roots += [(gitdir / name, GIT, True) for name in GIT_CONFIG]
         entries = [*shared, *_local_entries(gitdir, home, finds)]
         _named(entries, tree, home, finds)

@@ -156,7 +156,7 @@ class ProtectedSnapshot:
         """Scan the workspace afresh (``commands``: the agent's hook commands) and keep the
         state of every protected path."""
         snapshot = cls(workspace, found=scan_cached(workspace, commands, max_age=0))
-        for root in snapshot.found.roots:
+        for root in snapshot.found.outermost():
             for rel in snapshot._walk(root):
                 entry = _read(workspace / rel)
                 if entry is not None:
@@ -170,7 +170,7 @@ class ProtectedSnapshot:
     def restore(self) -> list[str]:
         """Undo changes made since `take`; returns the relative paths put back or removed."""
         changed: list[str] = []
-        current = {rel for root in self.found.roots for rel in self._walk(root)}
+        current = {rel for root in self.found.outermost() for rel in self._walk(root)}
         for rel in sorted(current - self.entries.keys(), key=len, reverse=True):
             if not self._guarded(rel) or rel in self.skipped or not _remove(self.workspace / rel):
                 continue

@@ -91,6 +91,18 @@ class ProtectedPaths:
     """The git directories inside the workspace (relative), the top one included."""
     complete: bool = True
 
+    def outermost(self) -> list[Root]:
+        """The roots not inside another root protected whole (that one covers them)."""
+        whole = {root.rel for root in self.roots if root.whole}
+        return [
+            root
+            for root in self.roots
+            if not any(
+                "/".join(root.rel.split("/")[:end]) in whole
+                for end in range(1, root.rel.count("/") + 1)
+            )
+        ]
+
     def reason(self, rel: str) -> str | None:
         """Why ``rel`` (workspace-relative) is protected by what was found, or None."""
         folded = rel.casefold()

@@ -199,10 +199,9 @@ class Sandbox:
         """The protected paths that exist, to mount read-only (a git directory itself stays
         writable: commits write its objects and refs)."""
         found = scan_cached(workspace, self.hook_commands, max_age=REUSE_SECONDS)
-        whole = {root.rel for root in found.roots if root.whole}
         # What is inside a directory already mounted read-only needs no mount of its own.
-        paths = [rel for rel in whole if not any(top in whole for top in _parents(rel))]
-        return [str(workspace / rel) for rel in sorted(paths) if os.path.lexists(workspace / rel)]
+        paths = sorted(root.rel for root in found.outermost() if root.whole)
+        return [str(workspace / rel) for rel in paths if os.path.lexists(workspace / rel)]
 
     def _denied_args(self, workspace: Path) -> list[str]:
         patterns = self.denied() if self.denied is not None else DeniedPatterns()
@@ -279,11 +278,6 @@ class Sandbox:
             f"{places}; writes elsewhere fail with 'Permission denied'. Keep changes inside "
             "the workspace; the person can add a directory to sandbox.writable_paths.]"
         )
-
-
-def _parents(rel: str) -> list[str]:
-    parts = rel.split("/")
-    return ["/".join(parts[:end]) for end in range(1, len(parts))]
 
 
 def namespaces_missing() -> str:
