@@ -115,7 +115,8 @@ class Sandbox:
     namespaces_missing: str = ""
     """Why there are no namespaces, when `namespaces` is False."""
     hook_commands: tuple[str, ...] = ()
-    """The agent's configured hook commands: the workspace files they run are protected."""
+    """The agent's configured hook and MCP server commands: the workspace files they run
+    are protected."""
     denied: Callable[[], DeniedPatterns] | None = field(default=None, compare=False)
     """The deny rules' paths now, masked (Read) or read-only (Edit) in a command's namespace."""
 
