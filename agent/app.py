@@ -5,7 +5,9 @@ Everything else receives its collaborators as arguments; only this module constr
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from agent.engine.tool_ids import ToolCallIds
 from agent.engine.turn import TurnRecoveryPolicy
 from agent.hooks import Hooks
 from agent.permissions import PermissionCheck, ProjectRules
+from agent.permissions.masks import denied_patterns
 from agent.permissions.modes import current_mode
 from agent.permissions.plan import PlanAwareSandbox, plan_guard_note
 from agent.session import Agent, Parts
@@ -113,7 +116,19 @@ def build_agent(
     )
     fleet = Fleet(shared, config.recovery)
     provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
-    sandbox = Sandbox.create(config.sandbox, scratch=scratch_dir(home), env=command_env(config))
+    # The workspace files these run are protected (tools.guard.protected).
+    runs = [hook.command for entries in config.hooks.values() for m in entries for hook in m.hooks]
+    runs += [
+        shlex.join([server.command, *server.args])
+        for server in config.mcp_servers.values()
+        if server.command
+    ]
+    sandbox = Sandbox.create(
+        config.sandbox,
+        scratch=scratch_dir(home),
+        hook_commands=tuple(runs),
+        env=command_env(config),
+    )
     if notice := sandbox.notice():
         notices.append(Notice(text=notice))
     mcp = McpLink(
@@ -155,7 +170,13 @@ def build_agent(
             events=events,
             checkpoint_dir=checkpoints / session.id,
             home=person_home,
-            sandbox=PlanAwareSandbox.around(sandbox, lambda: permissions.plan_mode),
+            sandbox=PlanAwareSandbox.around(
+                replace(
+                    sandbox,
+                    denied=lambda: denied_patterns(permissions.rules, workspace, person_home),
+                ),
+                lambda: permissions.plan_mode,
+            ),
             redact=redactor.text,
             more_tools=mcp.tools,
             hooks=before_tool,

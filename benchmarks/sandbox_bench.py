@@ -11,6 +11,9 @@ Run: ``python benchmarks/sandbox_bench.py`` (about 40 s; writes only to a temp d
    ``true``, sandboxed and not.
 3. Policy: `check_command` on ordinary commands and on inputs built to make a backtracking
    check take quadratic time, each 120 KB.
+4. Protected paths: `protected_scan.scan` (once per command) in the 1,000-file repository
+   and in a 30,000-entry tree (where its budget ends the walk), and the launcher's search
+   for deny rules' paths (`namespaces.denied_paths`) in the same tree.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from pathlib import Path
 from providers import ToolUseBlock
 from tools import ToolExecutor, ToolSettings
 from tools.guard.landlock import abi_version
+from tools.guard.namespaces import denied_paths
 from tools.guard.policy import check_command
+from tools.guard.protected_scan import scan
 from tools.guard.sandbox import Sandbox, namespaces_missing
 
 
@@ -130,6 +135,22 @@ def policy() -> None:
         print(f"{name:<28}{seconds * 1000:>8.1f}ms")
 
 
+def protected(workspace: Path) -> None:
+    big = workspace / "big"
+    for n in range(30_000):
+        path = big / f"d{n % 300}" / f"f{n}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    print("\nProtected paths and deny rules (best of 5)")
+    for name, run in {
+        "scan, 1,000-file repo": lambda: scan(workspace / "repo"),
+        "scan, 30,000 entries": lambda: scan(big),
+        "deny paths, 30,000 entries": lambda: denied_paths(str(big), [r"(?:.*/)?\.env"], []),
+    }.items():
+        seconds = min(_time(run) for _ in range(5))
+        print(f"{name:<28}{seconds * 1000:>8.1f}ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
@@ -138,6 +159,7 @@ def main() -> None:
         workspace = Path(tmp)
         launch(args.runs, workspace)
         run_command(args.runs // 2, workspace)
+        protected(workspace)
     policy()
 
 

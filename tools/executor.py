@@ -90,8 +90,7 @@ class ToolExecutor:
         more_tools: Tools that come and go while the agent runs (MCP servers' tools),
             asked for each time the model is sent the tool list or calls a tool.
         runner: Runs a validated, permitted call inside its timeout (chaos: `tools.chaos`).
-        read_denied: Whether a rule withholds reading a path: ``search`` and ``list_files``
-            skip such files (the permission rules' ``Read`` deny).
+        read_denied: Whether a rule (``Read`` deny) withholds reading a path from search etc.
     """
 
     def __init__(
@@ -130,6 +129,7 @@ class ToolExecutor:
                 approval,
                 approver,
                 allow_protected=sandbox is not None and sandbox.allow_protected_writes,
+                hook_commands=sandbox.hook_commands if sandbox is not None else (),
             ),
             self._redact,
         )

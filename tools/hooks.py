@@ -108,8 +108,9 @@ def needs_approval(mode: ApprovalMode, kind: ToolKind) -> bool:
     return mode == ApprovalMode.ASK or kind == "command"
 
 
-def _protected_write(invocation: ToolInvocation) -> str | None:
-    """``path: reason`` when an edit tool would write a protected path, else None."""
+def _protected_write(invocation: ToolInvocation, commands: tuple[str, ...]) -> str | None:
+    """``path: reason`` when an edit tool would write a protected path, else None (it scans
+    the workspace: run it off the event loop). ``commands``: the agent's hook commands."""
     if invocation.tool.kind != "edit":
         return None
     root = resolved_root(invocation.context.workspace)
@@ -118,7 +119,7 @@ def _protected_write(invocation: ToolInvocation) -> str | None:
             path = resolve_in_workspace(root, raw)
         except PathOutsideWorkspace:
             continue  # the safety policy refuses it
-        reason = protected_reason(root, path)
+        reason = protected_reason(root, path, commands)
         if reason is not None:
             return f"{relative_name(root, path)} is protected ({reason})"
     return None
@@ -152,9 +153,11 @@ class SafetyPolicy:
 class ApprovalGate:
     """Asks the `Approver` when the mode requires it; refuses when nobody can be asked.
 
-    A write to a protected path (git config and hooks, the agent's config) is asked about in
-    every mode, unless ``allow_protected``; with nobody to ask it is refused. ``mode`` may be a
-    function: the mode is then read at each call (an editor switches it mid-session).
+    A write to a protected path (git config and hooks, the agent's config, a file a hook
+    runs: `tools.guard.protected`) is asked about in every mode, unless ``allow_protected``;
+    with nobody to ask it is refused. ``hook_commands`` are the agent's configured hook
+    commands. ``mode`` may be a function: the mode is then read at each call (an editor
+    switches it mid-session).
     """
 
     def __init__(
@@ -163,12 +166,14 @@ class ApprovalGate:
         approver: Approver | None,
         *,
         allow_protected: bool = False,
+        hook_commands: tuple[str, ...] = (),
     ) -> None:
         self._mode_of: Callable[[], ApprovalMode] = (
             mode if callable(mode) else itertools.repeat(ApprovalMode(mode)).__next__
         )
         self._approver = approver
         self._allow_protected = allow_protected
+        self._hook_commands = hook_commands
 
     async def __call__(
         self, invocation: ToolInvocation, *, permit: Permit | None = None
@@ -176,7 +181,9 @@ class ApprovalGate:
         """Ask if needed; a hook's ``permit`` skips or forces the mode's question."""
         decision = None if permit is None else permit.decision
         tool, args = invocation.tool, invocation.args
-        protected = None if self._allow_protected else _protected_write(invocation)
+        protected = None
+        if not self._allow_protected and tool.kind == "edit":
+            protected = await in_worker(_protected_write, invocation, self._hook_commands)
         mode = self._mode_of()
         asked = needs_approval(mode, tool.kind) if decision is None else decision == "ask"
         if protected is None and not asked:

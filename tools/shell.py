@@ -33,8 +33,9 @@ _REFUSED = ("Device or resource busy", *_DENIED)
 """How a refused write to a protected file reads: read-only mounted, a rename over it is EBUSY."""
 _PROTECTED_NAMES = r"(?:\.git/|agent\.yaml|\.agent/|\.mcp\.json|\.claude/)"
 PROTECTED_HINT = (
-    "[sandbox: commands may not change .git/config, .git/hooks or the agent's configuration "
-    "(git config, git remote add, git worktree add and git submodule update write them). Do "
+    "[sandbox: commands may not change .git/config, .git/hooks, the agent's configuration or "
+    "a file git or a configured hook runs (git config, git remote add, git worktree add and "
+    "git submodule update write them). Do "
     "not retry or work around it; tell the person the exact command to run themselves.]"
 )
 
@@ -133,9 +134,11 @@ class RunCommand(Tool[RunCommandInput]):
         return args.command
 
     async def run(self, args: RunCommandInput, ctx: ToolContext) -> ToolOutput:
-        snapshot = await in_worker(ProtectedSnapshot.take, ctx.workspace)
+        snapshot = await in_worker(
+            ProtectedSnapshot.take, ctx.workspace, self.sandbox.hook_commands
+        )
         try:
-            output = await self._run(args, ctx)
+            output = await self._run(args, ctx, snapshot.names())
         finally:
             restored = await asyncio.shield(in_worker(snapshot.restore))
             if restored:
@@ -150,7 +153,9 @@ class RunCommand(Tool[RunCommandInput]):
             return ToolOutput(f"{output.content}\n{note}", is_error=True)
         return output
 
-    async def _run(self, args: RunCommandInput, ctx: ToolContext) -> ToolOutput:
+    async def _run(
+        self, args: RunCommandInput, ctx: ToolContext, protected: tuple[str, ...] = ()
+    ) -> ToolOutput:
         # Our own pipe, not asyncio's: asyncio's wait() also waits for the pipe to close,
         # which a background child holding stdout would delay until the timeout.
         read_fd, write_fd = os.pipe()
@@ -200,18 +205,20 @@ class RunCommand(Tool[RunCommandInput]):
         output = _command_output(capture, proc.returncode, timed_out, limit, ctx)
         if not (output.is_error and self.sandbox.enforced):
             return output
-        if _protected_refusal(output.content, ctx.workspace):
+        if _protected_refusal(output.content, ctx.workspace, protected):
             return ToolOutput(f"{output.content}\n{PROTECTED_HINT}", is_error=True)
         if any(denied in output.content for denied in _DENIED):
             return ToolOutput(f"{output.content}\n{self.sandbox.denied_hint()}", is_error=True)
         return output
 
 
-def _protected_refusal(output: str, workspace: Path) -> bool:
+def _protected_refusal(output: str, workspace: Path, protected: tuple[str, ...] = ()) -> bool:
     """Whether a line of ``output`` is a refused write to the workspace's protected files
-    (named relative to it, or under its absolute path: never the agent's own home)."""
+    (named relative to it, or under its absolute path: never the agent's own home);
+    ``protected`` are more of them (workspace-relative), found from the files."""
     before = rf"(?:^|[\s'\"`:=(]|{re.escape(str(workspace))}/)"
-    named = re.compile(before + _PROTECTED_NAMES)
+    names = "|".join([_PROTECTED_NAMES, *(re.escape(rel) for rel in protected)])
+    named = re.compile(before + f"(?:{names})")
     return any(
         named.search(line) and any(refused in line for refused in _REFUSED)
         for line in output.splitlines()

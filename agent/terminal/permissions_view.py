@@ -21,11 +21,13 @@ def permissions_table(
     mode_note: str | None = None,
     plan_note: str | None = None,
     read_only_tools: Sequence[str] = (),
+    commands_note: str | None = None,
 ) -> RenderableType:
     """The rules (or how to add some), the project's rules that wait for its trust, what
     could not be read in a settings file, the mode now (by Claude Code's name), what
-    Claude Code's settings started it as, the MCP tools marked read-only for plan mode, and
-    what guards plan mode where the kernel cannot (`agent.permissions.plan.plan_guard_note`)."""
+    Claude Code's settings started it as, the MCP tools marked read-only for plan mode,
+    what guards plan mode where the kernel cannot (`agent.permissions.plan.plan_guard_note`),
+    and ``commands_note``: how far the path rules reach into commands."""
     parts: list[RenderableType] = []
     if not rules:
         parts.append(
@@ -46,6 +48,8 @@ def permissions_table(
             table.add_row(Text(rule.kind, style=_STYLES[rule.kind]), Text(rule.text), where)
         parts.append(table)
         parts.append(Text("Checked in this order: deny, then ask, then allow.", style="dim"))
+    if commands_note is not None:
+        parts.append(Text(commands_note, style="dim"))
     parts += [Text(f"Not in force: {line}", style="dim") for line in waiting]
     parts += [Text(f"! {warning}", style="yellow") for warning in warnings]
     parts.append(Text(f"Mode: {mode} (Shift-Tab cycles)", style="dim"))

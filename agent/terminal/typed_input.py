@@ -24,6 +24,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from agent.engine.system_prompt import instructions_file
+from agent.permissions.masks import command_coverage
 from agent.permissions.modes import current_mode, next_mode
 from agent.permissions.plan import GO_AHEAD, plan_guard_note, planned
 from agent.session import Agent
@@ -239,6 +240,11 @@ class TypedInput:
                         permissions.mode_note,
                         plan_guard_note(self.host.agent.sandbox),
                         permissions.read_only_tools,
+                        command_coverage(
+                            permissions.rules,
+                            "namespaces" in self.host.agent.sandbox.layers(),
+                            self.host.agent.sandbox.namespaces_missing,
+                        ),
                     )
                 )
             return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,10 @@ from providers.events import Event
 from providers.messages import ToolResultBlock, ToolUseBlock
 from tests.fakes.clock import VirtualClock
 from tools import ApprovalMode, ApprovalRequest, Approver, ToolExecutor, ToolSettings
+from tools.guard.sandbox import LAYERS_VARIABLE, Sandbox, SandboxSettings, namespaces_missing
 
 _ids = itertools.count(1)
+NAMESPACES_MISSING = namespaces_missing()
 
 
 def call(name: str, **arguments: Any) -> ToolUseBlock:
@@ -83,3 +86,24 @@ def make_harness(workspace: Path, decoy_home: Path, clock: VirtualClock) -> Make
 def harness(make_harness: MakeHarness) -> Harness:
     """A full-auto harness in the decoy workspace."""
     return make_harness()
+
+
+@pytest.fixture(params=["namespaces", "landlock"])
+def layer(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each sandbox layer in turn: namespaces (+ Landlock), then Landlock alone."""
+    if request.param == "namespaces" and NAMESPACES_MISSING:
+        pytest.skip(f"no namespaces here: {NAMESPACES_MISSING}")
+    if request.param == "landlock":
+        monkeypatch.setenv(LAYERS_VARIABLE, "landlock")
+    return str(request.param)
+
+
+@pytest.fixture
+def sandbox(layer: str, tmp_path: Path) -> Sandbox:
+    """The sandbox `Sandbox.create` builds for this layer, minus the system temp dir (which
+    holds the decoy HOME and the canaries)."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    built = Sandbox.create(SandboxSettings(), scratch=scratch)
+    assert built.namespaces is (layer == "namespaces"), built.describe()
+    return replace(built, writable=(scratch,))

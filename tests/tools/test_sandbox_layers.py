@@ -2,8 +2,9 @@
 
 Each test runs with the decoy HOME and workspace of the fixtures, a canary beside them, and a
 sandbox whose only writable places are the workspace and a scratch dir in the test's temp
-dir. ``layer`` runs each attack under the namespace layer (skipped where the kernel refuses
-it) and under the Landlock-only path, forced with the switch a person (or a test) can set.
+dir. ``layer`` (tests/tools/conftest.py) runs each attack under the namespace layer (skipped where
+the kernel refuses it) and under the Landlock-only path, forced with the switch a person (or
+a test) can set.
 """
 
 from __future__ import annotations
@@ -19,36 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.tools.conftest import MakeHarness
+from tests.tools.conftest import NAMESPACES_MISSING, MakeHarness
 from tests.tools.test_run_command import wait_until_gone
 from tools.guard.landlock import abi_version
-from tools.guard.sandbox import LAYERS_VARIABLE, Sandbox, SandboxSettings, namespaces_missing
+from tools.guard.sandbox import Sandbox, SandboxMode
 
 pytestmark = pytest.mark.skipif(
     abi_version() < 1, reason="the kernel has no Landlock (Linux 5.13+ with it enabled)"
 )
-NAMESPACES_MISSING = namespaces_missing()
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
-
-
-@pytest.fixture(params=["namespaces", "landlock"])
-def layer(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "namespaces" and NAMESPACES_MISSING:
-        pytest.skip(f"no namespaces here: {NAMESPACES_MISSING}")
-    if request.param == "landlock":
-        monkeypatch.setenv(LAYERS_VARIABLE, "landlock")
-    return str(request.param)
-
-
-@pytest.fixture
-def sandbox(layer: str, tmp_path: Path) -> Sandbox:
-    """The sandbox `Sandbox.create` builds for this layer, minus the system temp dir (which
-    holds the decoy HOME and the canaries)."""
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    built = Sandbox.create(SandboxSettings(), scratch=scratch)
-    assert built.namespaces is (layer == "namespaces"), built.describe()
-    return replace(built, writable=(scratch,))
 
 
 @pytest.fixture
@@ -325,3 +305,23 @@ def test_the_signal_guard_alone_keeps_kill_off_the_launcher(tmp_path: Path) -> N
         [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=30
     )
     assert done.returncode == 0, done.stderr
+
+
+async def test_read_only_allows_no_write_to_shared_memory(
+    make_harness: MakeHarness, workspace: Path, sandbox: Sandbox
+) -> None:
+    """The README promises no writes in read-only; /dev/shm is a writable tmpfs everywhere."""
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("no /dev/shm here")
+    name = Path("/dev/shm") / f"agent-test-{os.getpid()}-{workspace.parent.name}"
+    harness = make_harness(sandbox=replace(sandbox, mode=SandboxMode.READ_ONLY))
+    try:
+        result = await harness.run("run_command", command=f"echo leak > {name}")
+        assert result.is_error
+        assert not name.exists()
+    finally:
+        name.unlink(missing_ok=True)
+    writable = await make_harness(sandbox=sandbox).run(
+        "run_command", command=f"echo ok > {name} && cat {name} && rm {name}"
+    )
+    assert not writable.is_error, writable.content  # workspace-write keeps it for tools

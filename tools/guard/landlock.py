@@ -6,7 +6,9 @@ This file is both a module (`abi_version` for the agent's probe) and a script: t
 1. makes itself the child subreaper, so descendants that ``setsid`` away are reparented to it;
 2. with ``--namespaces``, moves into new user, mount and PID namespaces
    (`tools/guard/namespaces.py`): outside the ``--write`` places everything is read-only, the
-   ``--protect`` paths too, and the command's first process is PID 1 of its own namespace;
+   ``--protect`` paths too, the paths below ``--deny-root`` that a ``--deny-read`` pattern
+   matches are masked and those a ``--deny-edit`` one matches are read-only, and the
+   command's first process is PID 1 of its own namespace;
 3. forks the command, which restricts itself with Landlock before it runs: writes are allowed
    only beneath the ``--write`` directories and to the ``--write-file`` files; reads and
    execution stay unrestricted; ``--no-network`` also denies TCP connect and bind; signals to
@@ -244,6 +246,9 @@ class _Launch:
         self.dirs: list[str] | None = []  # None: unrestricted
         self.files: list[str] = []
         self.protect: list[str] = []
+        self.deny_read: list[str] = []
+        self.deny_edit: list[str] = []
+        self.deny_root: list[str] = []  # the last one given counts
         self.network = True
         self.namespaces = False
         self.landlock = True
@@ -253,6 +258,7 @@ class _Launch:
 
 
 _VALUED = {"--write": "dirs", "--write-file": "files", "--protect": "protect"}
+_VALUED |= {"--deny-root": "deny_root", "--deny-read": "deny_read", "--deny-edit": "deny_edit"}
 
 
 def _parse(argv: list[str]) -> _Launch:
@@ -343,7 +349,10 @@ def main(argv: list[str]) -> int:
     if launch.namespaces:
         namespaces = _sibling("namespaces")
         try:
-            namespaces.enter(launch.dirs or [], launch.protect)
+            root = launch.deny_root[-1] if launch.deny_root else None
+            namespaces.enter(
+                launch.dirs or [], launch.protect, root, launch.deny_read, launch.deny_edit
+            )
         except OSError as exc:
             sys.stderr.write(f"sandbox: could not set up namespaces ({exc.strerror})\n")
             return EXIT_SANDBOX_FAILED

@@ -10,6 +10,12 @@ unprivileged process create user namespaces, calls `enter` before it forks the c
   Landlock has no right for; a hard link from a protected file to a name beside it crosses a
   mount and fails with ``EXDEV``; a protected path is a mount point, so it cannot be renamed
   over or removed (``EBUSY``);
+- every path a deny rule keeps from being read (``--deny-read``, a regular expression over
+  workspace-relative paths, matched against what is there at the start) is masked: an
+  empty read-only directory (a tmpfs) or ``/dev/null`` is mounted over it, so no program,
+  whatever it is written in, can read it; a path an Edit or Write deny rule covers
+  (``--deny-edit``) is bound read-only. A mask is a mount point: it cannot be linked,
+  renamed or removed either;
 - the command's first process is PID 1 of a new PID namespace (`run_init`): when it ends, the
   kernel kills every process left in the namespace, whatever they did to their session or to
   the launcher, and none of them can name a process outside it to signal it;
@@ -27,11 +33,12 @@ import contextlib
 import ctypes
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
+_MS_RDONLY = 1
 _MS_NOSUID = 2
 _MS_NODEV = 4
 _MS_NOEXEC = 8
@@ -103,13 +110,25 @@ def _bind(libc: ctypes.CDLL, path: str, readonly: bool) -> None:
     _set_readonly(libc, path, readonly)
 
 
-def enter(writable: list[str], protected: list[str]) -> None:
+def enter(
+    writable: list[str],
+    protected: list[str],
+    deny_root: str | None = None,
+    deny_read: Sequence[str] = (),
+    deny_edit: Sequence[str] = (),
+) -> None:
     """Move this process into new user, mount and PID namespaces set up as described above.
 
     ``writable`` are directories (or files) that stay writable; ``protected`` are paths inside
-    them that become read-only. Paths that do not exist are skipped. The PID namespace takes
+    them that become read-only; below ``deny_root``, what the ``deny_read`` patterns match is
+    masked and what the ``deny_edit`` ones match is read-only (`denied_paths`, looked for
+    before anything changes). Paths that do not exist are skipped. The PID namespace takes
     effect for the next child forked (`run_init`). Raises `NamespaceError`.
     """
+    hidden: list[str] = []
+    if deny_root is not None and (deny_read or deny_edit):
+        hidden, locked = denied_paths(deny_root, list(deny_read), list(deny_edit))
+        protected = [*protected, *locked]
     libc = _libc()
     uid, gid = os.geteuid(), os.getegid()
     _check(libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID), "unshare")
@@ -130,9 +149,61 @@ def enter(writable: list[str], protected: list[str]) -> None:
         # any directory read-only.
         if os.path.isfile(path) or (os.path.isdir(path) and not os.path.islink(path)):
             _bind(libc, os.path.realpath(path), readonly=True)
+    for path in hidden:
+        _hide(libc, path)
     # The working directory was looked up before the binds, on the read-only mount below.
     with contextlib.suppress(OSError):
         os.chdir(os.getcwd())
+
+
+def _hide(libc: ctypes.CDLL, path: str) -> None:
+    """Mount an empty read-only directory, or ``/dev/null``, over ``path``."""
+    if os.path.isdir(path):
+        flags = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+        _check(libc.mount(b"none", path.encode(), b"tmpfs", flags, b"mode=0555"), path)
+    elif os.path.exists(path):
+        _check(libc.mount(b"/dev/null", path.encode(), None, _MS_BIND, None), path)
+        _set_readonly(libc, path, True)
+
+
+def denied_paths(
+    root: str, read: list[str], edit: list[str], budget: int = 20_000
+) -> tuple[list[str], list[str]]:
+    """The paths below ``root`` to mask and to make read-only: those whose ``/``-separated
+    relative path fully matches one of the ``read`` or ``edit`` regular expressions.
+
+    Breadth-first, at most ``budget`` entries; a directory that matches is taken whole, a
+    symlink stands for its target only when that is inside ``root``, and no ``.git``
+    directory is looked into.
+    """
+    import re  # only when there are rules: the launcher starts without it otherwise
+
+    hide = re.compile("|".join(f"(?:{p})" for p in read)) if read else None
+    lock = re.compile("|".join(f"(?:{p})" for p in edit)) if edit else None
+    root = os.path.realpath(root)
+    found: tuple[list[str], list[str]] = ([], [])
+    queue, seen = [""], 0
+    while queue and seen < budget:
+        rel = queue.pop(0)
+        try:
+            listing = os.scandir(os.path.join(root, rel) if rel else root)
+        except OSError:
+            continue
+        with listing:
+            entries = [entry for _, entry in zip(range(budget - seen), listing, strict=False)]
+        for entry in entries:
+            seen += 1
+            child = f"{rel}/{entry.name}" if rel else entry.name
+            for index, pattern in enumerate((hide, lock)):
+                if pattern is not None and pattern.fullmatch(child):
+                    real = os.path.realpath(entry.path)
+                    if real.startswith(root + os.sep):
+                        found[index].append(real)
+                    break
+            else:
+                if entry.name != ".git" and entry.is_dir(follow_symlinks=False):
+                    queue.append(child)
+    return found
 
 
 def _drop_capabilities(libc: ctypes.CDLL) -> None:

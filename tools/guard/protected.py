@@ -1,14 +1,16 @@
-"""Protected paths: files inside the workspace that run code or change the agent's own rules.
+"""Protected paths: files in the workspace that run code or change the agent's own rules.
 
-Git reads configuration from ``.git/config``, ``config.worktree``, ``commondir`` (which moves
-the whole common directory), ``modules/*/config``, ``worktrees/*/`` and ``info/``, and runs
-``hooks/`` and ``modules/*/hooks/``; ``.git`` as a file points at another git directory. A
-change to any of them runs code on the person's next git command, outside every sandbox. A
-change to ``agent.yaml``, ``.agent/`` or ``.mcp.json`` changes what the agent itself may do.
-File tools ask the person before writing any of them, or anything else under ``.git/`` but
-objects and refs, and refuse to write a file that is one of them under another name
-(`aliased`); the namespace layer mounts them read-only; `ProtectedSnapshot` undoes any change
-a command still made to them. Nothing here follows a symlink.
+Which they are is found from the files themselves (`tools.guard.protected_scan`): every git
+directory's configuration and hooks (nested repositories, submodules, linked worktrees, and
+a ``.git`` file pointing elsewhere), what that configuration names (``core.hooksPath``,
+included files, files its commands run), ``.gitattributes``, the agent's and Claude Code's
+configuration and the files their hooks run. A change to any of them runs code on the
+person's next git command or the agent's next hook, outside every sandbox, or changes what
+the agent may do. File tools ask the person before writing any of them, or anything else in
+a ``.git`` directory but objects and refs, and refuse to write a file that is one of them
+under another name (`aliased`); the namespace layer mounts them read-only;
+`ProtectedSnapshot` undoes any change a command still made to them. Nothing here follows a
+symlink.
 """
 
 from __future__ import annotations
@@ -17,18 +19,23 @@ import contextlib
 import os
 import shutil
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_GIT_CONFIG = ("config", "config.worktree", "commondir", "hooks", "modules", "worktrees", "info")
-PROTECTED_ROOTS = (
-    *(f".git/{name}" for name in _GIT_CONFIG),
-    ".git",
-    "agent.yaml",
-    ".agent",
-    ".mcp.json",
+from tools.guard.protected_scan import (
+    AGENT,
+    AGENT_ROOTS,
+    ATTRIBUTES,
+    CLAUDE,
+    CLAUDE_ROOTS,
+    GIT,
+    GIT_CONFIG,
+    ProtectedPaths,
+    Root,
+    scan_cached,
 )
-"""Workspace-relative paths git reads as configuration or runs, and the agent's own config."""
+
 _GIT_DATA = frozenset({"objects", "refs"})
 """What a git directory holds besides configuration: written by every commit, run by nobody."""
 _UNREAD_DIRS = frozenset({"objects", "refs", "logs", "lfs"})
@@ -36,26 +43,58 @@ _UNREAD_DIRS = frozenset({"objects", "refs", "logs", "lfs"})
 history can be large; git runs nothing from it)."""
 _MAX_FILE_BYTES = 1 << 20
 _MAX_ENTRIES = 2_000
+REUSE_SECONDS = 2.0
+"""How long a scan's answer serves the file tools' question and a command's launch."""
 
 
-def protected_reason(workspace: Path, path: Path) -> str | None:
-    """Why writing ``path`` (inside ``workspace``) needs the person's say-so, or None."""
-    try:
-        parts = [p.casefold() for p in path.relative_to(workspace).parts]
-    except ValueError:
-        return None
+def named_reason(parts: list[str]) -> str | None:
+    """Why a path is protected by its name alone (``parts`` relative and case-folded)."""
     if not parts:
         return None
-    if parts[0] == ".git" and (len(parts) == 1 or parts[1] in _GIT_CONFIG):
-        return "git configuration and hooks run code on the person's next git command"
-    if parts[0] == ".git" and parts[1] not in _GIT_DATA:
-        return "git reads it; only objects and refs are written without asking"
-    if parts in (["agent.yaml"], [".mcp.json"]) or parts[0] == ".agent":
-        return "it is the agent's own configuration"
+    if ".git" in parts:
+        at = parts.index(".git")
+        if at == len(parts) - 1 or parts[at + 1] in GIT_CONFIG:
+            return GIT
+        if parts[at + 1] not in _GIT_DATA:
+            return "git reads it; only objects and refs are written without asking"
+    if parts[-1] == ".gitattributes":
+        return ATTRIBUTES
+    rel = "/".join(parts)
+    for roots, reason in ((AGENT_ROOTS, AGENT), (CLAUDE_ROOTS, CLAUDE)):
+        if any(rel == root or rel.startswith(root + "/") for root in roots):
+            return reason
     return None
 
 
-def aliased(workspace: Path, path: Path) -> str | None:
+def protected_reason(workspace: Path, path: Path, commands: Iterable[str] = ()) -> str | None:
+    """Why writing ``path`` (inside ``workspace``) needs the person's say-so, or None.
+
+    ``commands`` are the agent's hook commands (the files they name are protected). Scans
+    the workspace (bounded; an answer up to `REUSE_SECONDS` old is reused): call it off the
+    event loop.
+    """
+    try:
+        rel = path.relative_to(workspace)
+    except ValueError:
+        return None
+    parts = [p.casefold() for p in rel.parts]
+    reason = named_reason(parts)
+    if reason is not None or not parts:
+        return reason
+    found = scan_cached(workspace, commands, max_age=REUSE_SECONDS)
+    for candidate in {rel.as_posix(), _real_rel(workspace, path)} - {None}:
+        assert candidate is not None
+        if (reason := found.reason(candidate)) is not None:
+            return reason
+    return None
+
+
+def _real_rel(workspace: Path, path: Path) -> str | None:
+    rel = os.path.relpath(os.path.realpath(path), os.path.realpath(workspace))
+    return None if rel == ".." or rel.startswith(".." + os.sep) else rel.replace(os.sep, "/")
+
+
+def aliased(workspace: Path, path: Path, commands: Iterable[str] = ()) -> str | None:
     """Why writing ``path`` in place would change a protected file under another name, or None.
 
     A hard link (``ln .git/config cfg``) or a bind mount of a protected file has another name
@@ -68,8 +107,8 @@ def aliased(workspace: Path, path: Path) -> str | None:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    if protected_reason(workspace, path) is None:
-        for rel in _files_of(workspace):
+    if protected_reason(workspace, path, commands) is None:
+        for rel in _files_of(workspace, commands):
             with contextlib.suppress(OSError):
                 other = os.lstat(workspace / rel)
                 if (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino):
@@ -82,16 +121,17 @@ def aliased(workspace: Path, path: Path) -> str | None:
     return None
 
 
-def _files_of(workspace: Path) -> list[str]:
+def _files_of(workspace: Path, commands: Iterable[str]) -> list[str]:
     """The protected files and the files in protected directories (not their subtrees)."""
     found: list[str] = []
-    for root in PROTECTED_ROOTS:
-        path = workspace / root
-        if os.path.isdir(path) and not os.path.islink(path):
+    for root in scan_cached(workspace, commands, max_age=REUSE_SECONDS).roots:
+        path = workspace / root.rel
+        if root.whole and os.path.isdir(path) and not os.path.islink(path):
             with contextlib.suppress(OSError):
-                found += [f"{root}/{name}" for name in sorted(os.listdir(path))[:_MAX_ENTRIES]]
+                names = sorted(os.listdir(path))[:_MAX_ENTRIES]
+                found += [f"{root.rel}/{name}" for name in names]
         elif os.path.lexists(path):
-            found.append(root)
+            found.append(root.rel)
     return found
 
 
@@ -109,21 +149,28 @@ class ProtectedSnapshot:
     workspace: Path
     entries: dict[str, _Entry] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
+    found: ProtectedPaths = field(default_factory=lambda: ProtectedPaths((), ()))
 
     @classmethod
-    def take(cls, workspace: Path) -> ProtectedSnapshot:
-        snapshot = cls(workspace)
-        for root in PROTECTED_ROOTS:
+    def take(cls, workspace: Path, commands: Iterable[str] = ()) -> ProtectedSnapshot:
+        """Scan the workspace afresh (``commands``: the agent's hook commands) and keep the
+        state of every protected path."""
+        snapshot = cls(workspace, found=scan_cached(workspace, commands, max_age=0))
+        for root in snapshot.found.outermost():
             for rel in snapshot._walk(root):
                 entry = _read(workspace / rel)
                 if entry is not None:
                     snapshot.entries[rel] = entry
         return snapshot
 
+    def names(self) -> tuple[str, ...]:
+        """The protected paths found (workspace-relative), for telling a refusal apart."""
+        return tuple(root.rel for root in self.found.roots)
+
     def restore(self) -> list[str]:
         """Undo changes made since `take`; returns the relative paths put back or removed."""
         changed: list[str] = []
-        current = {rel for root in PROTECTED_ROOTS for rel in self._walk(root)}
+        current = {rel for root in self.found.outermost() for rel in self._walk(root)}
         for rel in sorted(current - self.entries.keys(), key=len, reverse=True):
             if not self._guarded(rel) or rel in self.skipped or not _remove(self.workspace / rel):
                 continue
@@ -142,20 +189,24 @@ class ProtectedSnapshot:
         A repository the command created (``git init``) or removed as a whole is the
         command's business: no half of it is put back or taken away.
         """
-        if rel != ".git" and not rel.startswith(".git/"):
-            return True
-        return ".git" in self.entries and _lexists(self.workspace / ".git")
+        for git_dir in self.found.git_dirs:
+            if rel == git_dir or rel.startswith(git_dir + "/"):
+                return git_dir in self.entries and _lexists(self.workspace / git_dir)
+        return True
 
-    def _walk(self, root: str) -> list[str]:
-        path = self.workspace / root
+    def _walk(self, root: Root) -> list[str]:
+        path = self.workspace / root.rel
         found: list[str] = []
         if not _lexists(path):
             return found
-        found.append(root)
-        if root in {".git", "agent.yaml"} or not stat.S_ISDIR(os.lstat(path).st_mode):
-            return found  # .git itself: only whether it is a file, a link or a directory
+        found.append(root.rel)
+        if not root.whole or not stat.S_ISDIR(os.lstat(path).st_mode):
+            return found  # a git directory itself: only whether it is a file, link or dir
+        history = os.path.dirname(root.rel) in self.found.git_dirs and root.rel.endswith(
+            ("/modules", "/worktrees")
+        )
         for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
-            if root in (".git/modules", ".git/worktrees"):
+            if history:
                 dirnames[:] = [name for name in dirnames if name not in _UNREAD_DIRS]
             for name in dirnames + filenames:
                 rel = os.path.relpath(os.path.join(dirpath, name), self.workspace)

@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -29,7 +30,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.guard import landlock
-from tools.guard.protected import PROTECTED_ROOTS
+from tools.guard.protected import REUSE_SECONDS
+from tools.guard.protected_scan import scan_cached
 from tools.shell_env import ShellEnv
 
 
@@ -74,8 +76,8 @@ class SandboxSettings(BaseModel):
     )
     allow_protected_writes: bool = Field(
         default=False,
-        description="true: file tools may change .git/config, .git/hooks/ and the agent's "
-        "config without asking (also under -p).",
+        description="true: file tools may change .git/config, .git/hooks/, the agent's "
+        "config and files hooks run without asking (also under -p).",
     )
 
     @field_validator("mode", mode="before")
@@ -83,6 +85,16 @@ class SandboxSettings(BaseModel):
     def _unquoted_off(cls, value: object) -> object:
         """YAML reads an unquoted ``off`` as false; it means "off" here."""
         return SandboxMode.OFF if value is False else value
+
+
+@dataclass(frozen=True)
+class DeniedPatterns:
+    """Paths deny rules cover, as regular expressions over workspace-relative ``/`` paths:
+    ``read`` (Read rules) are masked in a command's namespace, ``edit`` (Edit and Write
+    rules) are read-only there. Without namespaces, commands are checked by name only."""
+
+    read: tuple[str, ...] = ()
+    edit: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,18 +115,29 @@ class Sandbox:
     """Whether each command runs in its own user, mount and PID namespace."""
     namespaces_missing: str = ""
     """Why there are no namespaces, when `namespaces` is False."""
-    env: ShellEnv = field(default_factory=ShellEnv)
+    env: ShellEnv = field(default_factory=ShellEnv, compare=False)
     """Which of the agent's environment variables a command or MCP server gets."""
+    hook_commands: tuple[str, ...] = ()
+    """The agent's configured hook and MCP server commands: the workspace files they run
+    are protected."""
+    denied: Callable[[], DeniedPatterns] | None = field(default=None, compare=False)
+    """The deny rules' paths now, masked (Read) or read-only (Edit) in a command's namespace."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", SandboxMode(self.mode))  # "off" given as text, too
 
     @classmethod
     def create(
-        cls, settings: SandboxSettings, *, scratch: Path | None = None, env: ShellEnv | None = None
+        cls,
+        settings: SandboxSettings,
+        *,
+        scratch: Path | None = None,
+        hook_commands: tuple[str, ...] = (),
+        env: ShellEnv | None = None,
     ) -> Sandbox:
-        """The sandbox for ``settings`` on this machine (probes the kernel once); programs
-        get the environment ``env`` builds (by default, without secrets)."""
+        """The sandbox for ``settings`` on this machine (probes the kernel once);
+        ``hook_commands`` are the agent's hook and MCP server commands, and programs get the
+        environment ``env`` builds (by default, without secrets)."""
         writable = [Path(tempfile.gettempdir())]
         cache = None
         if scratch is not None:
@@ -137,6 +160,7 @@ class Sandbox:
             namespaces=not missing,
             namespaces_missing=missing,
             env=env or ShellEnv(),
+            hook_commands=hook_commands,
         )
 
     @property
@@ -165,10 +189,8 @@ class Sandbox:
         argv = [sys.executable, "-I", "-S", str(_LAUNCHER), "--parent", str(os.getpid())]
         if self.namespaces and self.mode is not SandboxMode.OFF:
             argv.append("--namespaces")
-            for rel in PROTECTED_ROOTS:
-                path = workspace / rel
-                if rel != ".git" or path.is_file():  # a .git directory must stay writable
-                    argv += ["--protect", str(path)]
+            argv += [arg for path in self.protected(workspace) for arg in ("--protect", path)]
+            argv += self._denied_args(workspace)
             if not self.enforced:  # the mounts need to know what stays writable
                 argv += [arg for d in self._writable(workspace) for arg in ("--write", str(d))]
                 argv.append("--no-landlock")
@@ -185,8 +207,26 @@ class Sandbox:
             argv.append("--unrestricted")
         return [*argv, "--", *program]
 
+    def protected(self, workspace: Path) -> list[str]:
+        """The protected paths that exist, to mount read-only (a git directory itself stays
+        writable: commits write its objects and refs)."""
+        found = scan_cached(workspace, self.hook_commands, max_age=REUSE_SECONDS)
+        # What is inside a directory already mounted read-only needs no mount of its own.
+        paths = sorted(root.rel for root in found.outermost() if root.whole)
+        return [str(workspace / rel) for rel in paths if os.path.lexists(workspace / rel)]
+
+    def _denied_args(self, workspace: Path) -> list[str]:
+        patterns = self.denied() if self.denied is not None else DeniedPatterns()
+        if not (patterns.read or patterns.edit):
+            return []
+        args = ["--deny-root", str(workspace)]
+        args += [arg for pattern in patterns.read for arg in ("--deny-read", pattern)]
+        return args + [arg for pattern in patterns.edit for arg in ("--deny-edit", pattern)]
+
     def _writable(self, workspace: Path) -> list[Path]:
-        dirs = [workspace, *self.writable] if self.mode is SandboxMode.WORKSPACE_WRITE else []
+        if self.mode is not SandboxMode.WORKSPACE_WRITE:
+            return []  # read-only: no writes at all, shared memory included
+        dirs = [workspace, *self.writable]
         if os.path.isdir(_SHARED_MEMORY):
             dirs.append(Path(_SHARED_MEMORY))
         return dirs

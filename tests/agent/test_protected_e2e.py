@@ -1,0 +1,72 @@
+"""A hostile repository through the real CLI: under ``-p --yes`` the model can change none of
+the files git or a hook will run, by command or by file tool.
+
+Runs in the decoy HOME and workspace of the fixtures (their canaries are checked); the
+person's own config, in the decoy HOME, configures a hook that runs a workspace script.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.agent.test_sandbox_e2e import _text, _tool_results
+from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.hostile_repo import HOOK, TARGETS, make_hostile_repository
+from tests.fakes.llm_server import FakeLlmServer, Reply
+from tools.guard.landlock import abi_version
+
+pytestmark = pytest.mark.skipif(
+    abi_version() < 1, reason="the kernel has no Landlock (Linux 5.13+ with it enabled)"
+)
+
+
+def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+) -> None:
+    make_hostile_repository(workspace)
+    config = decoy_home / ".config" / "agent" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        f"hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"
+        f"        - {{type: command, command: {HOOK}}}\n"
+    )
+    before = {rel: (workspace / rel).read_bytes() for rel in TARGETS}
+    agent_tmp = tmp_path / "agent-tmp"
+    agent_tmp.mkdir()
+    appends = "; ".join(f"printf 'touch PWNED\\n' >> {rel}" for rel in TARGETS)
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": appends}),
+        Reply.tool_call("write_file", {"path": "hooks/check.sh", "content": "touch PWNED\n"}),
+        Reply.tool_call(
+            "edit_file",
+            {"path": "scripts/lint.sh", "old_string": "exit 0", "new_string": "touch PWNED"},
+        ),
+        Reply.tool_call("write_file", {"path": ".githooks/post-merge", "content": "x\n"}),
+        Reply.text("done"),
+    )
+
+    run = run_agent(
+        "-p",
+        "set up the hooks",
+        "--yes",
+        "--model",
+        MODELS["anthropic"],
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+        env={"TMPDIR": str(agent_tmp)},
+        timeout=120,
+    )
+
+    assert run.code == 0, run.stderr
+    assert {rel: (workspace / rel).read_bytes() for rel in TARGETS} == before
+    assert not (workspace / ".githooks" / "post-merge").exists()
+    assert not (workspace / "PWNED").exists()
+    command, *edits = [_text(result) for result in _tool_results(fake_llm.requests[-1].body)]
+    assert "Read-only file system" in command or "put back" in command, command
+    assert len(edits) == 3
+    for text in edits:
+        assert "is protected" in text, text
+        assert "non-interactively" in text, text
