@@ -19,7 +19,7 @@ from agent.engine.tool_ids import ToolCallIds
 from agent.engine.turn import TurnRecoveryPolicy
 from agent.hooks import Hooks
 from agent.permissions import PermissionCheck, ProjectRules
-from agent.permissions.modes import current_mode
+from agent.permissions.modes import Modes
 from agent.permissions.plan import PlanAwareSandbox
 from agent.session import Agent, Parts
 from agent.setup.config import Config, agent_home
@@ -93,6 +93,13 @@ def build_agent(
     except SetupError as error:
         raise SetupError(naming_the_resumed_model(str(error), store, options)) from None
     loaded, session = open_session(store, options, config.model_chain())
+    # As configured; a REPL's new agent (/clear, /resume) keeps the modes the person left.
+    was = previous.permissions if previous is not None else None
+    modes = (
+        was.modes.carried_on(events)
+        if was is not None
+        else Modes(config.approval, config.plan_mode, emit=events)
+    )
     hooks: Hooks | None = None
     if config.hooks:
         hooks = Hooks(
@@ -100,7 +107,7 @@ def build_agent(
             workspace=workspace,
             session_id=session.id,
             transcript_path=session.path,
-            approval=config.approval,
+            modes=modes,
             events=events,
             environ=environ,
         )
@@ -133,7 +140,7 @@ def build_agent(
         ProjectRules(home, workspace),
         workspace=workspace,
         home=person_home,
-        approval=config.approval,
+        modes=modes,
     )
     notices += [Notice(text=warning) for warning in permissions.warnings]
     if permissions.mode_note is not None and previous is None:
@@ -141,18 +148,17 @@ def build_agent(
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
-        hooks.permission_mode = lambda: current_mode(permissions)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         tools = ToolExecutor(
             workspace=workspace,
             settings=lambda: profiles.tool_settings(provider.current),
-            approval=lambda: permissions.approval,
+            approval=lambda: modes.approval,
             approver=approver,
             events=events,
             checkpoint_dir=checkpoints / session.id,
             home=person_home,
-            sandbox=PlanAwareSandbox.around(sandbox, lambda: permissions.plan_mode),
+            sandbox=PlanAwareSandbox.around(sandbox, lambda: modes.plan_mode),
             redact=redactor.text,
             more_tools=mcp.tools,
             hooks=before_tool,

@@ -148,7 +148,6 @@ def open_session(
     ids.append(agent.session_id)
     if agent.permissions is not None:
         approver.remember = agent.permissions.remember
-        agent.permissions.plan_mode = config.plan_mode  # the editor approves the plan (`modes`)
     meter.agent = agent
     notices = [notice.text for notice in agent.notices]
     notices += [*agent.resume_notices(), *skipped]

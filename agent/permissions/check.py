@@ -7,11 +7,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from agent.permissions.listing import ListedRule, listed_rules
+from agent.permissions.modes import Modes
 from agent.permissions.plan import plan_refusal
 from agent.permissions.rules import Call, Rule, RuleSet, Verdict, parse_rule
 from agent.permissions.settings import PermissionSettings
 from agent.permissions.store import ProjectRules
-from tools.hooks import ApprovalMode, Permit, Refusal, ToolInvocation
+from tools.hooks import Permit, Refusal, ToolInvocation
 from tools.workspace import PathOutsideWorkspace, resolve_in_workspace, resolved_root
 
 REMEMBERED = "always allowed at the approval prompt"
@@ -29,7 +30,8 @@ class PermissionCheck:
         remembered: The workspace's rules added from the approval prompt, if any.
         workspace: The project (``./`` in a path rule).
         home: The person's home directory (``~/`` in a path rule).
-        approval: The approval mode to start with (an editor may switch it, as plan mode).
+        modes: The session's permission mode (plan mode refuses what is not read-only);
+            by default the approval mode ``ask``, not planning.
     """
 
     def __init__(
@@ -39,7 +41,7 @@ class PermissionCheck:
         *,
         workspace: Path,
         home: Path,
-        approval: ApprovalMode = ApprovalMode.ASK,
+        modes: Modes | None = None,
     ) -> None:
         self._remembered = remembered
         self._workspace = resolved_root(workspace)
@@ -49,10 +51,12 @@ class PermissionCheck:
         self._kept = set(kept)
         self.rules: RuleSet = settings.rules(kept)
         self._typed: set[str] = set()
-        self.plan_mode = False
-        """While on, only reading tools and read-only commands run (`agent.permissions.plan`)."""
-        self.approval = approval
-        """Which calls the approval mode asks about; the tools read it per call."""
+        self._modes = modes or Modes()
+
+    @property
+    def modes(self) -> Modes:
+        """The session's permission mode, read per call; changed only through `Modes.switch`."""
+        return self._modes
 
     def remember(self, text: str) -> None:
         """Allow what ``text`` covers from now on, in this workspace (saved, 0600).
@@ -126,7 +130,7 @@ class PermissionCheck:
 
     async def __call__(self, invocation: ToolInvocation) -> Refusal | Permit | None:
         call = self._call(invocation)
-        if self.plan_mode and (why := plan_refusal(call.tool, call.kind, call.command)):
+        if self._modes.plan_mode and (why := plan_refusal(call.tool, call.kind, call.command)):
             return Refusal(why, "finish investigating and present the plan", by="policy")
         found = self.rules.verdict(call)
         if call.command in self._typed and (found is None or found[0] is Verdict.ALLOW):

@@ -2,8 +2,9 @@
 
 One object per line on stdout, flushed per event: ``system``/``init`` first, then
 ``assistant`` and ``user`` messages (Anthropic-shaped, whatever the provider), optional
-``stream_event`` text deltas, the recovery events as ``system`` subtypes, and one ``result``
-last. Nothing else is written to stdout.
+``stream_event`` text deltas, the recovery events as ``system`` subtypes, a change of the
+permission mode as a ``system``/``status`` line, and one ``result`` last. Nothing else is
+written to stdout.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from agent.engine.turn import ContinuationRequested
+from agent.permissions.modes import ModeChanged
 from compaction import CompactionApplied
 from compaction.events import Reason
 from providers import Event, Message, Notice, StreamDelta, TextDelta, ToolResultBlock, ToolUseBlock
@@ -149,6 +151,9 @@ class StreamJsonFace:
         self.write({"type": "system", "subtype": subtype, **fields, **self._ids()})
 
     def on_event(self, event: Event) -> None:
+        if isinstance(event, ModeChanged):  # Claude Code's status message
+            self.system("status", status=None, permissionMode=event.mode)
+            return
         fields = recovery_fields(event)
         if fields is not None:
             self.write({"type": "system", **fields, **self._ids()})

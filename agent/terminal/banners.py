@@ -20,6 +20,7 @@ QUIET = frozenset(
         "compaction_started",  # the status line says it; the outcome gets a banner
         "circuit_closed",
         "tool_started",  # the tool line follows
+        "mode_changed",  # the mode line under the prompt shows it
     }
 )
 

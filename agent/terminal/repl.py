@@ -75,7 +75,7 @@ class Repl:
         self._answered = False
         self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
         custom = CustomCommands(self.workspace, self.environ, started.home, set())
-        self.typed = TypedInput(self, custom, bypass=self.config.approval == "full-auto")
+        self.typed = TypedInput(self, custom)
         self.commands = SlashCommands(self, self.typed.command_infos)
         custom.taken.update(self.commands.table)
         self.prompt = build_session(
@@ -88,7 +88,8 @@ class Repl:
         )
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
-        agent = build_agent(
+        # The modes: as configured, then (``previous``) as the person left them.
+        return build_agent(
             self.config,
             options,
             face=Faces([self.ui, self.changes]),
@@ -96,11 +97,6 @@ class Repl:
             environ=self.environ,
             previous=previous,
         )
-        now, was = agent.permissions, previous.permissions if previous is not None else None
-        if now is not None:  # the modes: as configured, then as the person left them
-            now.plan_mode = self.config.plan_mode if was is None else was.plan_mode
-            now.approval = now.approval if was is None else was.approval
-        return agent
 
     def run(self) -> int:
         """Run until the person leaves; returns the exit code."""

@@ -24,7 +24,6 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from agent.engine.system_prompt import instructions_file
-from agent.permissions.modes import current_mode, next_mode
 from agent.permissions.plan import GO_AHEAD, planned
 from agent.session import Agent
 from agent.terminal.command_runner import (
@@ -84,14 +83,12 @@ class TypedInput:
     Args:
         host: The REPL.
         custom: The custom commands of the workspace.
-        bypass: Whether Shift-Tab may reach ``bypassPermissions`` (the session started there).
     """
 
-    def __init__(self, host: InputHost, custom: CustomCommands, bypass: bool = False) -> None:
+    def __init__(self, host: InputHost, custom: CustomCommands) -> None:
         self.host = host
         self.custom = custom
         self.shell_mode = False
-        self._bypass = bypass
 
     @property
     def prompt(self) -> str | None:
@@ -103,26 +100,25 @@ class TypedInput:
     @property
     def plan_mode(self) -> bool:
         permissions = self.host.agent.permissions
-        return permissions is not None and permissions.plan_mode
+        return permissions is not None and permissions.modes.plan_mode
 
     def toggle_plan(self) -> None:
         """``/plan``: plan mode on or off (off: back to the approval mode under it)."""
         permissions = self.host.agent.permissions
         if permissions is not None:
-            permissions.plan_mode = not permissions.plan_mode
+            permissions.modes.plan(not permissions.modes.plan_mode)
 
     def cycle_mode(self) -> None:
         """Shift-Tab, as in Claude Code: default, accept edits, plan (and bypass, if started so)."""
         permissions = self.host.agent.permissions
         if permissions is not None:
-            next_mode(permissions, bypass=self._bypass)
+            permissions.modes.cycle()
 
     @property
     def mode_line(self) -> str | None:
         """The mode, for the line under the prompt; None in the default mode."""
         permissions = self.host.agent.permissions
-        mode = current_mode(permissions) if permissions is not None else "default"
-        return MODE_LINES.get(mode)
+        return MODE_LINES.get(permissions.modes.mode if permissions is not None else "default")
 
     async def after_turn(self) -> str | None:
         """In plan mode, ask whether to carry the plan out; the prompt that does, if so."""
@@ -230,7 +226,7 @@ class TypedInput:
                         listed,
                         permissions.warnings,
                         waiting,
-                        current_mode(permissions),
+                        permissions.modes.mode,
                         permissions.mode_note,
                     )
                 )
