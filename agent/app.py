@@ -141,6 +141,7 @@ def build_agent(
         workspace=workspace,
         home=person_home,
         modes=modes,
+        granted=was.granted if was is not None else (),
     )
     notices += [Notice(text=warning) for warning in permissions.warnings]
     if permissions.mode_note is not None and previous is None:

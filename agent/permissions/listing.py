@@ -23,6 +23,8 @@ class ListedRule:
     """The file or flag it was written in; "" when unknown."""
     note: str = ""
     """Why it does nothing here (a tool this agent does not have), or ""."""
+    removable: bool = False
+    """Given at the approval prompt, so ``/permissions remove`` can take it back."""
 
 
 def ignored_because(rule: Rule) -> str:

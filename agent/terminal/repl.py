@@ -68,7 +68,7 @@ class Repl:
         self.ui = ConsoleUI(
             console, workspace=options.workspace, verbose=options.verbose, redact=started.redact
         )
-        self.approver = PromptApprover(self.ui, remember=self._remember_rule)
+        self.approver = PromptApprover(self.ui, rules=lambda: self.agent.permissions)
         self.changes = TurnChanges(options.workspace)
         self.interrupts = Interrupts()
         self.agent = self._make_agent(options)
@@ -162,10 +162,6 @@ class Repl:
             text = prompt
             if text.strip() or self._pending():
                 await self._answer(text.strip() or None)
-
-    def _remember_rule(self, rule: str) -> None:
-        if self.agent.permissions is not None:
-            self.agent.permissions.remember(rule)
 
     # -- what the commands use (`CommandHost`) -----------------------------------------------
 

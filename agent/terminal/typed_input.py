@@ -36,7 +36,7 @@ from agent.terminal.command_runner import (
 from agent.terminal.custom_commands import CustomCommand
 from agent.terminal.input_line import CommandInfo
 from agent.terminal.mentions import expand_mentions, mentioned
-from agent.terminal.permissions_view import permissions_table
+from agent.terminal.permissions_view import permissions_command
 from providers.messages import ToolUseBlock
 from sessions import SessionError, shell_run
 
@@ -46,7 +46,8 @@ OWN_COMMANDS = {
     "approve a plan",
     "/init": "write an AGENTS.md for this repository from a look at it",
     "/memory": "edit the project's AGENTS.md (or CLAUDE.md) in $EDITOR",
-    "/permissions": "the permission rules in force and where each comes from",
+    "/permissions": "the permission rules in force and where each comes from (remove N: take "
+    "back one given at the approval prompt)",
 }
 SHELL_PROMPT = "! "
 PLAN_PROMPT = "plan › "
@@ -218,18 +219,8 @@ class TypedInput:
             await self._edit_instructions()
             return None
         if name == "/permissions":
-            permissions = self.host.agent.permissions
-            if permissions is not None:
-                listed, waiting = permissions.listing(), permissions.waiting
-                self.host.show(
-                    permissions_table(
-                        listed,
-                        permissions.warnings,
-                        waiting,
-                        permissions.modes.mode,
-                        permissions.mode_note,
-                    )
-                )
+            if (permissions := self.host.agent.permissions) is not None:
+                self.host.show(permissions_command(permissions, arguments))
             return None
         found = self.custom.lookup(text)
         assert found is not None
