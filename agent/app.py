@@ -27,7 +27,7 @@ from agent.setup.home import prune_undo_copies, scratch_dir
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_default
 from agent.setup.profiles import Profiles
-from agent.setup.session_start import naming_the_resumed_model, open_session
+from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.startup import Options, SetupError, secret_redactor
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice
@@ -114,6 +114,8 @@ def build_agent(
         events.subscribe(hooks.on_event)
         face = Faces([face, hooks])
     events.subscribe(persisting(session, workspace))
+    if (moved := moved_workspace(loaded, workspace)) is not None:
+        events(moved)  # every face says it, before anything else happens here
     shared = open_store(
         config.recovery.shared, home / "recovery", lambda text: events(Notice(text=text))
     )

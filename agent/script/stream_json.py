@@ -3,8 +3,8 @@
 One object per line on stdout, flushed per event: ``system``/``init`` first, then
 ``assistant`` and ``user`` messages (Anthropic-shaped, whatever the provider), optional
 ``stream_event`` text deltas, the recovery events as ``system`` subtypes, a change of the
-permission mode as a ``system``/``status`` line, and one ``result`` last. Nothing else is
-written to stdout.
+permission mode as a ``system``/``status`` line, a resumed session's move to this directory as
+``system``/``workspace_moved``, and one ``result`` last. Nothing else is written to stdout.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from agent.engine.turn import ContinuationRequested
 from agent.permissions.modes import ModeChanged
+from agent.setup.session_start import WorkspaceMoved
 from compaction import CompactionApplied
 from compaction.events import Reason
 from providers import Event, Message, Notice, StreamDelta, TextDelta, ToolResultBlock, ToolUseBlock
@@ -153,6 +154,10 @@ class StreamJsonFace:
     def on_event(self, event: Event) -> None:
         if isinstance(event, ModeChanged):  # Claude Code's status message
             self.system("status", status=None, permissionMode=event.mode)
+            return
+        if isinstance(event, WorkspaceMoved):
+            moved = {"started_in": event.started_in, "cwd": event.workspace}
+            self.system("workspace_moved", **moved, message=event.describe())
             return
         fields = recovery_fields(event)
         if fields is not None:

@@ -45,6 +45,7 @@ _STYLES: dict[str, tuple[str, str]] = {
     "rolled_back": ("↶", "yellow"),
     "undo_applied": ("↶", "green"),
     "mcp_server_changed": ("•", "yellow"),
+    "workspace_moved": ("!", "yellow"),
 }
 
 

@@ -34,7 +34,7 @@ from agent.terminal.console import SafeConsole
 from agent.terminal.escalation import try_again
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
 from agent.terminal.interrupts import Interrupts
-from agent.terminal.repl_view import last_exchange, started_elsewhere, typed_by_person
+from agent.terminal.repl_view import last_exchange, typed_by_person
 from agent.terminal.setup_view import local_server_line
 from agent.terminal.status_line import compact_number
 from agent.terminal.trust_view import ask_to_trust
@@ -351,8 +351,6 @@ class Repl:
         loaded = self.agent.loaded
         if loaded is None:
             return
-        if moved := started_elsewhere(loaded.header.cwd, self.workspace):
-            self.ui.show(moved)
         exchange = loaded.last_exchange(typed_by_person)
         if exchange:
             self.ui.show(Text("Last exchange:", style="dim"))
