@@ -89,7 +89,7 @@ def build_agent(
     if chaos is not None:
         notices.append(Notice(text=chaos_start_notice(chaos.spec), level="warning"))
     try:
-        chain = build_chain(config, environ, chaos)
+        chain = build_chain(config, environ, chaos, events)
     except SetupError as error:
         raise SetupError(naming_the_resumed_model(str(error), store, options)) from None
     loaded, session = open_session(store, options, config.model_chain())

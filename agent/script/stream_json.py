@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from agent.engine.turn import ContinuationRequested
 from agent.permissions.modes import ModeChanged
+from agent.setup.endpoint_guard import EndpointAnswers, EndpointUnreachable
 from agent.setup.session_start import WorkspaceMoved
 from compaction import CompactionApplied
 from compaction.events import Reason
@@ -29,6 +30,15 @@ _TRIGGERS = {Reason.PROACTIVE: "auto", Reason.REACTIVE: "overflow", Reason.MANUA
 
 def recovery_fields(event: Event) -> dict[str, Any] | None:
     """A ``system`` event's subtype and fields for a recovery event; None for the rest."""
+    if isinstance(event, EndpointUnreachable):
+        return {
+            "subtype": "endpoint_unreachable",
+            "url": event.url,
+            "reason": event.reason,
+            "retry_for_seconds": event.window,
+        }
+    if isinstance(event, EndpointAnswers):
+        return {"subtype": "endpoint_answers", "url": event.url}
     if isinstance(event, RetryScheduled):
         return {
             "subtype": "api_retry",

@@ -46,6 +46,8 @@ _STYLES: dict[str, tuple[str, str]] = {
     "undo_applied": ("↶", "green"),
     "mcp_server_changed": ("•", "yellow"),
     "workspace_moved": ("!", "yellow"),
+    "endpoint_unreachable": ("⏳", "yellow"),
+    "endpoint_answers": ("✓", "green"),
 }
 
 
