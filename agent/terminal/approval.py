@@ -102,12 +102,8 @@ class PromptApprover:
                 answer = "n"
         choice = answer.strip().lower()
         if choice in {"a", "always"}:
-            if rules is None:
+            if rules is None or not self._allow_for_session(rules, request.tool):
                 self.always.add(request.tool)
-                return True
-            rules.allow_for_session(request.tool)
-            said = f"  allowed for this session: {request.tool} (/permissions lists it)"
-            self.ui.show(Text(said, style="green"))
             return True
         if prefix is not None and rules is not None and choice == "p":
             self._remember(rules, f"run_command({prefix} *)")
@@ -116,6 +112,16 @@ class PromptApprover:
         if not allowed:
             self.ui.show(Text("  denied", style="red"))
         return allowed
+
+    def _allow_for_session(self, rules: PermissionCheck, tool: str) -> bool:
+        """``[a]lways`` as a rule ``/permissions`` lists; False when no rule can name it."""
+        try:
+            rules.allow_for_session(tool)
+        except ValueError:
+            return False
+        said = f"  allowed for this session: {tool} (/permissions lists it)"
+        self.ui.show(Text(said, style="green"))
+        return True
 
     def _remember(self, rules: PermissionCheck, rule: str) -> None:
         try:
