@@ -81,12 +81,17 @@ class Modes:
         self._plan_mode = plan_mode
         if may_bypass is None:
             may_bypass = self._approval is ApprovalMode.FULL_AUTO
-        self.may_bypass = may_bypass
+        self._may_bypass = may_bypass
         self._emit = emit
 
     def carried_on(self, emit: EventSink | None) -> Modes:
         """The same modes for a new agent of the same person (``/clear``, ``/resume``)."""
-        return Modes(self._approval, self._plan_mode, may_bypass=self.may_bypass, emit=emit)
+        return Modes(self._approval, self._plan_mode, may_bypass=self._may_bypass, emit=emit)
+
+    @property
+    def may_bypass(self) -> bool:
+        """Whether Shift-Tab reaches ``bypassPermissions``."""
+        return self._may_bypass
 
     @property
     def approval(self) -> ApprovalMode:
@@ -131,7 +136,7 @@ class Modes:
     def cycle(self) -> str:
         """Shift-Tab: default, acceptEdits, plan, then bypassPermissions when `may_bypass`;
         returns the mode switched to."""
-        order = [mode for mode in MODE_IDS if self.may_bypass or mode != "bypassPermissions"]
+        order = [mode for mode in MODE_IDS if self._may_bypass or mode != "bypassPermissions"]
         now = self.mode
         following = order[(order.index(now) + 1) % len(order)] if now in order else order[0]
         self.switch(following)
