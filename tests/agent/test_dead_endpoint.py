@@ -24,6 +24,7 @@ from tests.fakes.cli import MODELS, AgentRun, agent_command, agent_env, run_agen
 from tests.fakes.clock import VirtualClock
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.terminal import Spawn, clean
 
 REQUEST = ChatRequest(model="m", messages=[Message.user("hi")])
 
@@ -221,3 +222,22 @@ def test_p_uses_a_server_that_starts_while_it_waits(
     assert proc.returncode == 0, err
     assert "late but here" in out
     assert f"{url} answers again" in err
+
+
+def test_the_repl_says_it_waits_for_a_server_and_uses_it_once_it_listens(spawn: Spawn) -> None:
+    port = _closed_port()
+    url = f"http://127.0.0.1:{port}/v1"
+    term = spawn(model=MODELS["openai"], env={"OPENAI_BASE_URL": url})
+    term.prompt()
+    term.send_line("hi")
+    waiting = clean(term.expect("trying again for up to 10 s"))
+    late = FakeLlmServer(port=port)
+    late.script(Reply.text("late but here"))
+    with late:
+        answered = clean(term.expect("late but here", timeout=30))
+        shown = term.prompt()
+    term.exit()
+
+    assert f"Cannot reach {url} (connection refused)" in " ".join(waiting.split())
+    assert f"{url} answers again." in " ".join((answered + shown).split())
+    assert "Traceback" not in term.raw
