@@ -94,6 +94,8 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
         from agent.setup.mcp_setup import pending_notice
 
         err.print(f"[yellow]! {escape(pending_notice(agent.mcp.pending))}[/yellow]")
+    if run.stream is not None and (moved := report.workspace_moved) is not None:
+        err.print(f"[yellow]! {escape(moved.describe())}[/yellow]")  # the other faces said it
     for notice in agent.resume_notices():
         err.print(f"[yellow]! {escape(notice)}[/yellow]")
     custom = _custom_command(prompt, started, agent)

@@ -61,7 +61,7 @@ class RunReport:
         self.retry_after: float | None = None
         """Seconds the server asked to wait, when the last request gave up on it."""
         self.fallbacks: list[dict[str, str]] = []
-        self.workspace_moved: dict[str, str] | None = None
+        self.workspace_moved: WorkspaceMoved | None = None
         """Where a resumed session was started, and where it works now, if it moved."""
         self.permission_denials: list[dict[str, Any]] = []
         self._changed: dict[str, None] = {}
@@ -77,7 +77,7 @@ class RunReport:
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, WorkspaceMoved):
-            self.workspace_moved = {"started_in": event.started_in, "cwd": event.workspace}
+            self.workspace_moved = event
         elif isinstance(event, RetryScheduled):
             self.retries += 1
         elif isinstance(event, GaveUp):
@@ -139,4 +139,10 @@ class RunReport:
             "permission_denials": self.permission_denials,
             "retries": self.retries,
             "fallbacks": self.fallbacks,
-        } | ({"workspace_moved": self.workspace_moved} if self.workspace_moved else {})
+        } | self._moved()
+
+    def _moved(self) -> dict[str, Any]:
+        moved = self.workspace_moved
+        if moved is None:
+            return {}
+        return {"workspace_moved": {"started_in": moved.started_in, "cwd": moved.workspace}}

@@ -37,11 +37,12 @@ def test_p_resume_from_another_directory_says_where_the_session_works_now(
     said = f"This session was started in {workspace}; it works in {elsewhere} now"
     _, text_err = resume(elsewhere)
     json_out, json_err = resume(elsewhere, "--output-format", "json")
-    stream_out, _ = resume(elsewhere, "--output-format", "stream-json", "--verbose")
+    stream_out, stream_err = resume(elsewhere, "--output-format", "stream-json", "--verbose")
     _, at_home = resume(workspace)
 
     assert f"! {said}" in text_err
     assert said in json_err
+    assert f"! {said}" in stream_err
     result = json.loads(json_out)
     moved = {"started_in": str(workspace), "cwd": str(elsewhere)}
     assert result["workspace_moved"] == moved
