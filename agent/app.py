@@ -22,7 +22,7 @@ from agent.engine.turn import TurnRecoveryPolicy
 from agent.hooks import Hooks
 from agent.permissions import PermissionCheck, ProjectRules
 from agent.permissions.masks import denied_patterns
-from agent.permissions.modes import current_mode
+from agent.permissions.modes import Modes
 from agent.permissions.plan import PlanAwareSandbox, plan_guard_note
 from agent.session import Agent, Parts
 from agent.setup.command_env import command_env
@@ -31,7 +31,7 @@ from agent.setup.home import prune_undo_copies, scratch_dir
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_default
 from agent.setup.profiles import Profiles
-from agent.setup.session_start import naming_the_resumed_model, open_session
+from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.startup import Options, SetupError, secret_redactor
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice
@@ -93,10 +93,17 @@ def build_agent(
     if chaos is not None:
         notices.append(Notice(text=chaos_start_notice(chaos.spec), level="warning"))
     try:
-        chain = build_chain(config, environ, chaos)
+        chain = build_chain(config, environ, chaos, events)
     except SetupError as error:
         raise SetupError(naming_the_resumed_model(str(error), store, options)) from None
     loaded, session = open_session(store, options, config.model_chain())
+    # As configured; a REPL's new agent (/clear, /resume) keeps the modes the person left.
+    was = previous.permissions if previous is not None else None
+    modes = (
+        was.modes.carried_on(events)
+        if was is not None
+        else Modes(config.approval, config.plan_mode, emit=events)
+    )
     hooks: Hooks | None = None
     if config.hooks:
         hooks = Hooks(
@@ -104,13 +111,15 @@ def build_agent(
             workspace=workspace,
             session_id=session.id,
             transcript_path=session.path,
-            approval=config.approval,
+            modes=modes,
             events=events,
             environ=environ,
         )
         events.subscribe(hooks.on_event)
         face = Faces([face, hooks])
     events.subscribe(persisting(session, workspace))
+    if (moved := moved_workspace(loaded, workspace)) is not None:
+        events(moved)  # every face says it, before anything else happens here
     shared = open_store(
         config.recovery.shared, home / "recovery", lambda text: events(Notice(text=text))
     )
@@ -149,7 +158,8 @@ def build_agent(
         ProjectRules(home, workspace),
         workspace=workspace,
         home=person_home,
-        approval=config.approval,
+        modes=modes,
+        granted=was.granted if was is not None else (),
     )
     notices += [Notice(text=warning) for warning in permissions.warnings]
     if permissions.mode_note is not None and previous is None:
@@ -159,13 +169,12 @@ def build_agent(
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
-        hooks.permission_mode = lambda: current_mode(permissions)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         tools = ToolExecutor(
             workspace=workspace,
             settings=lambda: profiles.tool_settings(provider.current),
-            approval=lambda: permissions.approval,
+            approval=lambda: modes.approval,
             approver=approver,
             events=events,
             checkpoint_dir=checkpoints / session.id,
@@ -175,7 +184,7 @@ def build_agent(
                     sandbox,
                     denied=lambda: denied_patterns(permissions.rules, workspace, person_home),
                 ),
-                lambda: permissions.plan_mode,
+                lambda: modes.plan_mode,
             ),
             redact=redactor.text,
             more_tools=mcp.tools,

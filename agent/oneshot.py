@@ -27,7 +27,6 @@ from agent.app import Agent, build_agent
 from agent.engine.face import Face, Faces
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
-from agent.permissions.modes import current_mode
 from agent.permissions.plan import planned
 from agent.script import RunReport, StreamJsonFace, result_subtype
 from agent.script.input import BadInputLine, prompt_from_line
@@ -78,8 +77,6 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
         )
     except SetupError as problem:
         return _usage_error(str(problem), None, err, output)
-    if agent.permissions is not None:
-        agent.permissions.plan_mode = started.config.plan_mode  # the plan is then the result
     run.bind(agent)
     if (held_back := started.trust.held) is not None:
         held = f"{held_back.describe()}. Not applied: run `agent trust` here to allow it."
@@ -97,6 +94,8 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
         from agent.setup.mcp_setup import pending_notice
 
         err.print(f"[yellow]! {escape(pending_notice(agent.mcp.pending))}[/yellow]")
+    if run.stream is not None and (moved := report.workspace_moved) is not None:
+        err.print(f"[yellow]! {escape(moved.describe())}[/yellow]")  # the other faces said it
     for notice in agent.resume_notices():
         err.print(f"[yellow]! {escape(notice)}[/yellow]")
     custom = _custom_command(prompt, started, agent)
@@ -185,7 +184,7 @@ class _Run:
         self.agent = agent
         if self.stream is not None:
             self.stream.session_id = agent.session_id
-            mode = current_mode(agent.permissions) if agent.permissions else "default"
+            mode = agent.permissions.modes.mode if agent.permissions else "default"
             start = {**agent.describe_start(), "permissionMode": mode, "version": __version__}
             self.stream.start(start)
 
@@ -275,7 +274,7 @@ def _prepared(text: str, started: Started, agent: Agent) -> AsyncIterator[str | 
 
 
 def _planned(prompt: str, agent: Agent) -> str:
-    return planned(prompt, agent.permissions is not None and agent.permissions.plan_mode)
+    return planned(prompt, agent.permissions is not None and agent.permissions.modes.plan_mode)
 
 
 async def _in_plan_mode_for_one_message(
@@ -288,7 +287,7 @@ async def _in_plan_mode_for_one_message(
             yield prompt
     finally:
         if agent.permissions is not None:
-            agent.permissions.plan_mode = configured
+            agent.permissions.modes.plan(configured)
 
 
 def exit_now(code: int) -> NoReturn:

@@ -156,7 +156,7 @@ class Agent:
 
     def _switch_to(self, ref: ModelRef) -> None:
         if all(target.ref != ref for target in self.provider.chain):
-            adapter = create_provider(self.config, ref, self.environ)
+            adapter = create_provider(self.config, ref, self.environ, emit=self.events)
             self.provider.switch_to(
                 ModelTarget(ref=ref, provider=adapter, limits=self.profiles.of(ref).limits)
             )

@@ -3,9 +3,9 @@
 Run: ``python benchmarks/dead_endpoint_bench.py`` (about 40 s; ``--runs N``). Uses a
 throw-away HOME. For a ``base_url`` on a closed port (connection refused) and on a host name
 that does not resolve, it prints the median seconds from start to exit, and their ratio to the
-guard's 10 s window (`agent.setup.endpoint_guard.WINDOW`) and to the 70 s the same run took
-before the guard (40 attempts in silence). Then a server that starts 3 s into the wait: the
-seconds to a successful answer, and whether the run succeeded.
+policy's 10 s window for an unreachable endpoint (`recovery.policy.UNREACHABLE_WINDOW`) and
+to the 70 s the same run took before the guard (40 attempts in silence). Then a server that
+starts 3 s into the wait: the seconds to a successful answer, and whether the run succeeded.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.setup.endpoint_guard import WINDOW
 from benchmarks.startup import environment
+from recovery.policy import UNREACHABLE_WINDOW as WINDOW
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 

@@ -32,8 +32,9 @@ class ErrorKind(StrEnum):
     QUOTA = "quota"
     NOT_FOUND = "not_found"
     UNREACHABLE = "unreachable"
-    """No endpoint answered at all, and it stayed so while it was checked (nothing listens,
-    no such host, no route, TLS failed): not retried, but "try again later" to a script."""
+    """No endpoint answered at all (nothing listens, no such host, no route, TLS failed):
+    tried again every second for a few seconds only (`recovery.policy`), then the next
+    model; "try again later" to a script."""
     BAD_REQUEST = "bad_request"
     REFUSAL = "refusal"
     UNKNOWN = "unknown"

@@ -12,6 +12,7 @@ _WHAT_HAPPENED: dict[ErrorKind, str] = {
     ErrorKind.SERVER: "{provider} had a server error",
     ErrorKind.TIMEOUT: "{provider} timed out",
     ErrorKind.CONNECTION: "Connection to {provider} failed",
+    ErrorKind.UNREACHABLE: "Cannot reach {provider}",
 }
 
 

@@ -69,6 +69,8 @@ class KindPolicy:
         overload: Counts towards the consecutive-overload fallback.
         model_fault: The model (not the request) failed: counts against its circuit breaker.
         pace: How fast the backoff grows.
+        window: Retried every `WINDOW_PACE` seconds only while the call has waited less
+            than this; then the next model (an endpoint where nothing answers at all).
     """
 
     retry: bool
@@ -79,6 +81,16 @@ class KindPolicy:
     overload: bool = False
     model_fault: bool = False
     pace: Pace = Pace.PROBE
+    window: float | None = None
+
+
+UNREACHABLE_WINDOW = 10.0
+"""Seconds an endpoint where nothing answers (refused, no such host, no route) is tried
+again, every `WINDOW_PACE`, before the call moves on: a server being started is used as
+soon as it listens; a dead one fails within seconds, not after a minute of backoff."""
+WINDOW_PACE = 1.0
+NOT_FIXED_BY_WAITING = "tls"
+"""The ``server_type`` of an unreachable endpoint that waiting does not fix (TLS failed)."""
 
 
 _TRANSIENT = KindPolicy(
@@ -120,7 +132,9 @@ POLICY: Mapping[ErrorKind, KindPolicy] = {
     ErrorKind.PERMISSION: _NEXT_MODEL,
     ErrorKind.QUOTA: _NEXT_MODEL,
     ErrorKind.NOT_FOUND: _NEXT_MODEL,
-    ErrorKind.UNREACHABLE: _NEXT_MODEL,  # already checked for seconds before it is raised
+    # No charge and no breaker: a refused connection costs the server nothing, and the
+    # window bounds the tries.
+    ErrorKind.UNREACHABLE: KindPolicy(retry=True, fall_back=False, window=UNREACHABLE_WINDOW),
     # The loop compacts on overflow; a bad request or a refusal fails the same way anywhere.
     ErrorKind.CONTEXT_OVERFLOW: _RAISE,
     ErrorKind.BAD_REQUEST: _RAISE,
@@ -300,6 +314,11 @@ def _after_failure(
     if not policy.retry:
         action = Action.FALL_BACK if policy.fall_back else Action.RAISE
         return Decision(action, f"{error.kind.value} is not retried")
+    if policy.window is not None:
+        if error.server_type == NOT_FIXED_BY_WAITING:
+            return Decision(Action.FALL_BACK, f"{error.kind.value}: waiting does not fix it")
+        if state.waited >= policy.window:
+            return Decision(Action.FALL_BACK, f"{error.kind.value} for {state.waited:.0f}s")
     overloads = state.consecutive_overloads
     # Without another model a foreground call keeps retrying; background work gives up.
     if (
@@ -324,6 +343,8 @@ def _after_failure(
 
 def _wait(error: LlmError, attempt: int, settings: RecoverySettings, jitter: float) -> float:
     policy = POLICY[error.kind]
+    if policy.window is not None:
+        return WINDOW_PACE
     if policy.honour_server_wait and error.retry_after is not None:
         delay = max(error.retry_after, 0.0)
     else:

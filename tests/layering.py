@@ -2,7 +2,9 @@
 
 `read_tree` finds every import of one of our modules: at module level and inside functions
 (Python runs those too, so they close cycles all the same), with relative imports resolved,
-and without the ``if TYPE_CHECKING:`` blocks, which never run. Four checks read the result,
+and without the ``if TYPE_CHECKING:`` blocks, which never run (``type_checking=True`` reads
+them too: a cycle hidden behind one is still two modules that need each other, and the
+cycle check runs on that reading as well). Four checks read the result,
 each returning one actionable message per problem, naming the file and line:
 
 - `arrow_problems`: an import that points up the layers, or sideways between the middle
@@ -49,6 +51,8 @@ class Import:
     """The module imported, or the one holding the name imported."""
     imported: str
     """What the statement names, resolved (``from .files import _x`` names ``tools.files._x``)."""
+    type_checking: bool = False
+    """Inside an ``if TYPE_CHECKING:`` block: for the type checker only, never run."""
 
     @property
     def where(self) -> str:
@@ -75,12 +79,13 @@ class Tree:
     imports: list[Import]
 
 
-def read_tree(root: Path, packages: Iterable[str] = LAYERS) -> Tree:
-    """Find the modules of ``packages`` under ``root`` and read their imports."""
+def read_tree(root: Path, packages: Iterable[str] = LAYERS, *, type_checking: bool = False) -> Tree:
+    """Find the modules of ``packages`` under ``root`` and read their imports (with
+    ``type_checking``, those in ``if TYPE_CHECKING:`` blocks too)."""
     modules = _find_modules(root, packages)
     imports: list[Import] = []
     for module, path in modules.items():
-        reader = _ImportReader(module, path, root, modules)
+        reader = _ImportReader(module, path, root, modules, type_checking=type_checking)
         reader.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
         imports.extend(reader.found)
     imports.sort(key=lambda imp: (imp.file, imp.line, imp.target))
@@ -109,8 +114,18 @@ def _is_type_checking(test: ast.expr) -> bool:
 class _ImportReader(ast.NodeVisitor):
     """Collects the imports of our modules in one file, at any depth."""
 
-    def __init__(self, module: str, path: Path, root: Path, modules: Mapping[str, Path]) -> None:
+    def __init__(
+        self,
+        module: str,
+        path: Path,
+        root: Path,
+        modules: Mapping[str, Path],
+        *,
+        type_checking: bool = False,
+    ) -> None:
         self._module = module
+        self._read_type_checking = type_checking
+        self._in_type_checking = False
         self._file = path.relative_to(root).as_posix()
         self._modules = modules
         parts = module.split(".")
@@ -119,7 +134,13 @@ class _ImportReader(ast.NodeVisitor):
 
     def visit_If(self, node: ast.If) -> None:
         if _is_type_checking(node.test):
-            # Only for the type checker: never runs, so it is neither an arrow nor a cycle.
+            # Only for the type checker: never runs, so it is neither an arrow nor a cycle
+            # at run time (read only when asked, marked as such).
+            if self._read_type_checking:
+                outer, self._in_type_checking = self._in_type_checking, True
+                for statement in node.body:
+                    self.visit(statement)
+                self._in_type_checking = outer
             for statement in node.orelse:
                 self.visit(statement)
         else:
@@ -157,7 +178,9 @@ class _ImportReader(ast.NodeVisitor):
             parts.pop()
         target = ".".join(parts)
         if target and target != self._module:
-            self.found.append(Import(self._module, self._file, line, target, imported))
+            self.found.append(
+                Import(self._module, self._file, line, target, imported, self._in_type_checking)
+            )
 
 
 def arrow_problems(
@@ -201,6 +224,7 @@ def cycle_problems(tree: Tree) -> list[str]:
             continue
         arrows = [
             f"    {imp.where} imports {imp.target}"
+            + (" (under TYPE_CHECKING)" if imp.type_checking else "")
             for (source, target), imp in sorted(first.items())
             if source in group and target in group
         ]
@@ -208,7 +232,8 @@ def cycle_problems(tree: Tree) -> list[str]:
             f"import cycle among {', '.join(sorted(group))}:\n"
             + "\n".join(arrows)
             + "\n  break it: move what they share into a module both can import, or pass it in"
-            " (an import inside a function closes the loop too)"
+            " (an import inside a function closes the loop too, and one under TYPE_CHECKING"
+            " still ties the modules together)"
         )
     return problems
 

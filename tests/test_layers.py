@@ -53,6 +53,13 @@ def test_no_module_import_cycles(real_tree: Tree) -> None:
     assert not problems, _report(problems)
 
 
+def test_no_module_import_cycles_even_through_type_checking_imports() -> None:
+    # A cycle hidden behind ``if TYPE_CHECKING:`` runs today, but the two modules still need
+    # each other: the next import moved out of the block breaks start-up.
+    problems = cycle_problems(read_tree(ROOT, type_checking=True))
+    assert not problems, _report(problems)
+
+
 def test_agent_holds_only_entry_points_and_modules_stay_small(real_tree: Tree) -> None:
     problems = shape_problems(real_tree, OVERSIZED)
     assert not problems, _report(problems)
@@ -140,7 +147,8 @@ def test_a_cycle_through_a_function_level_relative_import_fails(tmp_path: Path) 
         "    tools/a.py:1 imports tools.b\n"
         "    tools/b.py:2 imports tools.a\n"
         "  break it: move what they share into a module both can import, or pass it in"
-        " (an import inside a function closes the loop too)"
+        " (an import inside a function closes the loop too, and one under TYPE_CHECKING"
+        " still ties the modules together)"
     ]
 
 
@@ -166,6 +174,32 @@ def test_type_checking_imports_are_ignored(tmp_path: Path) -> None:
     assert arrow_problems(tree) == []
     assert cycle_problems(tree) == []
     assert [(imp.source, imp.target) for imp in tree.imports] == [("agent.app", "tools.x")]
+
+
+def test_a_cycle_behind_type_checking_fails_when_those_imports_are_counted(
+    tmp_path: Path,
+) -> None:
+    root = _write(
+        tmp_path,
+        {
+            "agent/check.py": "from agent.modes import Modes\n",
+            "agent/modes.py": """\
+                from typing import TYPE_CHECKING
+
+                if TYPE_CHECKING:
+                    from agent.check import Check
+                """,
+        },
+    )
+
+    assert cycle_problems(read_tree(root)) == []
+    [problem] = cycle_problems(read_tree(root, type_checking=True))
+    assert problem.startswith(
+        "import cycle among agent.check, agent.modes:\n"
+        "    agent/check.py:1 imports agent.modes\n"
+        "    agent/modes.py:4 imports agent.check (under TYPE_CHECKING)\n"
+    )
+    assert arrow_problems(read_tree(root, type_checking=True)) == []
 
 
 def test_the_else_of_a_type_checking_block_runs_and_counts(tmp_path: Path) -> None:

@@ -28,7 +28,6 @@ from acp.schema import (
 from agent.acp.face import Outbox
 from agent.acp.updates import text_content
 from agent.permissions import PermissionCheck
-from agent.permissions.modes import current_mode, set_mode
 
 log = structlog.get_logger("agent.acp.modes")
 
@@ -62,7 +61,7 @@ def mode_state(permissions: PermissionCheck | None) -> SessionModeState | None:
     """The modes offered and the one in force; None without a permission check."""
     if permissions is None:
         return None
-    return SessionModeState(current_mode_id=current_mode(permissions), available_modes=MODES)
+    return SessionModeState(current_mode_id=permissions.modes.mode, available_modes=MODES)
 
 
 def switch_mode(permissions: PermissionCheck | None, mode_id: str) -> None:
@@ -74,7 +73,7 @@ def switch_mode(permissions: PermissionCheck | None, mode_id: str) -> None:
     if permissions is None:
         raise RequestError.invalid_params({"modeId": "this session runs without modes"})
     try:
-        set_mode(permissions, mode_id)
+        permissions.modes.switch(mode_id)
     except ValueError as error:
         raise RequestError.invalid_params({"modeId": str(error)}) from None
 
@@ -111,6 +110,6 @@ async def approve_plan(permissions: PermissionCheck, ask: Ask, outbox: Outbox, p
         )
     )
     if approved:
-        set_mode(permissions, chosen)
+        permissions.modes.switch(chosen)
         outbox.put(CurrentModeUpdate(session_update="current_mode_update", current_mode_id=chosen))
     return approved

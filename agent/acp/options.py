@@ -16,7 +16,6 @@ from acp.schema import (
 )
 
 from agent.acp.modes import MODES, switch_mode
-from agent.permissions.modes import current_mode
 from agent.session import Agent
 from agent.setup.startup import SetupError
 from providers.models import ModelRef
@@ -35,7 +34,7 @@ def config_options(agent: Agent) -> list[SessionConfigOptionSelect]:
                 id=MODE,
                 name="Mode",
                 category="mode",
-                current_value=current_mode(agent.permissions),
+                current_value=agent.permissions.modes.mode,
                 options=[
                     SessionConfigSelectOption(
                         value=mode.id, name=mode.name, description=mode.description

@@ -48,7 +48,6 @@ from agent.acp.sessions import EditorSession, open_session, prompt_text
 from agent.acp.transport import StdioTransport, claim_stdout
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
-from agent.permissions.modes import current_mode
 from agent.permissions.plan import GO_AHEAD, planned
 from agent.script.report import provider_unavailable
 from agent.setup.config import agent_home
@@ -176,7 +175,7 @@ class AcpServer:
         if session.turn is not None:
             raise _busy(session_id)
         permissions = session.agent.permissions
-        text = planned(prompt_text(prompt), permissions is not None and permissions.plan_mode)
+        text = planned(prompt_text(prompt), permissions is not None and permissions.modes.plan_mode)
         menus = _menus(session)
         session.face.begin_turn()
         session.cancelled = False
@@ -204,7 +203,7 @@ class AcpServer:
     def _plan_done(session: EditorSession, result: TurnResult) -> bool:
         permissions = session.agent.permissions
         done = result.status is TurnStatus.DONE and not session.face.truncated
-        return done and permissions is not None and permissions.plan_mode
+        return done and permissions is not None and permissions.modes.plan_mode
 
     async def _guarded(
         self, session: EditorSession, work: Coroutine[Any, Any, Done], turn: bool = True
@@ -265,7 +264,7 @@ class AcpServer:
 def _menus(session: EditorSession) -> tuple[str, str]:
     """The model and mode now: the config options an editor shows."""
     permissions = session.agent.permissions
-    return session.agent.model, current_mode(permissions) if permissions else "default"
+    return session.agent.model, permissions.modes.mode if permissions else "default"
 
 
 def _busy(session_id: str) -> RequestError:

@@ -28,6 +28,7 @@ from agent.acp.face import EditorFace, Outbox, Update
 from agent.app import build_agent
 from agent.session import Agent
 from agent.setup.config import Config
+from agent.setup.session_start import WorkspaceMoved
 from agent.setup.startup import Options, SetupError, boot
 from providers import Usage
 from tools.mcp.settings import McpServerSettings
@@ -148,9 +149,9 @@ def open_session(
     ids.append(agent.session_id)
     if agent.permissions is not None:
         approver.remember = agent.permissions.remember
-        agent.permissions.plan_mode = config.plan_mode  # the editor approves the plan (`modes`)
     meter.agent = agent
     notices = [notice.text for notice in agent.notices]
+    notices += [event.describe() for event in agent.recorded if isinstance(event, WorkspaceMoved)]
     notices += [*agent.resume_notices(), *skipped]
     if (held := started.trust.held) is not None:
         notices.append(f"{held.describe()}. Not applied: run `agent trust` in {cwd} to allow it.")

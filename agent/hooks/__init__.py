@@ -5,10 +5,11 @@ How ``agent.app`` wires them (nothing else needs to change):
 1. Build one per session, after the config and the session are known::
 
        hooks = Hooks(config.hooks, workspace=workspace, session_id=session.id,
-                     transcript_path=session.path, approval=config.approval, events=bus)
+                     transcript_path=session.path, modes=modes, events=bus)
 
    Update ``hooks.session_id`` / ``hooks.transcript_path`` when ``/new`` or a resume changes
-   the session, and ``hooks.approval`` when the approval mode changes.
+   the session; ``permission_mode`` is read from ``modes`` (`agent.permissions.modes.Modes`)
+   as each hook runs.
 2. Tools: pass ``hooks=[hooks.before_tool]`` to ``tools.ToolExecutor`` (PreToolUse).
 3. Faces: add ``hooks`` to the engine's faces, e.g. ``Faces([face, hooks])`` — it fires
    PostToolUse / PostToolUseFailure from ``on_tool_result``, Notification for a ``Notice``,

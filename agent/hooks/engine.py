@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -15,7 +15,7 @@ import structlog
 from agent.engine.outcome import TurnEnded, TurnStatus
 from agent.hooks.runner import OUTPUT_LIMIT, HookVerdict, run_hook
 from agent.hooks.settings import HookEvent, HookMatcher, claude_tool_name
-from agent.permissions.modes import CLAUDE_NAMES
+from agent.permissions.modes import CLAUDE_NAMES, Modes
 from compaction import CompactionStarted
 from compaction.events import Reason
 from providers import (
@@ -29,7 +29,7 @@ from providers import (
     ToolUseBlock,
 )
 from recovery.events import FallbackActivated, GaveUp
-from tools import ApprovalMode, Permit, Refusal, ToolInvocation, ToolRefused
+from tools import Permit, Refusal, ToolInvocation, ToolRefused
 
 log = structlog.get_logger("agent.hooks")
 
@@ -49,7 +49,8 @@ class Hooks:
         workspace: The hooks' working directory, ``cwd`` and ``$CLAUDE_PROJECT_DIR``.
         session_id: Sent as ``session_id``; set the attribute when the session changes.
         transcript_path: The session file, sent as ``transcript_path``; settable too.
-        approval: The approval mode, sent as ``permission_mode``; settable too.
+        modes: The session's permission mode, sent as ``permission_mode`` (read as each
+            hook runs).
         events: Where hooks' ``systemMessage`` and non-blocking errors go, as `Notice`.
         environ: The hooks' environment (default: this process's).
         output_limit: Bytes kept of each hook's stdout and of its stderr.
@@ -62,7 +63,7 @@ class Hooks:
         workspace: Path,
         session_id: str,
         transcript_path: Path | None = None,
-        approval: ApprovalMode = ApprovalMode.ASK,
+        modes: Modes | None = None,
         events: EventSink | None = None,
         environ: Mapping[str, str] | None = None,
         output_limit: int = OUTPUT_LIMIT,
@@ -71,9 +72,7 @@ class Hooks:
         self._workspace = workspace
         self.session_id = session_id
         self.transcript_path = transcript_path
-        self.approval: ApprovalMode = approval
-        self.permission_mode: Callable[[], str] = lambda: PERMISSION_MODES[self.approval]
-        """The mode hooks see, by Claude Code's name (`claude_mode`), read as each runs."""
+        self.modes = modes or Modes()
         self._events = events
         env = dict(os.environ if environ is None else environ)
         self._env = env | {
@@ -260,7 +259,7 @@ class Hooks:
             "transcript_path": str(self.transcript_path or ""),
             "cwd": str(self._workspace),
             "hook_event_name": event,
-            "permission_mode": self.permission_mode(),
+            "permission_mode": self.modes.mode,
         }
 
     def _notice(self, text: str, level: str) -> None:

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from agent.permissions.listing import ListedRule, listed_rules
+from agent.permissions.modes import Modes
 from agent.permissions.plan import plan_refusal
 from agent.permissions.rules import Call, Rule, RuleSet, Verdict, parse_rule
 from agent.permissions.settings import PermissionSettings
 from agent.permissions.store import ProjectRules
-from tools.hooks import ApprovalMode, Permit, Refusal, ToolInvocation
+from tools.hooks import Permit, Refusal, ToolInvocation
 from tools.workspace import PathOutsideWorkspace, resolve_in_workspace, resolved_root
 
 REMEMBERED = "always allowed at the approval prompt"
+FOR_THIS_SESSION = "this session: [a]lways for this tool, at the approval prompt"
 
 
 class PermissionCheck:
@@ -29,7 +32,10 @@ class PermissionCheck:
         remembered: The workspace's rules added from the approval prompt, if any.
         workspace: The project (``./`` in a path rule).
         home: The person's home directory (``~/`` in a path rule).
-        approval: The approval mode to start with (an editor may switch it, as plan mode).
+        modes: The session's permission mode (plan mode refuses what is not read-only);
+            by default the approval mode ``ask``, not planning.
+        granted: Tools allowed for the session at the approval prompt (``[a]lways``), carried
+            over from the agent this one replaces.
     """
 
     def __init__(
@@ -39,7 +45,8 @@ class PermissionCheck:
         *,
         workspace: Path,
         home: Path,
-        approval: ApprovalMode = ApprovalMode.ASK,
+        modes: Modes | None = None,
+        granted: Sequence[str] = (),
     ) -> None:
         self._remembered = remembered
         self._workspace = resolved_root(workspace)
@@ -49,10 +56,15 @@ class PermissionCheck:
         self._kept = set(kept)
         self.rules: RuleSet = settings.rules(kept)
         self._typed: set[str] = set()
-        self.plan_mode = False
-        """While on, only reading tools and read-only commands run (`agent.permissions.plan`)."""
-        self.approval = approval
-        """Which calls the approval mode asks about; the tools read it per call."""
+        self._modes = modes or Modes()
+        self._granted: list[str] = []
+        for tool in granted:
+            self.allow_for_session(tool)
+
+    @property
+    def modes(self) -> Modes:
+        """The session's permission mode, read per call; changed only through `Modes.switch`."""
+        return self._modes
 
     def remember(self, text: str) -> None:
         """Allow what ``text`` covers from now on, in this workspace (saved, 0600).
@@ -67,6 +79,51 @@ class PermissionCheck:
         self._kept.add(rule.text)
         if self._remembered is not None:
             self._remembered.add(text)
+
+    def allow_for_session(self, tool: str) -> None:
+        """``[a]lways for this tool``: its calls run without the approval mode's question
+        until the session ends (an allow rule naming the tool, listed by `listing`)."""
+        rule = parse_rule(tool)
+        if rule.text in self._granted:
+            return
+        self._granted.append(rule.text)
+        if rule not in self.rules.allow:
+            self.rules.allow.append(rule)
+
+    @property
+    def granted(self) -> list[str]:
+        """The tools allowed for this session at the approval prompt."""
+        return list(self._granted)
+
+    def forget(self, text: str) -> str:
+        """Take back an allow rule given at the approval prompt; says what changed.
+
+        Raises:
+            OSError: a saved rule could not be removed from its file (it holds no more in
+                this session all the same).
+            ValueError: ``text`` was not given at the approval prompt (the message says
+                where it was written, to remove it there).
+        """
+        given = text in self._granted or text in self._kept
+        if not given:
+            origin = self.origin("allow", text) or self._origin_of_any(text)
+            if origin:
+                raise ValueError(f"{text} comes from {origin}: remove it there")
+            raise ValueError(f"{text} is not a rule in force")
+        still = self._settings.origin("allow", text)
+        if text in self._granted:
+            self._granted.remove(text)
+        saved = text in self._kept
+        self._kept.discard(text)
+        if not still:
+            self.rules.allow[:] = [rule for rule in self.rules.allow if rule.text != text]
+        if saved and self._remembered is not None:
+            self._remembered.remove(text)
+        said = f"Removed allow {text}" + (" (and from this project's saved rules)" if saved else "")
+        return f"{said}; still allowed by {still}." if still else f"{said}."
+
+    def _origin_of_any(self, text: str) -> str:
+        return next((found for kind in ("deny", "ask") if (found := self.origin(kind, text))), "")
 
     @property
     def warnings(self) -> list[str]:
@@ -91,13 +148,21 @@ class PermissionCheck:
 
     def origin(self, kind: str, text: str) -> str:
         """Where the ``kind`` rule ``text`` came from: a file, a flag, or the approval prompt."""
+        if kind == "allow" and text in self._granted:
+            return FOR_THIS_SESSION
         if kind == "allow" and text in self._kept:
             return REMEMBERED
         return self._settings.origin(kind, text)
 
     def listing(self) -> list[ListedRule]:
-        """The rules in force, deny first, each with where it came from."""
-        return listed_rules(self.rules, self.origin)
+        """The rules in force, deny first, each with where it came from; those given at the
+        approval prompt can be taken back (`forget`)."""
+        return [
+            replace(rule, removable=True)
+            if rule.kind == "allow" and rule.origin in (REMEMBERED, FOR_THIS_SESSION)
+            else rule
+            for rule in listed_rules(self.rules, self.origin)
+        ]
 
     def refuses_read(self, path: Path) -> str | None:
         """Why a deny rule refuses reading ``path`` (an ``@`` mention), or None."""
@@ -133,7 +198,9 @@ class PermissionCheck:
     async def __call__(self, invocation: ToolInvocation) -> Refusal | Permit | None:
         call = self._call(invocation)
         vouched = self.read_only_tools
-        if self.plan_mode and (why := plan_refusal(call.tool, call.kind, call.command, vouched)):
+        if self._modes.plan_mode and (
+            why := plan_refusal(call.tool, call.kind, call.command, vouched)
+        ):
             return Refusal(why, "finish investigating and present the plan", by="policy")
         found = self.rules.verdict(call)
         if call.command in self._typed and (found is None or found[0] is Verdict.ALLOW):

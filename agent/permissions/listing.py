@@ -39,6 +39,8 @@ class ListedRule:
     """The file or flag it was written in; "" when unknown."""
     note: str = ""
     """Why it does nothing here (a tool this agent does not have), or ""."""
+    removable: bool = False
+    """Given at the approval prompt, so ``/permissions remove`` can take it back."""
 
 
 def _names_a_tool(rule: Rule) -> bool:

@@ -98,10 +98,20 @@ class ProjectRules:
         """Remember ``rule``. Raises `OSError` when it cannot be saved."""
         parse_rule(rule)
         rules = self.load()
-        if rule in rules:
-            return
+        if rule not in rules:
+            self._save([*rules, rule])
+
+    def remove(self, rule: str) -> bool:
+        """Forget ``rule``; whether it was kept. Raises `OSError` when it cannot be saved."""
+        rules = self.load()
+        if rule not in rules:
+            return False
+        self._save([kept for kept in rules if kept != rule])
+        return True
+
+    def _save(self, rules: list[str]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        text = json.dumps({"workspace": self._workspace, "allow": [*rules, rule]}, indent=2)
+        text = json.dumps({"workspace": self._workspace, "allow": rules}, indent=2)
         temporary = self.path.with_name(f".{self.path.name}.tmp")
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
         with os.fdopen(os.open(temporary, flags, 0o600), "w", encoding="utf-8") as handle:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.engine.outcome import TurnResult, TurnStatus
+from agent.setup.session_start import WorkspaceMoved
 from providers import ErrorKind, Event, Message, StreamDelta, ToolResultBlock, ToolUseBlock
 from recovery import FallbackActivated, GaveUp, ModelRestored, RetryScheduled
 from tools import CheckpointRecorded, CommandChangedFiles, RolledBack, UndoApplied
@@ -60,6 +61,8 @@ class RunReport:
         self.retry_after: float | None = None
         """Seconds the server asked to wait, when the last request gave up on it."""
         self.fallbacks: list[dict[str, str]] = []
+        self.workspace_moved: WorkspaceMoved | None = None
+        """Where a resumed session was started, and where it works now, if it moved."""
         self.permission_denials: list[dict[str, Any]] = []
         self._changed: dict[str, None] = {}
         self._calls: dict[str, ToolUseBlock] = {}
@@ -73,7 +76,9 @@ class RunReport:
         return round((self._clock() - self.started) * 1000)
 
     def on_event(self, event: Event) -> None:
-        if isinstance(event, RetryScheduled):
+        if isinstance(event, WorkspaceMoved):
+            self.workspace_moved = event
+        elif isinstance(event, RetryScheduled):
             self.retries += 1
         elif isinstance(event, GaveUp):
             self.retry_after = event.retry_after
@@ -134,4 +139,10 @@ class RunReport:
             "permission_denials": self.permission_denials,
             "retries": self.retries,
             "fallbacks": self.fallbacks,
-        }
+        } | self._moved()
+
+    def _moved(self) -> dict[str, Any]:
+        moved = self.workspace_moved
+        if moved is None:
+            return {}
+        return {"workspace_moved": {"started_in": moved.started_in, "cwd": moved.workspace}}

@@ -2,8 +2,9 @@
 
 One object per line on stdout, flushed per event: ``system``/``init`` first, then
 ``assistant`` and ``user`` messages (Anthropic-shaped, whatever the provider), optional
-``stream_event`` text deltas, the recovery events as ``system`` subtypes, and one ``result``
-last. Nothing else is written to stdout.
+``stream_event`` text deltas, the recovery events as ``system`` subtypes, a change of the
+permission mode as a ``system``/``status`` line, a resumed session's move to this directory as
+``system``/``workspace_moved``, and one ``result`` last. Nothing else is written to stdout.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from agent.engine.turn import ContinuationRequested
+from agent.permissions.modes import ModeChanged
+from agent.setup.endpoint_guard import EndpointAnswers, EndpointUnreachable
+from agent.setup.session_start import WorkspaceMoved
 from compaction import CompactionApplied
 from compaction.events import Reason
 from providers import Event, Message, Notice, StreamDelta, TextDelta, ToolResultBlock, ToolUseBlock
@@ -26,6 +30,15 @@ _TRIGGERS = {Reason.PROACTIVE: "auto", Reason.REACTIVE: "overflow", Reason.MANUA
 
 def recovery_fields(event: Event) -> dict[str, Any] | None:
     """A ``system`` event's subtype and fields for a recovery event; None for the rest."""
+    if isinstance(event, EndpointUnreachable):
+        return {
+            "subtype": "endpoint_unreachable",
+            "url": event.url,
+            "reason": event.reason,
+            "retry_for_seconds": event.window,
+        }
+    if isinstance(event, EndpointAnswers):
+        return {"subtype": "endpoint_answers", "url": event.url}
     if isinstance(event, RetryScheduled):
         return {
             "subtype": "api_retry",
@@ -149,6 +162,13 @@ class StreamJsonFace:
         self.write({"type": "system", "subtype": subtype, **fields, **self._ids()})
 
     def on_event(self, event: Event) -> None:
+        if isinstance(event, ModeChanged):  # Claude Code's status message
+            self.system("status", status=None, permissionMode=event.mode)
+            return
+        if isinstance(event, WorkspaceMoved):
+            moved = {"started_in": event.started_in, "cwd": event.workspace}
+            self.system("workspace_moved", **moved, message=event.describe())
+            return
         fields = recovery_fields(event)
         if fields is not None:
             self.write({"type": "system", **fields, **self._ids()})

@@ -1,63 +1,71 @@
-"""A dead endpoint fails within seconds, naming the URL and what to check.
+"""A dead endpoint is told apart from a flaky one, and named with what to check.
 
-Recovery retries a connection error for a minute and more, which is right for a connection
-that dropped and wrong for an endpoint where nothing listens: a ``base_url`` pointing at a
-closed port cost 70 to 85 silent seconds. `EndpointGuard` sits around one adapter. When no
-connection could be made at all (refused, no such host, no route) it says so on stderr, checks
-the endpoint again for up to `WINDOW` seconds, and sends the request again as soon as it
-answers; if it never does (or TLS failed, which waiting does not fix) the call fails as
-`ErrorKind.UNREACHABLE`, so recovery moves to the next model at once instead of retrying, with
-a message such as "nothing listens on 127.0.0.1:8080 — is the server running?". A 404 from an
-OpenAI-compatible server whose ``base_url`` lacks ``/v1`` says that is the likely cause.
+Recovery backs off a dropped connection for a minute and more, which is right for a
+connection that dropped and wrong for an endpoint where nothing listens: a ``base_url``
+pointing at a closed port cost 70 to 85 silent seconds. `EndpointGuard` sits around one
+adapter and only translates: when no connection could be made at all (refused, no such
+host, no route, TLS failed) the call fails as `ErrorKind.UNREACHABLE`, with a message such as
+"nothing listens on 127.0.0.1:8080 — is the server running?". What happens next is
+`recovery.policy.decide`'s choice, as for every failure: it tries again every second for a
+few seconds (a server being started is used as soon as it listens; TLS is not waited for),
+then moves to the next model. The guard says what it sees as events — `EndpointUnreachable`
+once per outage, `EndpointAnswers` when it is back — and each face words them. A 404 from
+an OpenAI-compatible server whose ``base_url`` lacks ``/v1`` says that is the likely cause.
 """
 
 from __future__ import annotations
 
-import asyncio
-import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from typing import Literal
 from urllib.parse import urlsplit
 
 from providers import ErrorKind, LlmError, Provider
 from providers.adapters.unreachable import Unreachable, unreachable
+from providers.events import Event, EventSink
 from providers.provider import ChatRequest, ChatResponse, DeltaHandler
+from recovery.policy import NOT_FIXED_BY_WAITING, UNREACHABLE_WINDOW
 
-__all__ = ["WINDOW", "EndpointGuard"]
-
-WINDOW = 10.0
-"""Seconds a dead endpoint is given to come back before the call fails."""
-PROBE_EVERY = 1.0
-Probe = Callable[[str, int], Awaitable[bool]]
+__all__ = ["EndpointAnswers", "EndpointGuard", "EndpointUnreachable"]
 
 
-def _to_stderr(line: str) -> None:
-    # On a terminal the REPL's status line may be drawn where the cursor is: clear it first,
-    # so the line stands alone and the status line is redrawn under it.
-    start = "\r\x1b[2K" if sys.stderr.isatty() else ""
-    print(f"{start}{line}", file=sys.stderr, flush=True)
+class EndpointUnreachable(Event):
+    """No connection could be made to a model's endpoint; it is tried again for a while."""
+
+    type: Literal["endpoint_unreachable"] = "endpoint_unreachable"
+    url: str
+    reason: str
+    """Why, in words: connection refused, the host name does not resolve, ..."""
+    window: float
+    """Seconds it is tried again (0: not, waiting does not fix it)."""
+
+    def describe(self) -> str:
+        if self.window <= 0:
+            return f"Cannot reach {self.url} ({self.reason})."
+        return (
+            f"Cannot reach {self.url} ({self.reason}); trying again for up to {self.window:g} s..."
+        )
 
 
-async def can_connect(host: str, port: int) -> bool:
-    """Whether a TCP connection to ``host:port`` opens within a second."""
-    try:
-        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), PROBE_EVERY)
-    except (OSError, TimeoutError):
-        return False
-    writer.close()
-    return True
+class EndpointAnswers(Event):
+    """An endpoint that could not be reached answered again."""
+
+    type: Literal["endpoint_answers"] = "endpoint_answers"
+    url: str
+
+    def describe(self) -> str:
+        return f"{self.url} answers again."
 
 
 class EndpointGuard:
-    """A `Provider` around ``inner`` that tells a dead endpoint from a flaky one.
+    """A `Provider` around ``inner`` that names a dead endpoint and what to check.
 
     Args:
         inner: The adapter.
-        base_url: Where ``inner`` sends its requests (for the messages and the probes).
+        base_url: Where ``inner`` sends its requests (for the messages).
         wants_v1: An OpenAI-compatible endpoint: its ``base_url`` normally ends in ``/v1``.
-        window: Seconds the endpoint is given to come back.
-        announce: Where the progress line goes (stderr).
-        probe: Whether the endpoint accepts connections now.
+        emit: Where `EndpointUnreachable` and `EndpointAnswers` go (the session's bus).
+        clock: For how long the endpoint has been unreachable.
     """
 
     def __init__(
@@ -66,9 +74,7 @@ class EndpointGuard:
         base_url: str,
         *,
         wants_v1: bool = False,
-        window: float = WINDOW,
-        announce: Callable[[str], None] = _to_stderr,
-        probe: Probe = can_connect,
+        emit: EventSink | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.inner = inner
@@ -78,54 +84,64 @@ class EndpointGuard:
         self._port = parts.port or (443 if parts.scheme == "https" else 80)
         self._https = parts.scheme == "https"
         self._wants_v1 = wants_v1 and "/v1" not in parts.path
-        self._window = window
-        self._announce = announce
-        self._probe = probe
+        self._emit = emit
         self._clock = clock
+        self._down_since: float | None = None
+        """When the outage the person was told about began; None while it answers."""
 
     async def chat(
         self, request: ChatRequest, on_delta: DeltaHandler | None = None
     ) -> ChatResponse:
         try:
-            return await self.inner.chat(request, on_delta)
+            response = await self.inner.chat(request, on_delta)
         except LlmError as error:
             found = unreachable(error)
             if found is None:
+                self._answered()  # it answered, with an error
                 better = self._missing_v1(error)
                 if better is None:
                     raise
                 raise better from error
-            reason, detail = found
-            if reason is not Unreachable.TLS and await self._comes_back(reason):
-                return await self.inner.chat(request, on_delta)
-            message = self._explain(reason, detail)
-            raise LlmError(
-                ErrorKind.UNREACHABLE, message, provider=error.provider, model=error.model
-            ) from error
+            raise self._unreachable(error, *found) from error
+        self._answered()
+        return response
 
-    async def _comes_back(self, reason: Unreachable) -> bool:
-        deadline = self._clock() + self._window
-        self._announce(
-            f"agent: cannot reach {self.base_url} ({reason}); "
-            f"checking again for up to {self._window:g} s..."
+    def _answered(self) -> None:
+        if self._down_since is not None:
+            self._down_since = None
+            self._say(EndpointAnswers(url=self.base_url))
+
+    def _unreachable(self, error: LlmError, reason: Unreachable, detail: str) -> LlmError:
+        now = self._clock()
+        waits = reason is not Unreachable.TLS
+        # A new outage (or one the person has not heard about for a while) is said once.
+        if self._down_since is None or now - self._down_since > 2 * UNREACHABLE_WINDOW:
+            self._down_since = now
+            window = UNREACHABLE_WINDOW if waits else 0.0
+            self._say(EndpointUnreachable(url=self.base_url, reason=reason, window=window))
+        elapsed = now - self._down_since
+        still = f"; still so after {elapsed:.0f} s" if waits and elapsed >= 1 else ""
+        return LlmError(
+            ErrorKind.UNREACHABLE,
+            self._explain(reason, detail, still),
+            provider=error.provider,
+            model=error.model,
+            server_type=NOT_FIXED_BY_WAITING if not waits else reason.name.lower(),
         )
-        while (left := deadline - self._clock()) > 0:
-            await asyncio.sleep(min(PROBE_EVERY, left))
-            if await self._probe(self._host, self._port):
-                self._announce(f"agent: {self.base_url} answers again.")
-                return True
-        return False
 
-    def _explain(self, reason: Unreachable, detail: str) -> str:
+    def _say(self, event: Event) -> None:
+        if self._emit is not None:
+            self._emit(event)
+
+    def _explain(self, reason: Unreachable, detail: str, still: str) -> str:
         where = f"{self._host}:{self._port}"
-        waited = f"; still so after {self._window:g} s" if reason is not Unreachable.TLS else ""
         if reason is Unreachable.REFUSED:
-            what = f"nothing listens on {where} ({self.base_url}{waited}) — is the server running?"
+            what = f"nothing listens on {where} ({self.base_url}{still}) — is the server running?"
         elif reason is Unreachable.DNS:
-            what = f"cannot resolve {self._host} ({self.base_url}{waited}) — check the host name"
+            what = f"cannot resolve {self._host} ({self.base_url}{still}) — check the host name"
             what += " in base_url, and the network"
         elif reason is Unreachable.NO_ROUTE:
-            what = f"no route to {where} ({self.base_url}{waited}) — check the network and"
+            what = f"no route to {where} ({self.base_url}{still}) — check the network and"
             what += " the address in base_url"
         else:
             what = f"TLS handshake with {where} failed ({detail})"

@@ -14,7 +14,7 @@ import structlog
 from agent.setup.config import BUILTIN_PROVIDERS, Config, ConfigError
 from agent.setup.endpoint_guard import EndpointGuard
 from agent.setup.startup import SetupError
-from providers import LlmError, Provider
+from providers import EventSink, LlmError, Provider
 from providers.chaos import ChaosPlan
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
@@ -31,12 +31,14 @@ def create_provider(
     chaos: ChaosPlan | None = None,
     *,
     primary: bool = True,
+    emit: EventSink | None = None,
 ) -> Provider:
     """The adapter for ``ref``; its vendor SDK is imported on the first request.
 
     With ``chaos``, the SDK sends through a transport that injects the plan's faults (the
     offline model's completions meet them around llama.cpp's server instead;
     ``primary``: ``ref`` is the chain's first model, the one an outage takes down).
+    ``emit`` hears what the endpoint guard sees (an endpoint that cannot be reached).
 
     Raises:
         SetupError: ``ref`` cannot be used here (its provider is not configured, no key).
@@ -75,7 +77,7 @@ def create_provider(
 
             adapter = OpenAIProvider(**common)
         base_url = settings.base_url or _VENDOR_URLS[kind]
-        return EndpointGuard(adapter, base_url, wants_v1=kind == "openai")
+        return EndpointGuard(adapter, base_url, wants_v1=kind == "openai", emit=emit)
 
     return LazyProvider(build, str(ref))
 
@@ -164,14 +166,20 @@ def _offline_hint() -> str:
 
 
 def build_chain(
-    config: Config, environ: Mapping[str, str], chaos: ChaosPlan | None = None
+    config: Config,
+    environ: Mapping[str, str],
+    chaos: ChaosPlan | None = None,
+    emit: EventSink | None = None,
 ) -> list[ModelTarget]:
-    """One target per model in the chain; models that cannot be set up are skipped."""
+    """One target per model in the chain; models that cannot be set up are skipped.
+    ``emit``: the session's event bus (`create_provider`)."""
     targets: list[ModelTarget] = []
     problems: list[str] = []
     for position, ref in enumerate(config.model_chain()):
         try:
-            provider = create_provider(config, ref, environ, chaos, primary=position == 0)
+            provider = create_provider(
+                config, ref, environ, chaos, primary=position == 0, emit=emit
+            )
         except SetupError as error:
             problems.append(str(error))
             continue

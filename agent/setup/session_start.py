@@ -3,10 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
 
 from agent.setup.startup import Options, SetupError
+from providers.events import Event
 from providers.models import ModelRef
 from sessions import LoadedSession, SessionError, SessionStore, SessionWriter
+
+
+class WorkspaceMoved(Event):
+    """A resumed session was started in another directory: it works here now (files,
+    commands and ``/undo`` apply to this directory, not to the one it was started in)."""
+
+    type: Literal["workspace_moved"] = "workspace_moved"
+    started_in: str
+    workspace: str
+
+    def describe(self) -> str:
+        return (
+            f"This session was started in {self.started_in}; it works in {self.workspace} now "
+            "(files, commands and /undo apply here)."
+        )
+
+
+def moved_workspace(loaded: LoadedSession | None, workspace: Path) -> WorkspaceMoved | None:
+    """The event for a resumed session started somewhere other than ``workspace``."""
+    if loaded is None or loaded.header.cwd == str(workspace):
+        return None
+    return WorkspaceMoved(started_in=loaded.header.cwd, workspace=str(workspace))
 
 
 def open_session(

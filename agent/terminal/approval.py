@@ -9,7 +9,7 @@ from prompt_toolkit import PromptSession
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from agent.permissions import command_prefix
+from agent.permissions import PermissionCheck, command_prefix
 from agent.terminal.console import hidden_characters, visible
 from agent.terminal.renderables import diff_view
 from agent.terminal.ui import ConsoleUI
@@ -63,24 +63,31 @@ class PromptApprover:
     Args:
         ui: Paused while asking, so the status line does not draw over the question.
         ask: Reads one answer; prompt-toolkit by default.
-        remember: Saves a permission rule for this project; with it, a command's question
-            also offers to always allow the command's prefix (``run_command(git push *)``).
+        rules: The session's permission check, read at each question. With one,
+            ``[a]lways for this tool`` becomes a rule for the session, which ``/permissions``
+            lists and can remove, and a command's question also offers to always allow the
+            command's prefix in this project (``run_command(git push *)``, saved). Without
+            one, ``[a]lways`` is kept here.
     """
 
     def __init__(
-        self, ui: ConsoleUI, ask: Ask | None = None, remember: Callable[[str], None] | None = None
+        self,
+        ui: ConsoleUI,
+        ask: Ask | None = None,
+        rules: Callable[[], PermissionCheck | None] = lambda: None,
     ) -> None:
         self.ui = ui
         self.ask = ask or _ask_with_prompt_toolkit
         self.always: set[str] = set()
-        self.remember = remember
+        self.rules = rules
 
     async def approve(self, request: ApprovalRequest) -> bool:
         """True if the person allows the call."""
         if request.tool in self.always:
             return True
+        rules = self.rules()
         prefix = None
-        if self.remember is not None and request.tool == "run_command":
+        if rules is not None and request.tool == "run_command":
             prefix = command_prefix(request.details)
         question = QUESTION
         if prefix is not None:
@@ -95,20 +102,30 @@ class PromptApprover:
                 answer = "n"
         choice = answer.strip().lower()
         if choice in {"a", "always"}:
-            self.always.add(request.tool)
+            if rules is None or not self._allow_for_session(rules, request.tool):
+                self.always.add(request.tool)
             return True
-        if prefix is not None and self.remember is not None and choice == "p":
-            self._remember(f"run_command({prefix} *)")
+        if prefix is not None and rules is not None and choice == "p":
+            self._remember(rules, f"run_command({prefix} *)")
             return True
         allowed = choice in {"y", "yes"}
         if not allowed:
             self.ui.show(Text("  denied", style="red"))
         return allowed
 
-    def _remember(self, rule: str) -> None:
-        assert self.remember is not None
+    def _allow_for_session(self, rules: PermissionCheck, tool: str) -> bool:
+        """``[a]lways`` as a rule ``/permissions`` lists; False when no rule can name it."""
         try:
-            self.remember(rule)
+            rules.allow_for_session(tool)
+        except ValueError:
+            return False
+        said = f"  allowed for this session: {tool} (/permissions lists it)"
+        self.ui.show(Text(said, style="green"))
+        return True
+
+    def _remember(self, rules: PermissionCheck, rule: str) -> None:
+        try:
+            rules.remember(rule)
         except OSError as error:
             self.ui.show(Text(f"  allowed once; the rule was not saved ({error})", style="red"))
             return

@@ -20,6 +20,7 @@ QUIET = frozenset(
         "compaction_started",  # the status line says it; the outcome gets a banner
         "circuit_closed",
         "tool_started",  # the tool line follows
+        "mode_changed",  # the mode line under the prompt shows it
     }
 )
 
@@ -44,6 +45,9 @@ _STYLES: dict[str, tuple[str, str]] = {
     "rolled_back": ("↶", "yellow"),
     "undo_applied": ("↶", "green"),
     "mcp_server_changed": ("•", "yellow"),
+    "workspace_moved": ("!", "yellow"),
+    "endpoint_unreachable": ("⏳", "yellow"),
+    "endpoint_answers": ("✓", "green"),
 }
 
 

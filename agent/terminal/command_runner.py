@@ -160,7 +160,7 @@ def print_mode_prompts(
         expanded = expand_now(arguments, agent.workspace, refused)
         if expanded.problems:
             return "; ".join(expanded.problems)
-        agent.permissions.plan_mode = True
+        agent.permissions.modes.switch("plan")
         return _once(f"{INSTRUCTION}\n\n{expanded.prompt}")
     found = commands.lookup(prompt)
     if found is None:

@@ -1,4 +1,6 @@
-"""``/permissions``: the rules in force, deny first, each with the file or flag it came from."""
+"""``/permissions``: the rules in force, deny first, each numbered, with the file, flag or
+approval-prompt answer it came from; ``/permissions remove N`` takes back one given at the
+approval prompt (``[a]lways for this tool``, or a ``[p]`` prefix saved for the project)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from agent.permissions.check import PermissionCheck
 from agent.permissions.listing import ListedRule
 
 _STYLES = {"deny": "red", "ask": "yellow", "allow": "green"}
@@ -39,15 +42,19 @@ def permissions_table(
         )
     else:
         table = Table(box=None, pad_edge=False, header_style="bold")
-        for column in ("", "rule", "from"):
+        for column in ("#", "", "rule", "from"):
             table.add_column(column, overflow="fold")
-        for rule in rules:
+        for number, rule in enumerate(rules, 1):
             where = Text(rule.origin or "this session")
             if rule.note:
                 where.append(f"  ({rule.note})", style="dim")
-            table.add_row(Text(rule.kind, style=_STYLES[rule.kind]), Text(rule.text), where)
+            kind = Text(rule.kind, style=_STYLES[rule.kind])
+            table.add_row(Text(str(number), style="dim"), kind, Text(rule.text), where)
         parts.append(table)
         parts.append(Text("Checked in this order: deny, then ask, then allow.", style="dim"))
+        if any(rule.removable for rule in rules):
+            hint = "/permissions remove N takes back a rule given at the approval prompt."
+            parts.append(Text(hint, style="dim"))
     if commands_note is not None:
         parts.append(Text(commands_note, style="dim"))
     parts += [Text(f"Not in force: {line}", style="dim") for line in waiting]
@@ -61,3 +68,48 @@ def permissions_table(
     if plan_note is not None:
         parts.append(Text(f"! {plan_note}", style="yellow"))
     return Group(*parts)
+
+
+def permissions_command(
+    permissions: PermissionCheck,
+    arguments: str,
+    *,
+    plan_note: str | None = None,
+    commands_note: str | None = None,
+) -> RenderableType:
+    """``/permissions`` (the table) or ``/permissions remove N|RULE`` (what changed, or why
+    nothing did); the notes are `permissions_table`'s."""
+    verb, _, target = arguments.strip().partition(" ")
+    if not verb:
+        return permissions_table(
+            permissions.listing(),
+            permissions.warnings,
+            permissions.waiting,
+            permissions.modes.mode,
+            permissions.mode_note,
+            plan_note,
+            permissions.read_only_tools,
+            commands_note,
+        )
+    target = target.strip()
+    if verb != "remove" or not target:
+        return Text("Usage: /permissions, or /permissions remove N (or the rule)", style="red")
+    listed = permissions.listing()
+    if target.isdigit():
+        if not 1 <= int(target) <= len(listed):
+            return Text(f"No rule {target}: /permissions lists {len(listed)}.", style="red")
+        chosen = listed[int(target) - 1]
+        if chosen.kind != "allow":
+            where = chosen.origin or "this session"
+            return Text(
+                f"{chosen.kind} {chosen.text} comes from {where}: remove it there.", style="red"
+            )
+        target = chosen.text
+    try:
+        said = permissions.forget(target)
+    except ValueError as error:
+        return Text(f"{error}.", style="red")
+    except OSError as error:
+        said = f"Removed {target} for this session; the saved rule stays ({error})."
+        return Text(said, style="yellow")
+    return Text(said, style="green")

@@ -34,7 +34,7 @@ from agent.terminal.console import SafeConsole
 from agent.terminal.escalation import try_again
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
 from agent.terminal.interrupts import Interrupts
-from agent.terminal.repl_view import last_exchange, started_elsewhere, typed_by_person
+from agent.terminal.repl_view import last_exchange, typed_by_person
 from agent.terminal.setup_view import local_server_line
 from agent.terminal.status_line import compact_number
 from agent.terminal.trust_view import ask_to_trust
@@ -68,14 +68,14 @@ class Repl:
         self.ui = ConsoleUI(
             console, workspace=options.workspace, verbose=options.verbose, redact=started.redact
         )
-        self.approver = PromptApprover(self.ui, remember=self._remember_rule)
+        self.approver = PromptApprover(self.ui, rules=lambda: self.agent.permissions)
         self.changes = TurnChanges(options.workspace)
         self.interrupts = Interrupts()
         self.agent = self._make_agent(options)
         self._answered = False
         self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
         custom = CustomCommands(self.workspace, self.environ, started.home, set())
-        self.typed = TypedInput(self, custom, bypass=self.config.approval == "full-auto")
+        self.typed = TypedInput(self, custom)
         self.commands = SlashCommands(self, self.typed.command_infos)
         custom.taken.update(self.commands.table)
         self.prompt = build_session(
@@ -88,7 +88,8 @@ class Repl:
         )
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
-        agent = build_agent(
+        # The modes: as configured, then (``previous``) as the person left them.
+        return build_agent(
             self.config,
             options,
             face=Faces([self.ui, self.changes]),
@@ -96,11 +97,6 @@ class Repl:
             environ=self.environ,
             previous=previous,
         )
-        now, was = agent.permissions, previous.permissions if previous is not None else None
-        if now is not None:  # the modes: as configured, then as the person left them
-            now.plan_mode = self.config.plan_mode if was is None else was.plan_mode
-            now.approval = now.approval if was is None else was.approval
-        return agent
 
     def run(self) -> int:
         """Run until the person leaves; returns the exit code."""
@@ -166,10 +162,6 @@ class Repl:
             text = prompt
             if text.strip() or self._pending():
                 await self._answer(text.strip() or None)
-
-    def _remember_rule(self, rule: str) -> None:
-        if self.agent.permissions is not None:
-            self.agent.permissions.remember(rule)
 
     # -- what the commands use (`CommandHost`) -----------------------------------------------
 
@@ -359,8 +351,6 @@ class Repl:
         loaded = self.agent.loaded
         if loaded is None:
             return
-        if moved := started_elsewhere(loaded.header.cwd, self.workspace):
-            self.ui.show(moved)
         exchange = loaded.last_exchange(typed_by_person)
         if exchange:
             self.ui.show(Text("Last exchange:", style="dim"))

@@ -6,7 +6,6 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 
 from rich.console import Console, Group, RenderableType
 from rich.markdown import Markdown
@@ -250,14 +249,3 @@ def print_picker(console: Console, rows: Sequence[tuple[str, str, str]]) -> None
         # A prompt is the person's text: as markup, "[/b]" in it would crash the REPL.
         table.add_row(str(number), session_id, when, Text(prompt))
     console.print(table)
-
-
-def started_elsewhere(started_in: str, workspace: Path) -> Text | None:
-    """The warning for a resumed session started in another directory: where it works now."""
-    if started_in == str(workspace):
-        return None
-    return Text(
-        f"! This session was started in {started_in}; it works in {workspace} now "
-        "(files, commands and /undo apply here).",
-        style="yellow",
-    )

@@ -25,7 +25,6 @@ from rich.text import Text
 
 from agent.engine.system_prompt import instructions_file
 from agent.permissions.masks import command_coverage
-from agent.permissions.modes import current_mode, next_mode
 from agent.permissions.plan import GO_AHEAD, plan_guard_note, planned
 from agent.session import Agent
 from agent.terminal.command_runner import (
@@ -38,7 +37,7 @@ from agent.terminal.command_runner import (
 from agent.terminal.custom_commands import CustomCommand
 from agent.terminal.input_line import CommandInfo
 from agent.terminal.mentions import expand_mentions, mentioned
-from agent.terminal.permissions_view import permissions_table
+from agent.terminal.permissions_view import permissions_command
 from providers.messages import ToolUseBlock
 from sessions import SessionError, shell_run
 
@@ -48,7 +47,8 @@ OWN_COMMANDS = {
     "approve a plan",
     "/init": "write an AGENTS.md for this repository from a look at it",
     "/memory": "edit the project's AGENTS.md (or CLAUDE.md) in $EDITOR",
-    "/permissions": "the permission rules in force and where each comes from",
+    "/permissions": "the permission rules in force and where each comes from (remove N: take "
+    "back one given at the approval prompt)",
 }
 SHELL_PROMPT = "! "
 PLAN_PROMPT = "plan › "
@@ -86,14 +86,12 @@ class TypedInput:
     Args:
         host: The REPL.
         custom: The custom commands of the workspace.
-        bypass: Whether Shift-Tab may reach ``bypassPermissions`` (the session started there).
     """
 
-    def __init__(self, host: InputHost, custom: CustomCommands, bypass: bool = False) -> None:
+    def __init__(self, host: InputHost, custom: CustomCommands) -> None:
         self.host = host
         self.custom = custom
         self.shell_mode = False
-        self._bypass = bypass
 
     @property
     def prompt(self) -> str | None:
@@ -105,25 +103,25 @@ class TypedInput:
     @property
     def plan_mode(self) -> bool:
         permissions = self.host.agent.permissions
-        return permissions is not None and permissions.plan_mode
+        return permissions is not None and permissions.modes.plan_mode
 
     def toggle_plan(self) -> None:
         """``/plan``: plan mode on or off (off: back to the approval mode under it)."""
         permissions = self.host.agent.permissions
         if permissions is not None:
-            permissions.plan_mode = not permissions.plan_mode
+            permissions.modes.plan(not permissions.modes.plan_mode)
 
     def cycle_mode(self) -> None:
         """Shift-Tab, as in Claude Code: default, accept edits, plan (and bypass, if started so)."""
         permissions = self.host.agent.permissions
         if permissions is not None:
-            next_mode(permissions, bypass=self._bypass)
+            permissions.modes.cycle()
 
     @property
     def mode_line(self) -> str | None:
         """The mode, for the line under the prompt; None in the default mode."""
         permissions = self.host.agent.permissions
-        mode = current_mode(permissions) if permissions is not None else "default"
+        mode = permissions.modes.mode if permissions is not None else "default"
         if mode == "plan" and plan_guard_note(self.host.agent.sandbox):
             return UNGUARDED_PLAN_LINE
         return MODE_LINES.get(mode)
@@ -228,22 +226,17 @@ class TypedInput:
             await self._edit_instructions()
             return None
         if name == "/permissions":
-            permissions = self.host.agent.permissions
-            if permissions is not None:
-                listed, waiting = permissions.listing(), permissions.waiting
+            if (permissions := self.host.agent.permissions) is not None:
+                sandbox = self.host.agent.sandbox
                 self.host.show(
-                    permissions_table(
-                        listed,
-                        permissions.warnings,
-                        waiting,
-                        current_mode(permissions),
-                        permissions.mode_note,
-                        plan_guard_note(self.host.agent.sandbox),
-                        permissions.read_only_tools,
-                        command_coverage(
+                    permissions_command(
+                        permissions,
+                        arguments,
+                        plan_note=plan_guard_note(sandbox),
+                        commands_note=command_coverage(
                             permissions.rules,
-                            "namespaces" in self.host.agent.sandbox.layers(),
-                            self.host.agent.sandbox.namespaces_missing,
+                            "namespaces" in sandbox.layers(),
+                            sandbox.namespaces_missing,
                         ),
                     )
                 )

@@ -37,6 +37,7 @@ from agent.terminal.status_line import WRITING, StatusLine, StatusSource
 from agent.terminal.stream import RedactingStream
 from compaction.events import CompactionStarted
 from providers import (
+    ErrorKind,
     Event,
     Message,
     StreamDelta,
@@ -171,12 +172,13 @@ class ConsoleUI:
 
         Against a dead server a call retries every few seconds: a line each was 45 lines in
         75 s. On a terminal the status line counts each retry down instead; elsewhere (-p)
-        only the first retry of a run (same model, same kind of failure) is printed.
+        only the first retry of a run (same model, same kind of failure) is printed. Tries
+        of an unreachable endpoint get none: its own line said so (`EndpointUnreachable`).
         """
         last, self._last_retry = self._last_retry, retry
         if self.verbose:
             return True
-        if self.live_mode:
+        if self.live_mode or retry.kind is ErrorKind.UNREACHABLE:
             return False
         return (
             last is None

@@ -4,6 +4,7 @@ it is checked again, used if it comes back, and otherwise a failure naming the U
 from __future__ import annotations
 
 import json
+import random
 import socket
 import ssl
 import subprocess
@@ -11,15 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from agent.setup.endpoint_guard import EndpointGuard
-from providers import ErrorKind, LlmError, Message
+from agent.setup.endpoint_guard import EndpointAnswers, EndpointGuard, EndpointUnreachable
+from providers import ErrorKind, Event, LlmError, Message
 from providers.adapters.openai import OpenAIProvider
 from providers.adapters.unreachable import Unreachable, unreachable
+from providers.models import ModelLimits, ModelRef
 from providers.provider import ChatRequest, ChatResponse, DeltaHandler, StopReason
 from providers.testing import FunctionProvider
+from recovery import ModelTarget, RecoveringProvider, RecoverySettings, RetryScheduled
 from tests.fakes.cli import MODELS, AgentRun, agent_command, agent_env, run_agent
+from tests.fakes.clock import VirtualClock
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.terminal import Spawn, clean
 
 REQUEST = ChatRequest(model="m", messages=[Message.user("hi")])
 
@@ -58,41 +63,65 @@ def test_the_causes_are_told_apart(cause: BaseException, reason: Unreachable | N
     assert (found[0] if found else None) == reason
 
 
-def _guard(inner: FunctionProvider | OpenAIProvider, url: str, **kw: object) -> EndpointGuard:
-    return EndpointGuard(inner, url, wants_v1=True, **kw)  # type: ignore[arg-type]
+def _guard(
+    inner: FunctionProvider | OpenAIProvider, url: str, said: list[Event], clock: VirtualClock
+) -> EndpointGuard:
+    return EndpointGuard(inner, url, wants_v1=True, emit=said.append, clock=clock.now)  # type: ignore[arg-type]
 
 
-async def test_a_refused_endpoint_fails_naming_the_url_and_what_to_check() -> None:
+def _recovering(guard: EndpointGuard, said: list[Event], clock: VirtualClock) -> RecoveringProvider:
+    """The guard under recovery, as `agent.app` builds it: one model, on ``clock``."""
+    return RecoveringProvider(
+        [ModelTarget(ModelRef.parse("ollama:m"), guard, ModelLimits(8_000, 1_000))],
+        settings=RecoverySettings(),
+        events=said.append,
+        clock=clock.now,
+        sleep=clock.sleep,
+        rng=random.Random(1),
+    )
+
+
+async def test_a_refused_endpoint_is_tried_for_seconds_by_the_policy_then_named() -> None:
     port = _closed_port()
     url = f"http://127.0.0.1:{port}/v1"
     adapter = OpenAIProvider(api_key="k", base_url=url, provider_name="ollama")
-    said: list[str] = []
+    said: list[Event] = []
+    clock = VirtualClock()
+    guard = _guard(adapter, url, said, clock)
 
     with pytest.raises(LlmError) as caught:
-        await _guard(adapter, url, window=1.0, announce=said.append).chat(REQUEST)
+        await _recovering(guard, said, clock).chat(REQUEST)
 
     error = caught.value
-    assert error.kind is ErrorKind.UNREACHABLE  # recovery moves on instead of retrying
-    assert f"nothing listens on 127.0.0.1:{port} ({url}" in error.message
+    assert error.kind is ErrorKind.UNREACHABLE
+    assert f"nothing listens on 127.0.0.1:{port} ({url}; still so after 10 s)" in error.message
     assert "is the server running?" in error.message
-    assert said == [
-        f"agent: cannot reach {url} (connection refused); checking again for up to 1 s..."
-    ]
+    assert said[0] == EndpointUnreachable(url=url, reason="connection refused", window=10.0)
+    assert said[0].describe() == (
+        f"Cannot reach {url} (connection refused); trying again for up to 10 s..."
+    )
+    retries = [event for event in said if isinstance(event, RetryScheduled)]
+    assert [r.delay for r in retries] == [1.0] * 10  # decide's pace, within its window
+    assert clock.total_slept == 10.0
+    assert [e for e in said if isinstance(e, EndpointUnreachable)] == [said[0]]  # said once
 
 
 async def test_an_unknown_host_and_a_tls_mismatch_say_what_to_check() -> None:
+    clock = VirtualClock()
     url = "http://no-such-host.invalid/v1"
     adapter = OpenAIProvider(api_key="k", base_url=url, provider_name="x")
     with pytest.raises(LlmError, match=r"cannot resolve no-such-host\.invalid"):
-        await _guard(adapter, url, window=0.5, announce=lambda _: None).chat(REQUEST)
+        await _guard(adapter, url, [], clock).chat(REQUEST)
 
     with FakeLlmServer() as plain:  # speaks http; asked for https
         tls_url = plain.openai_url.replace("http://", "https://")
         adapter = OpenAIProvider(api_key="k", base_url=tls_url, provider_name="x")
-        said: list[str] = []
+        said: list[Event] = []
+        guard = _guard(adapter, tls_url, said, clock)
         with pytest.raises(LlmError, match=r"TLS handshake .* try http:// in base_url"):
-            await _guard(adapter, tls_url, announce=said.append).chat(REQUEST)
-        assert said == []  # waiting does not fix TLS: no wait, no progress line
+            await _recovering(guard, said, clock).chat(REQUEST)
+    assert clock.sleeps == []  # waiting does not fix TLS: the policy does not wait
+    assert said[0] == EndpointUnreachable(url=tls_url, reason="TLS handshake failed", window=0)
 
 
 async def test_a_server_that_comes_back_within_the_window_is_used() -> None:
@@ -101,24 +130,22 @@ async def test_a_server_that_comes_back_within_the_window_is_used() -> None:
     async def answer(request: ChatRequest, on_delta: DeltaHandler | None) -> ChatResponse:
         nonlocal calls
         calls += 1
-        if calls == 1:
+        if calls <= 3:
             raise _raised_from(ConnectionRefusedError(111, "refused"))
         return ChatResponse(message=Message.assistant("back"), stop_reason=StopReason.END_TURN)
 
-    probes = iter([False, False, True])
+    said: list[Event] = []
+    clock = VirtualClock()
+    url = "http://127.0.0.1:9/v1"
+    guard = _guard(FunctionProvider(answer), url, said, clock)
 
-    async def probe(host: str, port: int) -> bool:
-        return next(probes)
-
-    said: list[str] = []
-    guard = _guard(
-        FunctionProvider(answer), "http://127.0.0.1:9/v1", probe=probe, announce=said.append
-    )
-
-    response = await guard.chat(REQUEST)
+    response = await _recovering(guard, said, clock).chat(REQUEST)
 
     assert response.message.text == "back"
-    assert said[-1] == "agent: http://127.0.0.1:9/v1 answers again."
+    assert calls == 4  # every send was the retry loop's: the guard sends nothing itself
+    assert said[-1] == EndpointAnswers(url=url)
+    assert said[-1].describe() == f"{url} answers again."
+    assert clock.sleeps == [1.0, 1.0, 1.0]
 
 
 def _openai_at(base_url: str, fake_llm: FakeLlmServer, workspace: Path, home: Path) -> AgentRun:
@@ -156,10 +183,13 @@ def test_p_on_a_dead_endpoint_fails_with_a_progress_line_and_the_url(
     result = json.loads(run.stdout)
     assert run.code == 75  # the provider is unavailable: a script may try again later
     assert result["subtype"] == "error_provider_unavailable"
-    assert f"agent: cannot reach {url} (connection refused)" in run.stderr
+    said = " ".join(run.stderr.split())
+    assert f"Cannot reach {url} (connection refused); trying again for up to 10 s" in said
+    assert "retrying in" not in said  # the line above said it; no line per try
     assert "is the server running?" in result["error"]
     assert "does not know this model" not in result["error"]
-    assert [event["type"] for event in result["events"]].count("retry_scheduled") == 0
+    kinds = [event.get("kind") for event in result["events"] if event["type"] == "retry_scheduled"]
+    assert set(kinds) == {"unreachable"}  # the policy's tries, each in the record
 
 
 def test_p_uses_a_server_that_starts_while_it_waits(
@@ -179,7 +209,7 @@ def test_p_uses_a_server_that_starts_while_it_waits(
         text=True,
     ) as proc:
         assert proc.stderr is not None
-        said = f"agent: cannot reach {url} (connection refused)"
+        said = f"Cannot reach {url} (connection refused)"
         for line in proc.stderr:  # the server starts only once the agent waits for it
             if said in line:
                 break
@@ -192,3 +222,22 @@ def test_p_uses_a_server_that_starts_while_it_waits(
     assert proc.returncode == 0, err
     assert "late but here" in out
     assert f"{url} answers again" in err
+
+
+def test_the_repl_says_it_waits_for_a_server_and_uses_it_once_it_listens(spawn: Spawn) -> None:
+    port = _closed_port()
+    url = f"http://127.0.0.1:{port}/v1"
+    term = spawn(model=MODELS["openai"], env={"OPENAI_BASE_URL": url})
+    term.prompt()
+    term.send_line("hi")
+    waiting = clean(term.expect("trying again for up to 10 s"))
+    late = FakeLlmServer(port=port)
+    late.script(Reply.text("late but here"))
+    with late:
+        answered = clean(term.expect("late but here", timeout=30))
+        shown = term.prompt()
+    term.exit()
+
+    assert f"Cannot reach {url} (connection refused)" in " ".join(waiting.split())
+    assert f"{url} answers again." in " ".join((answered + shown).split())
+    assert "Traceback" not in term.raw

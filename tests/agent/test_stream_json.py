@@ -296,3 +296,6 @@ def test_stream_json_input_runs_commands_and_mentions_as_p_does(
     assert '<file path=\\"app.py\\">' in first  # the mention was attached
     assert "plan mode" in json.dumps(fake_llm.requests[1].body)  # the edit was refused...
     assert (workspace / "app.py").read_text() == "print('v2')\n"  # ...until plan mode ended
+    # Each change of mode, as Claude Code's status message says it.
+    modes = [(s["status"], s["permissionMode"]) for s in _system(lines, "status")]
+    assert modes == [(None, "plan"), (None, "bypassPermissions")]

@@ -7,7 +7,17 @@ import random
 import pytest
 
 from providers import ErrorKind, LlmError, Purpose
-from recovery.policy import POLICY, Action, CallState, Charge, Pace, backoff_delay, decide
+from recovery.policy import (
+    NOT_FIXED_BY_WAITING,
+    POLICY,
+    UNREACHABLE_WINDOW,
+    Action,
+    CallState,
+    Charge,
+    Pace,
+    backoff_delay,
+    decide,
+)
 from recovery.settings import RecoverySettings
 
 SETTINGS = RecoverySettings()
@@ -33,7 +43,21 @@ def test_every_kind_has_a_row() -> None:
 
 def test_table_agrees_with_the_taxonomy_on_what_is_transient() -> None:
     for kind, row in POLICY.items():
-        assert row.retry == kind.transient, kind
+        # An unreachable endpoint is tried only within its short window, never backed off.
+        assert row.retry == kind.transient or row.window is not None, kind
+
+
+def test_an_unreachable_endpoint_is_tried_every_second_within_its_window() -> None:
+    down = error(ErrorKind.UNREACHABLE)
+    tls = LlmError(ErrorKind.UNREACHABLE, "TLS", server_type=NOT_FIXED_BY_WAITING)
+
+    tries = [decide(down, state(attempt=n, waited=n - 1.0), SETTINGS, 0.5) for n in range(1, 11)]
+    after = decide(down, state(attempt=11, waited=UNREACHABLE_WINDOW), SETTINGS, 0.5)
+
+    assert {(d.action, d.delay, d.charge) for d in tries} == {(Action.RETRY, 1.0, Charge.NONE)}
+    assert (after.action, after.reason) == (Action.FALL_BACK, "unreachable for 10s")
+    assert decide(tls, state(), SETTINGS, 0.5).action is Action.FALL_BACK  # waiting won't fix it
+    assert not POLICY[ErrorKind.UNREACHABLE].model_fault
 
 
 @pytest.mark.parametrize(

@@ -83,3 +83,19 @@ async def test_the_editor_lists_the_session_it_just_had_and_loads_it(
     assert (info.session_id, info.title) == (session_id, "remember the word zebra")
     assert elsewhere.sessions == []
     assert loaded is not None
+
+
+async def test_loading_a_session_in_another_directory_tells_the_editor_where_it_works(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("Noted."))
+    elsewhere = workspace.parent / "elsewhere"
+    elsewhere.mkdir()
+    async with editor_session(fake_llm, workspace, decoy_home) as agent:
+        session_id = await agent.start()
+        await agent.ask(session_id, "hello")
+        await agent.conn.load_session(cwd=str(elsewhere), session_id=session_id, mcp_servers=[])
+
+    said = f"This session was started in {workspace}; it works in {elsewhere} now"
+    texts = [chunk["content"]["text"] for chunk in agent.editor.of_kind("agent_message_chunk")]
+    assert sum(said in text for text in texts) == 1

@@ -187,7 +187,7 @@ async def test_recovery_matcher_and_direct_call(scripts: HookScripts, workspace:
 async def test_common_fields_follow_the_session(scripts: HookScripts, workspace: Path) -> None:
     hooks, out, _ = recorded(scripts, "SessionEnd", workspace)
     hooks.session_id = "sess-2"
-    hooks.approval = "auto-edit"
+    hooks.modes.switch("acceptEdits")
     await hooks.session_end("clear")
     [record] = records(out)
     assert record["session_id"] == "sess-2"

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from agent.hooks import HookMatcher
+from agent.permissions.modes import Modes
 from providers import Event, ToolResultBlock
 from tests.agent.hooks.conftest import HookScripts, make_hooks, records, settings
 from tests.tools.conftest import RecordingApprover, call
@@ -23,7 +24,7 @@ def executor(
     approver: Approver | None = None,
 ) -> tuple[ToolExecutor, list[Event]]:
     events: list[Event] = []
-    hooks = make_hooks(config, workspace, events, approval=approval)
+    hooks = make_hooks(config, workspace, events, modes=Modes(approval))
     tools = ToolExecutor(
         workspace=workspace,
         settings=ToolSettings(),

@@ -194,3 +194,56 @@ def test_permissions_lists_a_projects_allow_rule_left_untrusted_as_not_in_force(
 
     assert "Not in force: allow Bash(touch:*) (.claude/settings.json)" in listed
     assert "agent trust" in listed
+
+
+def test_permissions_lists_every_approval_in_force_and_takes_each_back(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "one.txt", "content": "1"}),
+        Reply.text("One written."),
+        Reply.tool_call("run_command", {"command": "touch made"}),
+        Reply.text("Made."),
+        Reply.tool_call("write_file", {"path": "two.txt", "content": "2"}),
+        Reply.text("Two written."),
+    )
+    term = spawn()
+    term.prompt()
+    term.send_line("write one")
+    term.expect("for this tool:")
+    term.send_line("a")  # always for this tool: write_file, for this session
+    granted = clean(term.expect("One written"))
+    term.prompt()
+    term.send_line("make it")
+    term.expect("in this project:")
+    term.send_line("p")  # always `touch …` in this project: saved
+    term.expect("Made.")
+    term.prompt()
+    listed = " ".join(term.command("/permissions").split())
+    from_file = term.command("/permissions remove 9")
+    removed = " ".join(
+        (term.command("/permissions remove 1") + term.command("/permissions remove 1")).split()
+    )
+    after = " ".join(term.command("/permissions").split())
+    term.send_line("write two")  # asked again: the session's answer was taken back
+    term.expect("for this tool:")
+    term.send_line("n")
+    term.expect("Two written")
+    term.prompt()
+    term.exit()
+
+    assert "allowed for this session: write_file (/permissions lists it)" in granted
+    assert "1 allow write_file this session: [a]lways for this tool, at the approval prompt" in (
+        listed
+    )
+    assert "2 allow run_command(touch *) always allowed at the approval prompt" in listed
+    assert "/permissions remove N takes back a rule given at the approval prompt" in listed
+    assert "No rule 9: /permissions lists 2." in from_file
+    assert "Removed allow write_file." in removed
+    assert "Removed allow run_command(touch *) (and from this project's saved rules)." in removed
+    assert "No permission rules" in after
+    assert (workspace / "one.txt").exists()
+    assert (workspace / "made").exists()
+    assert not (workspace / "two.txt").exists()
+    saved = list((decoy_home / ".agent" / "permissions").glob("*.json"))
+    assert json.loads(saved[0].read_text())["allow"] == []
