@@ -1,7 +1,9 @@
-"""Run the fake MCP server (`tests/fakes/mcp_server.py`) over stdio or HTTP on loopback."""
+"""Run the fake MCP server (`tests/fakes/mcp_server.py`) over stdio or HTTP on loopback, or
+servers that misbehave before they ever speak MCP (garbage, a hang, a crash loop)."""
 
 from __future__ import annotations
 
+import shlex
 import socket
 import subprocess
 import sys
@@ -26,6 +28,29 @@ def stdio_entry(state: Path, **options: Any) -> dict[str, Any]:
 
 def stdio_settings(state: Path, **options: Any) -> McpServerSettings:
     return McpServerSettings.model_validate(stdio_entry(state, **options))
+
+
+def shell_entry(script: str, **options: Any) -> dict[str, Any]:
+    """A ``mcp_servers`` entry for a stdio "server" that is a bash script."""
+    return {"command": "bash", "args": ["-c", script], **options}
+
+
+def garbage_entry(state: Path, **options: Any) -> dict[str, Any]:
+    """A server that writes non-JSON lines to stdout for ever; each start adds a line to
+    ``state/starts``."""
+    script = f"echo start >> {shlex.quote(str(state / 'starts'))}; "
+    return shell_entry(script + "while true; do echo notjson; sleep 0.2; done", **options)
+
+
+def hanging_entry(**options: Any) -> dict[str, Any]:
+    """A server that never answers (nor exits): its start can only time out."""
+    return shell_entry("exec sleep 1000", **options)
+
+
+def crashing_entry(state: Path, **options: Any) -> dict[str, Any]:
+    """A server that says why on stderr and exits at once, every time it is started."""
+    script = f"echo start >> {shlex.quote(str(state / 'starts'))}; "
+    return shell_entry(script + "echo 'fatal: no database' >&2; exit 1", **options)
 
 
 def wait_for_state(

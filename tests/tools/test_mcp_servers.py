@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 
 from recovery.budget import CircuitBreaker
-from tests.fakes.mcp_harness import http_server, stdio_settings, wait_for_state
+from tests.fakes.mcp_harness import (
+    garbage_entry,
+    http_server,
+    stdio_settings,
+    wait_for_state,
+)
 from tests.tools.conftest import MakeHarness, RecordingApprover
 from tools import ToolSettings
 from tools.guard.sandbox import Sandbox, SandboxSettings
@@ -186,6 +191,20 @@ def test_a_server_that_never_starts_is_paused_with_its_redacted_reason(
     assert status.tools == ()
     assert "paused, next try in" in status.describe()
     assert secret not in str(servers.statuses())
+
+
+def test_a_server_writing_garbage_is_restarted_then_paused_without_waiting_its_timeout(
+    start_servers: StartServers, state: Path
+) -> None:
+    entry = garbage_entry(state, start_timeout=600, max_failures=3, pause=600)
+    servers = start_servers({"garbage": McpServerSettings.model_validate(entry)})
+
+    status = wait_for_state(servers, "garbage", {ServerState.PAUSED})
+
+    # Three starts, each ended by its first line of garbage, not by the 600s start timeout.
+    assert (state / "starts").read_text().split() == ["start"] * 3
+    assert "not JSON-RPC: 'notjson'" in status.reason
+    assert "paused after 3 failures" in status.reason
 
 
 def test_a_paused_servers_tools_say_until_when(

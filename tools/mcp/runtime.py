@@ -159,9 +159,15 @@ class McpServers:
             stderr.close()
 
     async def _stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for supervisor in list(self._supervisors.values()):
+            supervisor.stop()
+        stopping = asyncio.gather(*self._tasks, return_exceptions=True)
+        try:
+            await asyncio.wait_for(asyncio.shield(stopping), CLOSE_TIMEOUT / 2)
+        except TimeoutError:  # the SDK failed to stop a server: cancel outright
+            for task in self._tasks:
+                task.cancel()
+            await stopping
 
     def _submit(self, work: Coroutine[Any, Any, T]) -> Future[T]:
         return asyncio.run_coroutine_threadsafe(work, self._loop)
