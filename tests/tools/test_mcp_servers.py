@@ -14,6 +14,7 @@ import pytest
 from recovery.budget import CircuitBreaker
 from tests.fakes.mcp_harness import (
     garbage_entry,
+    hanging_entry,
     http_server,
     stdio_settings,
     wait_for_state,
@@ -205,6 +206,15 @@ def test_a_server_writing_garbage_is_restarted_then_paused_without_waiting_its_t
     assert (state / "starts").read_text().split() == ["start"] * 3
     assert "not JSON-RPC: 'notjson'" in status.reason
     assert "paused after 3 failures" in status.reason
+
+
+def test_a_hanging_server_is_listed_as_starting_at_once(start_servers: StartServers) -> None:
+    entry = McpServerSettings.model_validate(hanging_entry(start_timeout=600))
+
+    servers = start_servers({"hang": entry})
+
+    [status] = servers.statuses()  # right after add: before its supervisor even runs
+    assert (status.name, status.state) == ("hang", ServerState.STARTING)
 
 
 def test_a_paused_servers_tools_say_until_when(
