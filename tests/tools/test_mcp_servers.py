@@ -13,6 +13,7 @@ import pytest
 
 from recovery.budget import CircuitBreaker
 from tests.fakes.mcp_harness import (
+    crashing_entry,
     garbage_entry,
     hanging_entry,
     http_server,
@@ -24,7 +25,7 @@ from tools import ToolSettings
 from tools.guard.sandbox import Sandbox, SandboxSettings
 from tools.mcp import McpServerSettings
 from tools.mcp.runtime import McpServers
-from tools.mcp.supervisor import ServerState
+from tools.mcp.supervisor import ServerState, ServerStatus
 from tools.mcp.tool import McpToolList
 
 READY = {ServerState.READY}
@@ -206,6 +207,24 @@ def test_a_server_writing_garbage_is_restarted_then_paused_without_waiting_its_t
     assert (state / "starts").read_text().split() == ["start"] * 3
     assert "not JSON-RPC: 'notjson'" in status.reason
     assert "paused after 3 failures" in status.reason
+
+
+def test_a_crash_loop_shows_the_last_failure_while_starting_again(
+    start_servers: StartServers, state: Path
+) -> None:
+    seen: list[ServerStatus] = []
+    entry = crashing_entry(state, max_failures=2, pause=600)
+
+    servers = start_servers(
+        {"crash": McpServerSettings.model_validate(entry)}, on_change=seen.append
+    )
+    wait_for_state(servers, "crash", {ServerState.PAUSED})
+
+    again = [s for s in seen if s.state is ServerState.STARTING and s.failures]
+    assert again
+    assert again[0].describe().startswith("starting again (last try: it exited")
+    assert "fatal: no database" in again[0].describe()
+    assert (state / "starts").read_text().split() == ["start"] * 2
 
 
 def test_a_hanging_server_is_listed_as_starting_at_once(start_servers: StartServers) -> None:

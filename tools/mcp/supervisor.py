@@ -81,6 +81,8 @@ class ServerStatus:
             verb = "restarting" if self.state is ServerState.RESTARTING else "paused, next try"
             when = f"in {wait}s" if wait >= 1 else "now"
             return f"{verb} {when} ({self.reason})"
+        if self.state is ServerState.STARTING and self.reason:
+            return f"starting again (last try: {self.reason})"
         if self.reason:
             return f"{self.state.value}: {self.reason}"
         return self.state.value
@@ -156,7 +158,7 @@ class ServerSupervisor:
                 if not self._breaker.allows():
                     await self._wait(ServerState.PAUSED, self._breaker.reopens_in)
                     continue
-                self._set(ServerState.STARTING, reason="")
+                self._set(ServerState.STARTING)  # the last failure's reason stays, to show
                 reason = await self._serve_once()
                 opened = self._breaker.record_failure()
                 log.warning("mcp_server_down", server=self.name, reason=reason, paused=opened)
@@ -281,7 +283,10 @@ class ServerSupervisor:
         status = self.status
         names = ", ".join(tool.name for tool in status.tools) or "all of them"
         why = f" ({status.reason})" if status.reason else ""
-        if status.state is ServerState.FAILED or status.retry_at is None:
+        if status.state is ServerState.STARTING:
+            why = f" again (last try: {status.reason})" if status.reason else ""
+            until = f"until it has started (it may take up to {self.settings.start_timeout:g}s)"
+        elif status.state is ServerState.FAILED or status.retry_at is None:
             until = "until the person fixes it and restarts agent"
         else:
             clock = time.strftime("%H:%M:%S", time.localtime(status.retry_at))
