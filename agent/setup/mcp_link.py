@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
 
 FIRST_START_GRACE = 2.0
-"""Seconds after the servers start within which a first request waits for them to be up:
-about what the rest of start-up takes, so a server that starts promptly offers its tools
-from the first request, and one that hangs delays nothing."""
+"""Seconds from a server's start within which a first request waits for it to be up: a
+server that starts promptly offers its tools from the first request (in ``-p``, the only
+one), and one that hangs delays the first request by no more than this."""
 
 
 class McpLink:
@@ -160,7 +160,8 @@ class McpLink:
         servers: at the first request, those not ready yet; later, a server whose tools
         joined or left the list, or that did not start. None when nothing is new.
 
-        A server still starting is never waited for: its tools join when it is up.
+        A server still starting is not waited for (beyond `first_start`): its tools join
+        the list when it is up, and this says so.
         """
         if self.servers is None:
             return None
