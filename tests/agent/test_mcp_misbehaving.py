@@ -160,3 +160,23 @@ def test_repl_shows_no_traceback_from_a_server_writing_garbage(
     for noise in LIBRARY_NOISE:
         assert noise not in term.raw, noise
     assert "agent --resume" in out
+
+
+def test_repl_answers_and_lists_a_hanging_server_as_starting(
+    spawn: Spawn, fake_llm: FakeLlmServer, decoy_home: Path
+) -> None:
+    _configure(decoy_home, {"hang": hanging_entry(start_timeout=NEVER)})
+    fake_llm.script(Reply.text("answered"))
+    term = spawn()
+    term.prompt()
+
+    term.send_line("hello")
+    term.expect("answered", timeout=60)
+    term.prompt()
+    status = term.command("/mcp")
+    term.exit()
+
+    [request] = fake_llm.requests
+    assert "MCP server 'hang' is not ready yet (still starting)" in _last_user_text(request)
+    assert "hang" in status
+    assert "starting" in status
