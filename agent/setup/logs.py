@@ -102,9 +102,27 @@ _METHODS = {
 }
 
 
+class _UnraisableToLog:
+    """`sys.unraisablehook`: "Exception ignored in ..." (a subprocess transport collected
+    after its event loop stopped, say) goes to the log instead of stderr."""
+
+    def __init__(self, logger: Any) -> None:
+        self._logger = logger
+
+    def __call__(self, unraisable: Any) -> None:
+        with contextlib.suppress(Exception):
+            error = unraisable.exc_value
+            self._logger.warning(
+                "unraisable_exception",
+                message=unraisable.err_msg or "Exception ignored",
+                object=repr(unraisable.object)[:200],
+                exc_info=(type(error), error, unraisable.exc_traceback) if error else False,
+            )
+
+
 def _route_library_logs(logger: Any) -> None:
-    """Send `logging` and `warnings` to our log file. With a handler on the root logger,
-    `logging.lastResort` (which prints records to stderr) is never used."""
+    """Send `logging`, `warnings` and unraisable exceptions to our log file. With a handler
+    on the root logger, `logging.lastResort` (which prints records to stderr) is never used."""
     root = logging.getLogger()
     stop_library_logs()  # the one of an earlier configuration
     root.addHandler(_LibraryLogs(logger))
@@ -112,16 +130,19 @@ def _route_library_logs(logger: Any) -> None:
     for name, level in _QUIET.items():
         logging.getLogger(name).setLevel(level)
     logging.captureWarnings(True)
+    sys.unraisablehook = _UnraisableToLog(logger)
 
 
 def stop_library_logs() -> None:
-    """Undo `configure_logging`'s routing of `logging` and `warnings` (for tests)."""
+    """Undo `configure_logging`'s routing of library output (for tests)."""
     root = logging.getLogger()
     for handler in list(root.handlers):
         if isinstance(handler, _LibraryLogs):
             root.removeHandler(handler)
     root.setLevel(logging.WARNING)  # Python's default
     logging.captureWarnings(False)
+    if isinstance(sys.unraisablehook, _UnraisableToLog):
+        sys.unraisablehook = sys.__unraisablehook__
 
 
 def _scrub(value: Any, redact: Redact) -> Any:

@@ -41,3 +41,24 @@ def test_library_records_and_warnings_reach_the_log_file_not_stderr(
     assert SECRET not in path.read_text()
     shown = capsys.readouterr()
     assert shown.out == shown.err == ""
+
+
+class _BrokenOnCollect:
+    def __del__(self) -> None:
+        raise RuntimeError("Event loop is closed")
+
+
+def test_an_exception_ignored_while_collecting_goes_to_the_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = configure_logging(tmp_path)
+    assert path is not None
+
+    broken = _BrokenOnCollect()
+    del broken
+
+    [record] = [json.loads(line) for line in path.read_text().splitlines()]
+    assert record["event"] == "unraisable_exception"
+    assert "_BrokenOnCollect.__del__" in record["object"]
+    assert "RuntimeError: Event loop is closed" in record["exception"]
+    assert capsys.readouterr().err == ""
