@@ -222,6 +222,7 @@ def build_agent(
         turn_timeout=config.turn_timeout,
         max_tokens=config.max_tokens,
         tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
+        tool_news=mcp.tool_news,
     )
     parts = Parts(
         config=config,

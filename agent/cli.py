@@ -352,11 +352,18 @@ cli.add_typer(mcp_cli, name="mcp")
 
 
 @mcp_cli.command("list")
-def mcp_list() -> None:
+def mcp_list(
+    wait: Annotated[
+        float,
+        typer.Option(
+            "--wait", min=0, help="Seconds to give the servers to start before showing them."
+        ),
+    ] = 5.0,
+) -> None:
     """Start each configured MCP server, show its state (ready with N tools, or why not)."""
     from agent.terminal.mcp_view import list_servers
 
-    raise typer.Exit(list_servers(Path.cwd()))
+    raise typer.Exit(list_servers(Path.cwd(), wait=wait))
 
 
 @mcp_cli.command("approve")

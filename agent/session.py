@@ -307,7 +307,7 @@ class Agent:
         elif note:
             self.loop.annotate_last_user_message(note)
         result = TurnResult(status=TurnStatus.FAILED)
-        await self.mcp.first_start()  # so the first request offers their tools
+        await self.mcp.first_start()  # a moment for prompt servers; never a hanging one's wait
         try:
             result = await self.loop.run_turn(prompt)
             with self.session.group_commit():  # synced with the turn's last records

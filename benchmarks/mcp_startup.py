@@ -1,10 +1,12 @@
-"""Start-up cost of MCP servers: time to the REPL's first prompt without and with servers.
+"""Start-up cost of MCP servers: time to the REPL's first prompt without and with servers,
+and time to ``-p``'s first model request with servers that misbehave.
 
-Run: ``python -m benchmarks.mcp_startup`` (about a minute; ``--runs N``, ``--servers N``).
-Throw-away HOME, a fake key, no request sent. The servers are the test suite's fake MCP
-server (a real SDK server over stdio); they start in the background, so the figure that
-matters is the first prompt, not the servers' own start. Also prints whether anything MCP
-was imported before the first prompt when no server is configured.
+Run: ``python -m benchmarks.mcp_startup`` (about two minutes; ``--runs N``, ``--servers N``).
+Throw-away HOME, a fake key. The servers are the test suite's fake MCP server (a real SDK
+server over stdio); they start in the background, so the figure that matters is the first
+prompt, not the servers' own start. Also prints whether anything MCP was imported before
+the first prompt when no server is configured. Then ``-p hi`` against the fake LLM server,
+timed to its first request: no server, one that hangs, one that writes garbage.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import pexpect
 import yaml
 
 from benchmarks.startup import PROMPT_READY, environment
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "tests" / "fakes" / "mcp_server.py"
@@ -63,6 +67,42 @@ def configure(home: Path, servers: int) -> None:
     path.write_text(yaml.safe_dump({"mcp_servers": entries}))
 
 
+MISBEHAVING = {
+    "none": None,
+    "hanging": "exec sleep 1000",
+    "garbage": "while true; do echo notjson; sleep 0.2; done",
+}
+
+
+def to_first_request(env: dict[str, str], cwd: Path, server: FakeLlmServer) -> float:
+    """Seconds from starting ``agent -p hi`` to the fake LLM server's first request."""
+    server.reset()
+    server.script(Reply.text("hello"))
+    started = time.perf_counter()
+    argv = [sys.executable, "-m", "agent", "-p", "hi", "--model", "anthropic:claude-test"]
+    child = subprocess.Popen(
+        argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    while not server.requests and child.poll() is None:
+        time.sleep(0.005)
+    took = time.perf_counter() - started
+    child.wait(120)
+    return took
+
+
+def first_requests(runs: int, env: dict[str, str], home: Path, cwd: Path) -> dict[str, float]:
+    """The median seconds to ``-p``'s first request, per kind of server configured."""
+    found = {}
+    with FakeLlmServer() as server:
+        env = {**env, "ANTHROPIC_BASE_URL": server.anthropic_url}
+        for kind, script in MISBEHAVING.items():
+            entries = {kind: {"command": "bash", "args": ["-c", script]}} if script else {}
+            path = home / ".config" / "agent" / "config.yaml"
+            path.write_text(yaml.safe_dump({"mcp_servers": entries}))
+            found[kind] = statistics.median(to_first_request(env, cwd, server) for _ in range(runs))
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
@@ -79,6 +119,7 @@ def main() -> None:
         imported = subprocess.run(check, env=env, cwd=work, capture_output=True, text=True)
         configure(home, args.servers)
         with_servers = median_to_prompt(args.runs, env, work)
+        requests = first_requests(args.runs, env, home, work)
     print(f"median of {args.runs} runs                 seconds   vs none")
     print(f"first prompt, no MCP servers        {without:8.3f}   1.00x")
     print(
@@ -90,6 +131,9 @@ def main() -> None:
         f"MCP modules imported before the first prompt without servers: "
         f"{imported.stdout.strip() or imported.stderr.strip()[-200:]}"
     )
+    print("-p hi, to the first model request   seconds   vs none")
+    for kind, took in requests.items():
+        print(f"  MCP server: {kind:<23} {took:8.3f}   {took / requests['none']:5.2f}x")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import structlog
 
+from agent.setup.logs import stop_library_logs
 from tests.fakes.clock import VirtualClock
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -77,3 +78,4 @@ def _structlog_defaults() -> Iterator[None]:
     """Undo any structlog configuration a test (or code it runs in-process) made."""
     yield
     structlog.reset_defaults()
+    stop_library_logs()

@@ -31,6 +31,7 @@ from providers import (
     StopReason,
     TextBlock,
     ToolResultBlock,
+    ToolSpec,
     ToolUseBlock,
     Usage,
 )
@@ -68,6 +69,9 @@ class AgentLoop:
         max_tokens: Output tokens to ask for per call (None: the provider's choice).
         tool_ids: Tool-call ids the session already used (default: those in ``history``);
             a repeated id in a new answer is renamed before it is recorded or run.
+        tool_news: Given the tools a request offers, what the model should hear about
+            them (an MCP server still starting, or whose tools just joined); the note goes
+            with the request's last user message.
     """
 
     def __init__(
@@ -87,6 +91,7 @@ class AgentLoop:
         turn_timeout: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         tool_ids: ToolCallIds | None = None,
+        tool_news: Callable[[Sequence[ToolSpec]], str | None] | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -107,6 +112,7 @@ class AgentLoop:
         self.api_seconds = 0.0
         """Time spent waiting for the model (retries and waits included)."""
         self.tool_ids = tool_ids if tool_ids is not None else ToolCallIds.of(self.messages)
+        self.tool_news = tool_news
 
     @property
     def max_steps(self) -> int:
@@ -238,6 +244,8 @@ class AgentLoop:
             self.messages = await self.recovery.before_request(
                 self.messages, system=self.system, tools=specs
             )
+        if self.tool_news is not None and (news := self.tool_news(specs)):
+            self.annotate_last_user_message(news)
         while True:
             request = ChatRequest(
                 system=self.system, messages=self.messages, tools=specs, max_tokens=self.max_tokens

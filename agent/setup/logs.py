@@ -1,4 +1,9 @@
-"""Structured logs: JSON lines under ``$AGENT_HOME/logs/``, with secrets redacted."""
+"""Structured logs: JSON lines under ``$AGENT_HOME/logs/``, with secrets redacted.
+
+Libraries' own logging (the MCP SDK, httpx, asyncio) and Python warnings go to the same
+file: nothing they report is printed over the REPL or into ``-p``'s stderr, where a parse
+error's traceback once a second from a misbehaving MCP server would bury the conversation.
+"""
 
 from __future__ import annotations
 
@@ -47,19 +52,97 @@ def configure_logging(
             return event_dict
         return {key: _scrub(value, redact) for key, value in event_dict.items()}
 
+    processors: list[Any] = [
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,
+        scrub,
+        write,
+    ]
+    factory = _TeeLoggerFactory(sinks)
     structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            scrub,
-            write,
-        ],
-        logger_factory=_TeeLoggerFactory(sinks),
+        processors=processors,
+        logger_factory=factory,
         wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
         cache_logger_on_first_use=False,
     )
+    _route_library_logs(structlog.wrap_logger(factory(), processors=processors))
     return path
+
+
+class _LibraryLogs(logging.Handler):
+    """Passes the standard `logging` records of libraries on to our log file, as
+    ``library_log`` lines (an exception's traceback included, redacted like the rest)."""
+
+    def __init__(self, logger: Any) -> None:
+        super().__init__(LIBRARY_LEVEL)
+        self._logger = logger
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # A log line must never break the agent, nor print a traceback.
+        with contextlib.suppress(Exception):
+            method = _METHODS.get(record.levelno, "info")
+            getattr(self._logger, method)(
+                "library_log",
+                logger=record.name,
+                message=record.getMessage(),
+                exc_info=record.exc_info or False,
+            )
+
+
+LIBRARY_LEVEL = logging.INFO
+"""The least severe library record kept (httpx's INFO line per request stays out)."""
+_QUIET = {name: logging.WARNING for name in ("httpx", "httpx2", "httpcore")}
+_METHODS = {
+    logging.DEBUG: "debug",
+    logging.INFO: "info",
+    logging.WARNING: "warning",
+    logging.ERROR: "error",
+    logging.CRITICAL: "critical",
+}
+
+
+class _UnraisableToLog:
+    """`sys.unraisablehook`: "Exception ignored in ..." (a subprocess transport collected
+    after its event loop stopped, say) goes to the log instead of stderr."""
+
+    def __init__(self, logger: Any) -> None:
+        self._logger = logger
+
+    def __call__(self, unraisable: Any) -> None:
+        with contextlib.suppress(Exception):
+            error = unraisable.exc_value
+            self._logger.warning(
+                "unraisable_exception",
+                message=unraisable.err_msg or "Exception ignored",
+                object=repr(unraisable.object)[:200],
+                exc_info=(type(error), error, unraisable.exc_traceback) if error else False,
+            )
+
+
+def _route_library_logs(logger: Any) -> None:
+    """Send `logging`, `warnings` and unraisable exceptions to our log file. With a handler
+    on the root logger, `logging.lastResort` (which prints records to stderr) is never used."""
+    root = logging.getLogger()
+    stop_library_logs()  # the one of an earlier configuration
+    root.addHandler(_LibraryLogs(logger))
+    root.setLevel(LIBRARY_LEVEL)
+    for name, level in _QUIET.items():
+        logging.getLogger(name).setLevel(level)
+    logging.captureWarnings(True)
+    sys.unraisablehook = _UnraisableToLog(logger)
+
+
+def stop_library_logs() -> None:
+    """Undo `configure_logging`'s routing of library output (for tests)."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if isinstance(handler, _LibraryLogs):
+            root.removeHandler(handler)
+    root.setLevel(logging.WARNING)  # Python's default
+    logging.captureWarnings(False)
+    if isinstance(sys.unraisablehook, _UnraisableToLog):
+        sys.unraisablehook = sys.__unraisablehook__
 
 
 def _scrub(value: Any, redact: Redact) -> Any:

@@ -8,11 +8,14 @@ questions.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from providers import ToolSpec
 from providers.events import Event
 from tools import Tool
 from tools.events import McpServerChanged
@@ -23,6 +26,12 @@ if TYPE_CHECKING:
     from tools.mcp.runtime import McpServers
     from tools.mcp.supervisor import ServerStatus
     from tools.mcp.tool import McpToolList
+
+
+FIRST_START_GRACE = 2.0
+"""Seconds from a server's start within which a first request waits for it to be up: a
+server that starts promptly offers its tools from the first request (in ``-p``, the only
+one), and one that hangs delays the first request by no more than this."""
 
 
 class McpLink:
@@ -69,6 +78,14 @@ class McpLink:
         self._tool_list: McpToolList | None = None
         self._owner = True
         """Whether closing this link stops the servers (false while another link owns them)."""
+        self._server_of: dict[str, str] = {}
+        """The server of each MCP tool listed so far, by tool name."""
+        self._told: dict[str, set[str]] | None = None
+        """The MCP tools the model was last offered, by server (None: no request yet)."""
+        self._awaited: set[str] = set()
+        """Servers the model was told are starting, and not yet that they are up or down."""
+        self._added_at: dict[str, float] = {}
+        """When this link added each server (`time.monotonic`)."""
 
     def start(self, configured: Mapping[str, McpServerSettings], previous: McpLink | None) -> None:
         """Start the configured and allowed project servers in the background (returns at
@@ -116,6 +133,7 @@ class McpLink:
             )
             self._tool_list = McpToolList(self.servers)
         self.pending.pop(name, None)
+        self._added_at[name] = time.monotonic()
         self.servers.add(name, settings)
 
     def allow(self, name: str) -> None:
@@ -133,7 +151,44 @@ class McpLink:
         if self._tool_list is None:
             return []
         self._report_changes()
-        return self._tool_list()
+        listed = self._tool_list()
+        self._server_of.update((tool.name, tool.server) for tool in listed)
+        return list(listed)
+
+    def tool_news(self, offered: Sequence[ToolSpec]) -> str | None:
+        """What the model should hear, with a request offering ``offered``, about the MCP
+        servers: at the first request, those not ready yet; later, a server whose tools
+        joined or left the list, or that did not start. None when nothing is new.
+
+        A server still starting is not waited for (beyond `first_start`): its tools join
+        the list when it is up, and this says so.
+        """
+        if self.servers is None:
+            return None
+        offered_now: dict[str, set[str]] = {}
+        for spec in offered:
+            if (server := self._server_of.get(spec.name)) is not None:
+                offered_now.setdefault(server, set()).add(spec.name)
+        told, self._told = self._told, offered_now
+        notes: list[str] = []
+        for status in self.statuses():
+            name, tools = status.name, offered_now.get(status.name, set())
+            before = (told or {}).get(name, set())
+            if tools - before and told is not None:
+                joined = _names(tools - before)
+                notes.append(
+                    f"MCP server {name!r} is ready; its tools are available now: {joined}."
+                )
+            if before - tools:
+                gone = _names(before - tools)
+                notes.append(
+                    f"MCP server {name!r} is {status.describe()}; its tools are gone: {gone}."
+                )
+            if tools:
+                self._awaited.discard(name)
+            else:
+                notes += self._not_ready(status, first=told is None)
+        return f"[{' '.join(notes)}]" if notes else None
 
     def _report_changes(self) -> None:
         from tools.mcp.supervisor import ServerState
@@ -160,16 +215,54 @@ class McpLink:
                 )
             )
 
+    def _not_ready(self, status: ServerStatus, *, first: bool) -> list[str]:
+        """The note about a server without tools: at the first request, that it is coming
+        or down; later, that one it was told is coming did not come."""
+        from tools.mcp.supervisor import ServerState
+
+        name, state = status.name, status.state
+        if first and state in (ServerState.STARTING, ServerState.RESTARTING):
+            self._awaited.add(name)
+            why = "still starting" if state is ServerState.STARTING else status.describe()
+            return [
+                f"MCP server {name!r} is not ready yet ({why}); its tools will be offered "
+                "once it is, and you will be told."
+            ]
+        if (first or name in self._awaited) and state in (ServerState.PAUSED, ServerState.FAILED):
+            self._awaited.discard(name)
+            return [f"MCP server {name!r} is not available: {status.describe()}."]
+        return []
+
+    async def first_start(self, grace: float = FIRST_START_GRACE) -> None:
+        """Give each server on its first start until ``grace`` seconds after it was added to
+        be up, so a first request can offer its tools; a server slower than that is not
+        waited for (its tools join later, and the model is told)."""
+        from tools.mcp.supervisor import ServerState
+
+        def waiting() -> bool:
+            now = time.monotonic()
+            return any(
+                status.state is ServerState.STARTING
+                and not status.failures
+                and now < self._added_at.get(status.name, 0.0) + grace
+                for status in self.statuses()
+            )
+
+        # The states change on the servers' thread; a short poll beats a cross-thread event.
+        while waiting():  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+
     def statuses(self) -> list[ServerStatus]:
         """Each server's state, for ``/mcp`` and the status line."""
         return self.servers.statuses() if self.servers is not None else []
-
-    async def first_start(self) -> None:
-        """Wait (briefly) for the servers' first start, so a first request offers their tools."""
-        if self.servers is not None:
-            await self.servers.first_start()
 
     def close(self) -> None:
         """Stop the servers, unless another link owns them now."""
         if self.servers is not None and self._owner:
             self.servers.close()
+
+
+def _names(tools: set[str], most: int = 10) -> str:
+    shown = sorted(tools)[:most]
+    more = f" and {len(tools) - most} more" if len(tools) > most else ""
+    return ", ".join(shown) + more

@@ -1,7 +1,8 @@
 """``agent mcp list`` and ``agent mcp approve``: MCP servers outside a session.
 
-``list`` starts each server the way a session would (sandbox, timeouts), waits until every
-one is ready or has failed, prints their states and stops them again.
+``list`` starts each server the way a session would (sandbox, timeouts), gives them a few
+seconds (``--wait``) to be ready or fail, prints each one's state, a server still starting
+included, and stops them again: a server that hangs does not hang the command.
 """
 
 from __future__ import annotations
@@ -24,10 +25,13 @@ from tools.mcp import ProjectApprovals
 from tools.mcp.supervisor import ServerState
 
 SETTLED = {ServerState.READY, ServerState.FAILED, ServerState.PAUSED, ServerState.RESTARTING}
+LIST_WAIT = 5.0
+"""Seconds ``agent mcp list`` gives the servers to start, by default."""
 
 
-def list_servers(workspace: Path, console: Console | None = None) -> int:
-    """Start the configured servers, print each one's state, stop them; the exit code."""
+def list_servers(workspace: Path, console: Console | None = None, wait: float = LIST_WAIT) -> int:
+    """Start the configured servers, give them up to ``wait`` seconds, print each one's
+    state, stop them; the exit code."""
     console = console or SafeConsole(highlight=False)
     loaded = _load(workspace, console)
     if loaded is None:
@@ -44,13 +48,24 @@ def list_servers(workspace: Path, console: Console | None = None) -> int:
         redact=secret_redactor(config, environ).text,
     )
     try:
-        deadline = time.monotonic() + max((s.start_timeout for s in plan.start.values()), default=0)
-        while time.monotonic() < deadline + 1:
-            statuses = servers.statuses()
-            if len(statuses) == len(plan.start) and all(s.state in SETTLED for s in statuses):
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if all(status.state in SETTLED for status in servers.statuses()):
                 break
             time.sleep(0.1)
-        console.print(status_table(servers.statuses(), plan.pending))
+        statuses = servers.statuses()
+        console.print(status_table(statuses, plan.pending))
+        starting = [s.name for s in statuses if s.state is ServerState.STARTING]
+        if starting:
+            longest = max(plan.start[name].start_timeout for name in starting)
+            console.print(
+                Text(
+                    f"Not ready within {wait:g}s: {', '.join(starting)}. A session does not "
+                    f"wait for them; `agent mcp list --wait {longest:g}` gives them their "
+                    "start_timeout.",
+                    style="dim",
+                )
+            )
     finally:
         servers.close()
     return ExitCode.OK

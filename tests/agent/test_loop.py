@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
@@ -16,7 +16,9 @@ from providers import (
     LlmError,
     Message,
     StopReason,
+    TextBlock,
     ToolResultBlock,
+    ToolSpec,
     ToolUseBlock,
 )
 from providers.conversation import is_interrupted_result
@@ -44,6 +46,30 @@ async def test_tool_results_go_back_to_the_model(workspace: Path) -> None:
     sent = provider.requests[1].messages[-1].tool_results[0]
     assert "alpha" in sent.content
     assert not sent.is_error
+
+
+async def test_news_about_the_tools_goes_with_the_request_that_offers_them(
+    workspace: Path,
+) -> None:
+    (workspace / "a.txt").write_text("alpha\n")
+    provider = ScriptedProvider([tool_call("read_file", path="a.txt"), text("Done.")])
+    offered: list[list[str]] = []
+
+    def news(specs: Sequence[ToolSpec]) -> str | None:
+        offered.append([spec.name for spec in specs])
+        return "[MCP server 'db' is ready]" if len(offered) == 2 else None
+
+    loop = _loop(provider, workspace, tool_news=news)
+
+    await loop.run_turn("read a.txt")
+
+    first, second = provider.requests
+    assert first.messages[-1].text == "read a.txt"
+    # After the step's tool results, in the same user message: valid for both vendors.
+    results, note = second.messages[-1].content
+    assert isinstance(results, ToolResultBlock)
+    assert note == TextBlock(text="[MCP server 'db' is ready]")
+    assert offered[1] == [spec.name for spec in second.tools]
 
 
 async def test_the_step_budget_is_asked_for_at_the_start_of_each_turn(workspace: Path) -> None:

@@ -15,7 +15,7 @@ import yaml
 from tests.fakes.cli import MODELS, agent_env, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.mcp_harness import stdio_entry
+from tests.fakes.mcp_harness import answer_once_ready, stdio_entry
 from tests.fakes.terminal import Spawn, clean
 
 TIMEOUT = 180
@@ -48,7 +48,9 @@ def test_p_calls_an_mcp_tool_survives_a_crash_and_a_hang_and_resumes(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
 ) -> None:
     _configure(decoy_home, {"fake": stdio_entry(tmp_path, call_timeout=3)})
-    fake_llm.script(
+    answer_once_ready(
+        fake_llm,
+        decoy_home,
         Reply.tool_call("mcp__fake__echo", {"text": "hi"}),
         Reply.tool_call("mcp__fake__count", {}),  # crashes the server mid-call
         Reply.tool_call("mcp__fake__hang", {}),  # hangs the restarted server
@@ -65,7 +67,7 @@ def test_p_calls_an_mcp_tool_survives_a_crash_and_a_hang_and_resumes(
     payload = first.json()
     assert payload["status"] == "done"
     requests = fake_llm.requests
-    assert "mcp__fake__echo" in _tool_names(requests[0].body)
+    assert "mcp__fake__echo" in _tool_names(requests[1].body)
     assert "echo: hi" in json.dumps(requests[1].body)
     assert "not retried" in json.dumps(requests[2].body)
     assert "stopped answering" in json.dumps(requests[3].body)
@@ -75,7 +77,9 @@ def test_p_calls_an_mcp_tool_survives_a_crash_and_a_hang_and_resumes(
     assert changes[0]["server"] == "fake"
     assert any(change["up"] for change in changes[1:]), changes  # restarted for the hang call
 
-    fake_llm.script(Reply.tool_call("mcp__fake__add", {"a": 2, "b": 40}), Reply.text("42"))
+    answer_once_ready(
+        fake_llm, decoy_home, Reply.tool_call("mcp__fake__add", {"a": 2, "b": 40}), Reply.text("42")
+    )
     resumed = run_agent(
         "-p", "add them", "--resume", payload["session_id"], *common,
         server=fake_llm, workspace=workspace, home=decoy_home, timeout=TIMEOUT,
@@ -122,8 +126,9 @@ def test_project_servers_start_only_once_the_person_allows_them(
         "mcp", "approve", "proj", server=fake_llm, workspace=workspace, home=decoy_home
     )
     listed_after = run_agent(
-        "mcp", "list", server=fake_llm, workspace=workspace, home=decoy_home, timeout=TIMEOUT
-    )
+        "mcp", "list", "--wait", "120",
+        server=fake_llm, workspace=workspace, home=decoy_home, timeout=TIMEOUT,
+    )  # fmt: skip
 
     assert before.code == 0, before.stderr
     assert "not allowed yet" in before.stderr or "not started" in before.stderr
@@ -135,12 +140,17 @@ def test_project_servers_start_only_once_the_person_allows_them(
 
 
 def test_repl_asks_about_a_project_server_and_mcp_shows_its_state(
-    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, tmp_path: Path
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
 ) -> None:
     (workspace / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"proj": stdio_entry(tmp_path)}})
     )
-    fake_llm.script(Reply.tool_call("mcp__proj__echo", {"text": "from the repl"}), Reply.text("ok"))
+    answer_once_ready(
+        fake_llm,
+        decoy_home,
+        Reply.tool_call("mcp__proj__echo", {"text": "from the repl"}),
+        Reply.text("ok"),
+    )
     term = spawn("--yes")
 
     term.expect("Allow it")

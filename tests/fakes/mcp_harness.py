@@ -1,16 +1,21 @@
-"""Run the fake MCP server (`tests/fakes/mcp_server.py`) over stdio or HTTP on loopback."""
+"""Run the fake MCP server (`tests/fakes/mcp_server.py`) over stdio or HTTP on loopback, or
+servers that misbehave before they ever speak MCP (garbage, a hang, a crash loop)."""
 
 from __future__ import annotations
 
+import json
+import shlex
 import socket
 import subprocess
 import sys
 import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tests.fakes.llm_server import FakeLlmServer, RecordedRequest, Step
 from tools.mcp.runtime import McpServers
 from tools.mcp.settings import McpServerSettings
 from tools.mcp.supervisor import ServerState, ServerStatus
@@ -26,6 +31,64 @@ def stdio_entry(state: Path, **options: Any) -> dict[str, Any]:
 
 def stdio_settings(state: Path, **options: Any) -> McpServerSettings:
     return McpServerSettings.model_validate(stdio_entry(state, **options))
+
+
+def shell_entry(script: str, **options: Any) -> dict[str, Any]:
+    """A ``mcp_servers`` entry for a stdio "server" that is a bash script."""
+    return {"command": "bash", "args": ["-c", script], **options}
+
+
+def garbage_entry(state: Path, **options: Any) -> dict[str, Any]:
+    """A server that writes non-JSON lines to stdout for ever; each start adds a line to
+    ``state/starts``."""
+    script = f"echo start >> {shlex.quote(str(state / 'starts'))}; "
+    return shell_entry(script + "while true; do echo notjson; sleep 0.2; done", **options)
+
+
+def hanging_entry(**options: Any) -> dict[str, Any]:
+    """A server that never answers (nor exits): its start can only time out."""
+    return shell_entry("exec sleep 1000", **options)
+
+
+def crashing_entry(state: Path, **options: Any) -> dict[str, Any]:
+    """A server that says why on stderr and exits at once, every time it is started."""
+    script = f"echo start >> {shlex.quote(str(state / 'starts'))}; "
+    return shell_entry(script + "echo 'fatal: no database' >&2; exit 1", **options)
+
+
+def agent_log(home: Path) -> list[dict[str, Any]]:
+    """The records of the agent's log under the decoy ``home``."""
+    logs = sorted((home / ".agent" / "logs").glob("*.jsonl"))
+    return [json.loads(line) for path in logs for line in path.read_text().splitlines()]
+
+
+def wait_for_log(home: Path, event: str, timeout: float = 90, *, after: int = 0) -> None:
+    """Poll the agent's log until it has more than ``after`` records of ``event``; fail the
+    test after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while _count(home, event) <= after:
+        assert time.monotonic() < deadline, f"no new {event} in the agent's log"
+        time.sleep(0.1)
+
+
+def _count(home: Path, event: str) -> int:
+    return sum(record.get("event") == event for record in agent_log(home))
+
+
+def answer_once_ready(llm: FakeLlmServer, home: Path, *steps: Step) -> None:
+    """Answer with ``steps`` in order, the first only once an MCP server is ready.
+
+    The agent does not wait for its servers, so its first request may go out before their
+    tools are offered; a scripted call of one of them must not race the server's start.
+    """
+    queue, before = deque(steps), _count(home, "mcp_server_ready")
+
+    def respond(request: RecordedRequest) -> Step:
+        if len(queue) == len(steps):
+            wait_for_log(home, "mcp_server_ready", after=before)
+        return queue.popleft()
+
+    llm.respond_with(respond)
 
 
 def wait_for_state(

@@ -12,13 +12,20 @@ from typing import Any
 import pytest
 
 from recovery.budget import CircuitBreaker
-from tests.fakes.mcp_harness import http_server, stdio_settings, wait_for_state
+from tests.fakes.mcp_harness import (
+    crashing_entry,
+    garbage_entry,
+    hanging_entry,
+    http_server,
+    stdio_settings,
+    wait_for_state,
+)
 from tests.tools.conftest import MakeHarness, RecordingApprover
 from tools import ToolSettings
 from tools.guard.sandbox import Sandbox, SandboxSettings
 from tools.mcp import McpServerSettings
 from tools.mcp.runtime import McpServers
-from tools.mcp.supervisor import ServerState
+from tools.mcp.supervisor import ServerState, ServerStatus
 from tools.mcp.tool import McpToolList
 
 READY = {ServerState.READY}
@@ -186,6 +193,47 @@ def test_a_server_that_never_starts_is_paused_with_its_redacted_reason(
     assert status.tools == ()
     assert "paused, next try in" in status.describe()
     assert secret not in str(servers.statuses())
+
+
+def test_a_server_writing_garbage_is_restarted_then_paused_without_waiting_its_timeout(
+    start_servers: StartServers, state: Path
+) -> None:
+    entry = garbage_entry(state, start_timeout=600, max_failures=3, pause=600)
+    servers = start_servers({"garbage": McpServerSettings.model_validate(entry)})
+
+    status = wait_for_state(servers, "garbage", {ServerState.PAUSED})
+
+    # Three starts, each ended by its first line of garbage, not by the 600s start timeout.
+    assert (state / "starts").read_text().split() == ["start"] * 3
+    assert "not JSON-RPC: 'notjson'" in status.reason
+    assert "paused after 3 failures" in status.reason
+
+
+def test_a_crash_loop_shows_the_last_failure_while_starting_again(
+    start_servers: StartServers, state: Path
+) -> None:
+    seen: list[ServerStatus] = []
+    entry = crashing_entry(state, max_failures=2, pause=600)
+
+    servers = start_servers(
+        {"crash": McpServerSettings.model_validate(entry)}, on_change=seen.append
+    )
+    wait_for_state(servers, "crash", {ServerState.PAUSED})
+
+    again = [s for s in seen if s.state is ServerState.STARTING and s.failures]
+    assert again
+    assert again[0].describe().startswith("starting again (last try: it exited")
+    assert "fatal: no database" in again[0].describe()
+    assert (state / "starts").read_text().split() == ["start"] * 2
+
+
+def test_a_hanging_server_is_listed_as_starting_at_once(start_servers: StartServers) -> None:
+    entry = McpServerSettings.model_validate(hanging_entry(start_timeout=600))
+
+    servers = start_servers({"hang": entry})
+
+    [status] = servers.statuses()  # right after add: before its supervisor even runs
+    assert (status.name, status.state) == ("hang", ServerState.STARTING)
 
 
 def test_a_paused_servers_tools_say_until_when(

@@ -123,12 +123,17 @@ async def open_connection(
     """
     async with _transport(settings, argv, cwd, errlog) as (read, write):
         broken: list[str] = []
+        starting = anyio.CancelScope()
 
         async def on_message(message: Any) -> None:
+            # The SDK hands over what it could not parse, and goes on reading: the server
+            # is not closed, so without this a server printing garbage would seem fine.
             if isinstance(message, Exception):
-                broken.append(f"the server wrote malformed output ({_first_line(message)})")
+                broken.append(f"the server wrote malformed output ({_unparsed(message)})")
                 if connection is not None:
                     connection.mark_broken(broken[0], malformed=True)
+                else:
+                    starting.cancel()  # a start would wait for its timeout in vain
 
         connection: Connection | None = None
         from mcp.client.session import ClientSession
@@ -136,14 +141,15 @@ async def open_connection(
 
         info = Implementation(name=CLIENT_NAME, version="1")
         async with ClientSession(read, write, message_handler=on_message, client_info=info) as s:
-            try:
-                await s.initialize()
-                tools = await _list_tools(s)
-            except Exception as error:
-                raise ServerBroken(_start_problem(error)) from None
-            connection = Connection(s, tools)
+            with starting:
+                try:
+                    await s.initialize()
+                    tools = await _list_tools(s)
+                except Exception as error:
+                    raise ServerBroken(_start_problem(error)) from None
             if broken:
-                connection.mark_broken(broken[0], malformed=True)
+                raise MalformedOutput(broken[0])
+            connection = Connection(s, tools)
             yield connection
 
 
@@ -233,6 +239,19 @@ def _start_problem(error: BaseException) -> str:
     if isinstance(error, MCPError):
         return f"the server refused to start a session: {error.error.message}"
     return f"the server did not complete the MCP handshake ({_first_line(error)})"
+
+
+def _unparsed(error: Exception) -> str:
+    """What the server wrote that is not a JSON-RPC message, quoted and cut short."""
+    from pydantic import ValidationError
+
+    if isinstance(error, ValidationError) and error.errors():
+        found = error.errors()[0].get("input")
+        if isinstance(found, str | bytes):
+            text = found.decode(errors="replace") if isinstance(found, bytes) else found
+            shown = repr(text[:80]) + ("..." if len(text) > 80 else "")
+            return f"not JSON-RPC: {shown}"
+    return _first_line(error)
 
 
 def _first_line(error: BaseException) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Future
@@ -66,9 +65,8 @@ class McpServers:
         self._breaker = breaker
         self._redact = redact
         self._supervisors: dict[str, ServerSupervisor] = {}
-        self._added: dict[str, float] = {}
-        """Each added server's start timeout (known before its supervisor exists)."""
-        self._failed: dict[str, ServerStatus] = {}
+        self._added: dict[str, ServerStatus] = {}
+        """Each server's status until its supervisor reports (failed, or starting)."""
         self._tasks: list[asyncio.Task[None]] = []
         self._stderr: list[_StderrLog] = []
         self._loop = asyncio.new_event_loop()
@@ -81,32 +79,12 @@ class McpServers:
             resolved = settings.resolved(self._environ)
         except UnsetVariable as error:
             reason = f"{error}; set it, or change mcp_servers.{name}"
-            self._failed[name] = ServerStatus(name, ServerState.FAILED, reason=reason)
+            self._added[name] = ServerStatus(name, ServerState.FAILED, reason=reason)
             log.warning("mcp_server_not_started", server=name, reason=reason)
-            self._on_change(self._failed[name])
+            self._on_change(self._added[name])
             return
-        self._added[name] = resolved.start_timeout
+        self._added[name] = ServerStatus(name, ServerState.STARTING)
         self._submit(self._start(name, resolved))
-
-    async def first_start(self) -> None:
-        """Wait until each server's first start has ended (ready or not), within its timeout.
-
-        The first request of a session should offer the tools of servers that are still
-        starting; a server that takes longer than its ``start_timeout`` is not waited for.
-        """
-        deadline = time.monotonic() + max(self._added.values(), default=0.0) + 1.0
-        # The states change on the servers' thread; a short poll beats a cross-thread event.
-        while time.monotonic() < deadline and self._starting():  # noqa: ASYNC110
-            await asyncio.sleep(0.05)
-
-    def _starting(self) -> bool:
-        states = {status.name: status for status in self.statuses()}
-        for name in self._added:
-            status = states.get(name)
-            first = not status or (not status.tools and not status.failures)
-            if first and (status is None or status.state is ServerState.STARTING):
-                return True
-        return False
 
     async def _start(self, name: str, settings: McpServerSettings) -> None:
         stderr = _StderrLog(name, self._redact)
@@ -134,9 +112,12 @@ class McpServers:
         return open_connection(settings, argv=argv, cwd=self._workspace, errlog=stderr.file)
 
     def statuses(self) -> list[ServerStatus]:
-        """Every server's state, in the order they were added."""
-        found = {name: sup.status for name, sup in list(self._supervisors.items())}
-        return [*found.values(), *(s for n, s in self._failed.items() if n not in found)]
+        """Every server's state, in the order they were added (at once: never waits)."""
+        running = dict(self._supervisors)
+        return [
+            running[name].status if name in running else status
+            for name, status in list(self._added.items())
+        ]
 
     def settings(self, server: str) -> McpServerSettings:
         """The entry of ``server``, with its ``${VAR}`` references resolved."""
@@ -165,9 +146,15 @@ class McpServers:
             stderr.close()
 
     async def _stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for supervisor in list(self._supervisors.values()):
+            supervisor.stop()
+        stopping = asyncio.gather(*self._tasks, return_exceptions=True)
+        try:
+            await asyncio.wait_for(asyncio.shield(stopping), CLOSE_TIMEOUT / 2)
+        except TimeoutError:  # the SDK failed to stop a server: cancel outright
+            for task in self._tasks:
+                task.cancel()
+            await stopping
 
     def _submit(self, work: Coroutine[Any, Any, T]) -> Future[T]:
         return asyncio.run_coroutine_threadsafe(work, self._loop)

@@ -81,6 +81,8 @@ class ServerStatus:
             verb = "restarting" if self.state is ServerState.RESTARTING else "paused, next try"
             when = f"in {wait}s" if wait >= 1 else "now"
             return f"{verb} {when} ({self.reason})"
+        if self.state is ServerState.STARTING and self.reason:
+            return f"starting again (last try: {self.reason})"
         if self.reason:
             return f"{self.state.value}: {self.reason}"
         return self.state.value
@@ -137,15 +139,26 @@ class ServerSupervisor:
         self._connection: Connection | None = None
         self._watch = _Watch()
         self.status = ServerStatus(name, ServerState.STARTING)
+        self._running = anyio.CancelScope()
+
+    def stop(self) -> None:
+        """End `run` (from the servers' thread). Unlike cancelling its task, this lets the
+        SDK finish stopping the server, which it shields from cancellation: a task
+        cancellation breaks through the shield and left it waiting for ever."""
+        self._running.cancel()
 
     async def run(self) -> None:
-        """Keep the server up until cancelled."""
+        """Keep the server up until cancelled or stopped."""
+        with self._running:
+            await self._keep_up()
+
+    async def _keep_up(self) -> None:
         try:
             while True:
                 if not self._breaker.allows():
                     await self._wait(ServerState.PAUSED, self._breaker.reopens_in)
                     continue
-                self._set(ServerState.STARTING, reason="")
+                self._set(ServerState.STARTING)  # the last failure's reason stays, to show
                 reason = await self._serve_once()
                 opened = self._breaker.record_failure()
                 log.warning("mcp_server_down", server=self.name, reason=reason, paused=opened)
@@ -183,7 +196,7 @@ class ServerSupervisor:
                     self._connection = connection
                     self._set(ServerState.READY, tools=tuple(connection.tools), reason="")
                     log.info("mcp_server_ready", server=self.name, tools=len(connection.tools))
-                    await _watch_health(connection)
+                    await _watch_health(connection, self._breaker.record_success)
                     reason = connection.reason
                 group.cancel_scope.cancel()
         except Exception as error:
@@ -270,7 +283,10 @@ class ServerSupervisor:
         status = self.status
         names = ", ".join(tool.name for tool in status.tools) or "all of them"
         why = f" ({status.reason})" if status.reason else ""
-        if status.state is ServerState.FAILED or status.retry_at is None:
+        if status.state is ServerState.STARTING:
+            why = f" again (last try: {status.reason})" if status.reason else ""
+            until = f"until it has started (it may take up to {self.settings.start_timeout:g}s)"
+        elif status.state is ServerState.FAILED or status.retry_at is None:
             until = "until the person fixes it and restarts agent"
         else:
             clock = time.strftime("%H:%M:%S", time.localtime(status.retry_at))
@@ -288,12 +304,20 @@ def restart_delay(failures: int, jitter: float) -> float:
     return base * (0.5 + jitter / 2)
 
 
-async def _watch_health(connection: Connection) -> None:
-    """Return once the connection is broken; ping it when idle to notice a silent crash."""
+async def _watch_health(connection: Connection, healthy: Callable[[], object]) -> None:
+    """Return once the connection is broken; ping it when idle to notice a silent crash.
+
+    A server that still answers a ping after a health interval is ``healthy``: its earlier
+    failures are no longer "in a row" (a crash each start is; one a day is not).
+    """
     while not connection.broken.is_set():
         with anyio.move_on_after(HEALTH_INTERVAL):
             await connection.broken.wait()
-        if not connection.broken.is_set() and not await _answers_ping(connection):
+        if connection.broken.is_set():
+            break
+        if await _answers_ping(connection):
+            healthy()
+        else:
             connection.mark_broken(connection.reason or "it stopped answering pings")
 
 

@@ -149,8 +149,8 @@ class McpToolList:
         self._servers = servers
         self._built: dict[str, tuple[tuple[RemoteTool, ...], list[McpTool]]] = {}
 
-    def __call__(self) -> list[Tool[Any]]:
-        found: list[Tool[Any]] = []
+    def __call__(self) -> list[McpTool]:
+        found: list[McpTool] = []
         for status in self._servers.statuses():
             if status.state is ServerState.FAILED or not status.tools:
                 continue

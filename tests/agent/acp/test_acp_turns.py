@@ -9,7 +9,7 @@ from acp.schema import EnvVariable, McpServerStdio
 from tests.agent.acp.editor import Editor, editor_session
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.mcp_harness import stdio_entry
+from tests.fakes.mcp_harness import answer_once_ready, stdio_entry
 
 
 async def test_a_prompt_streams_the_answer_and_ends_the_turn(
@@ -143,13 +143,18 @@ async def test_the_editors_mcp_server_joins_ours_and_its_tool_is_called(
         args=entry["args"],
         env=[EnvVariable(name=key, value=value) for key, value in entry["env"].items()],
     )
-    fake_llm.script(Reply.tool_call("mcp__fake__echo", {"text": "hi"}), Reply.text("Echoed."))
+    answer_once_ready(
+        fake_llm,
+        decoy_home,
+        Reply.tool_call("mcp__fake__echo", {"text": "hi"}),
+        Reply.text("Echoed."),
+    )
     async with editor_session(fake_llm, workspace, decoy_home, "--yes") as agent:
         await agent.conn.initialize(protocol_version=1)
         session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[server])
         answer = await agent.ask(session.session_id, "echo hi")
     assert answer.stop_reason == "end_turn"
-    tools = {tool["name"] for tool in fake_llm.requests_for("claude-test")[0].body["tools"]}
+    tools = {tool["name"] for tool in fake_llm.requests_for("claude-test")[1].body["tools"]}
     assert "mcp__fake__echo" in tools
     (update,) = [u for u in agent.editor.of_kind("tool_call_update") if u["status"] == "completed"]
     assert "hi" in update["content"][0]["content"]["text"]
