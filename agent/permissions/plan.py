@@ -1,29 +1,20 @@
 """Plan mode: what the model may do while it only plans (read, list, search, look).
 
 Edits are refused, MCP tools too (what they change is unknown), and a command runs only when
-every part of it is a program that only reads (``git status``, ``grep``, ``ls`` ...) with no
-output redirection, and then in a read-only sandbox (`PlanAwareSandbox`), so an option that
-writes (``git diff --output=f``) fails too. The person approves the plan before anything is
-changed.
+every program it runs only reads, as `agent.permissions.read_only` decides from the command's
+analysis (no option that writes, no redirection, no program named by a path), and then in a
+read-only sandbox (`PlanAwareSandbox`), so whatever the list misses fails too. The person
+approves the plan before anything is changed.
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from agent.permissions.rules import command_parts
+from agent.permissions.read_only import not_read_only
 from tools.guard.sandbox import Sandbox, SandboxMode
-
-READ_ONLY_PROGRAMS = frozenset(
-    {"ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "fd", "tree", "pwd", "echo"}
-    | {"file", "stat", "du", "df", "which", "type", "sort", "uniq", "cut", "diff", "jq"}
-)
-"""Programs that only read (``find`` and ``sort`` unless told to write: see `_writes`).
-Not ``sed``, ``awk`` or ``env``: they can write files or start any program."""
-READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files"})
 
 INSTRUCTION = (
     "[Plan mode is on: the person wants a plan, not changes. Investigate with read-only tools "
@@ -45,36 +36,10 @@ def plan_refusal(tool: str, kind: str, command: str | None) -> str | None:
         return f"plan mode: {tool} changes files, and the plan is not approved yet"
     if command is None:
         return None if kind == "read" else f"plan mode: {tool} may change things"
-    for part in command_parts(command):
-        if not _reads_only(part):
-            return f"plan mode: only read-only commands run before the plan is approved ({part})"
+    why = not_read_only(command)
+    if why is not None:
+        return f"plan mode: only read-only commands run before the plan is approved ({why})"
     return None
-
-
-def _reads_only(part: str) -> bool:
-    if ">" in part or "$(" in part or "`" in part:
-        return False
-    try:
-        words = shlex.split(part)
-    except ValueError:
-        return False
-    if not words:
-        return True
-    program = words[0].rsplit("/", 1)[-1]
-    if program == "git":
-        sub = next((word for word in words[1:] if not word.startswith("-")), "")
-        return sub in READ_ONLY_GIT
-    if program not in READ_ONLY_PROGRAMS:
-        return False
-    return not _writes(program, words[1:])
-
-
-def _writes(program: str, args: list[str]) -> bool:
-    if program == "find":
-        return any(arg in ("-delete", "-exec", "-execdir", "-fprint", "-fls") for arg in args)
-    if program == "sort":
-        return any(arg.startswith(("-o", "--output")) for arg in args)
-    return False
 
 
 @dataclass(frozen=True)

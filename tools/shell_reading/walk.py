@@ -1,0 +1,265 @@
+"""The walk over a parsed command: every simple command, redirection, function and
+substitution, in one pass with an explicit stack (no recursion, however deep the nesting)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tools.shell_reading import files
+from tools.shell_reading.model import CommandAnalysis, SimpleCommand
+from tools.shell_reading.words import Word, continued, glued, text_of, word
+from tools.shell_reading.wrappers import (
+    eval_script,
+    inner_commands,
+    program_name,
+    shell_script,
+    unwrap,
+)
+
+MAX_DEPTH = 8
+"""How many shells deep (``bash -c``, ``eval``) a command is read; deeper is not knowable."""
+_QUIET = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
+_WRITING = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>", "&>|"})
+_LEAVES = frozenset({"word", "raw_string", "number", "ansi_c_string", "comment", "heredoc_end"})
+_DECLARATIONS = frozenset({"declaration_command", "unset_command"})
+
+Nested = Callable[[str, int], CommandAnalysis]
+"""Reads a nested script at a depth (the analysis itself, passed in to avoid a cycle)."""
+
+
+@dataclass
+class _Frame:
+    """A function being defined: whether its body calls it, and whether it forks."""
+
+    name: str
+    calls_itself: bool = False
+    forks: bool = False
+
+
+@dataclass
+class _Command:
+    """A simple command while the walk still adds to it (what its words substitute)."""
+
+    found: SimpleCommand
+    pipe: tuple[int, int] | None = None
+    substituted: list[str] = field(default_factory=list)
+
+
+_Item = tuple[Any, "tuple[int, int] | None", "_Command | None", "_Frame | None"]
+
+
+class Reading:
+    """One command's walk; `result` gives the analysis."""
+
+    def __init__(self, text: str, source: bytes, depth: int, nested: Nested) -> None:
+        self.text = text
+        self.source = source
+        self.depth = depth
+        self.nested = nested
+        self.commands: list[_Command] = []
+        self.writes: list[str] = []
+        self.reads: list[str] = []
+        self.searches: list[str] = []
+        self.unknown: list[str] = []
+        self.frames: list[_Frame] = []
+        self._pipelines = itertools.count()
+
+    def walk(self, root: Any) -> None:
+        """Visit every node under ``root``."""
+        broken = root.has_error
+        stack: list[_Item] = [(root, None, None, None)]
+        while stack:
+            node, pipe, owner, frame = stack.pop()
+            kind = node.type
+            if broken and (node.is_error or node.is_missing):
+                self._unreadable(node)
+            if kind == "command" or kind in _DECLARATIONS:
+                created = self._simple(node, pipe, frame)
+                if owner is not None:
+                    owner.substituted.extend(c.found.name for c in created)
+                owner, pipe = (created[0] if created else owner), None
+            elif kind == "pipeline":
+                if frame is not None:
+                    frame.forks = True
+                pid = next(self._pipelines)
+                members = [c for c in node.children if c.is_named]
+                stack.extend(
+                    (c, (pid, i), owner, frame) for i, c in reversed(list(enumerate(members)))
+                )
+                continue
+            elif kind in ("command_substitution", "process_substitution"):
+                pipe = None
+            elif kind == "function_definition":
+                name = node.child_by_field_name("name")
+                frame = _Frame(text_of(name) if name is not None else "")
+                self.frames.append(frame)
+            elif kind in ("file_redirect", "heredoc_redirect"):
+                self._redirect(node)
+            for child in reversed(node.children):
+                if not child.is_named:
+                    if child.type == "&" and frame is not None:
+                        frame.forks = True
+                elif child.type not in _LEAVES or (broken and child.has_error):
+                    stack.append((child, pipe, owner, frame))
+
+    def _unreadable(self, node: Any) -> None:
+        if any(reason.startswith("the shell cannot read") for reason in self.unknown):
+            return
+        shown = text_of(node).strip()[:40] or text_of(node.parent or node).strip()[:40]
+        self.unknown.append(f"the shell cannot read the part near `{shown or 'the end'}`")
+
+    def _simple(
+        self, node: Any, pipe: tuple[int, int] | None, frame: _Frame | None
+    ) -> list[_Command]:
+        words: list[Word] = []
+        if node.type in _DECLARATIONS:
+            words = [Word(text_of(node.children[0]))] + [word(c) for c in node.named_children]
+            return self._run(words, "", pipe, frame, "", False)
+        assigned: list[str] = []
+        groups: list[list[Any]] = []
+        for child in node.named_children:
+            if groups and continued(self.source, groups[-1][-1].end_byte, child.start_byte):
+                groups[-1].append(child)  # ``tou\<new line>ch``: one word
+            else:
+                groups.append([child])
+        for group in groups:
+            value = glued([word(part) for part in group])
+            if group[0].type == "variable_assignment" and not words:
+                assigned.append(value.value)
+            elif group[0].type not in ("file_redirect", "herestring_redirect"):
+                words.append(value)
+        if not words:
+            return []
+        return self._run(words, " ".join(assigned), pipe, frame, "", False)
+
+    def _run(
+        self,
+        words: list[Word],
+        prefix: str,
+        pipe: tuple[int, int] | None,
+        frame: _Frame | None,
+        via: str,
+        escalated: bool,
+    ) -> list[_Command]:
+        written = " ".join(
+            [prefix, *(w.value for w in words)] if prefix else [w.value for w in words]
+        )
+        taken = unwrap(words)
+        if taken.problem:
+            self.unknown.append(taken.problem)
+        head, args = taken.words[0], taken.words[1:]
+        name = program_name(head.value) if head.literal and not head.pattern else ""
+        if not name:
+            how = "a pattern" if head.literal else "an expansion"
+            self.unknown.append(
+                f"the program's name `{head.value}` is {how}, known only when it runs"
+            )
+        escalated = escalated or taken.escalated
+        found = SimpleCommand(
+            name=name,
+            argv=tuple(w.value for w in taken.words),
+            written=written,
+            wrappers=tuple(taken.wrappers),
+            escalated=escalated,
+            via=via,
+            literal=tuple(w.literal for w in taken.words),
+        )
+        created = [_Command(found, pipe)]
+        self.commands.append(created[0])
+        if frame is not None and name == frame.name:
+            frame.calls_itself = True
+        script = eval_script(args) if name == "eval" else shell_script(name, args)
+        if script is not None:
+            step = "eval" if name == "eval" else f"{name} -c"
+            created += self._nested(script, written, _joined(via, step), escalated)
+        if name in ("source", "."):
+            self.unknown.append(f"`{written}` runs the commands of a file in this shell")
+        for step, inner in inner_commands(name, args):
+            created += self._run(inner, "", pipe, frame, _joined(via, step), escalated)
+        self._files(name, args)
+        return created
+
+    def _nested(self, script: Word, written: str, via: str, escalated: bool) -> list[_Command]:
+        if not script.literal:
+            self.unknown.append(f"`{written}` runs text that is known only when it runs")
+            return []
+        if self.depth >= MAX_DEPTH:
+            self.unknown.append(f"`{written}` nests shells more than {MAX_DEPTH} deep")
+            return []
+        inner = self.nested(script.value, self.depth + 1)
+        created = [
+            _Command(
+                replace(c, via=_joined(via, c.via), escalated=c.escalated or escalated),
+                substituted=list(c.substituted),
+            )
+            for c in inner.commands
+        ]
+        self.commands.extend(created)
+        self.writes.extend(inner.writes)
+        self.reads.extend(inner.reads)
+        self.searches.extend(inner.searches)
+        self.unknown.extend(inner.unknown)
+        self.frames.extend(_Frame(name, True, True) for name in inner.self_forking)
+        return created
+
+    def _files(self, name: str, args: list[Word]) -> None:
+        for target in files.writes(name, args):
+            self._write(target)
+        found, searched = files.reads(name, args)
+        self.reads.extend(w.value for w in found if w.literal)
+        self.searches.extend(w.value for w in searched if w.literal)
+
+    def _write(self, target: Word) -> None:
+        if not target.literal:
+            self.unknown.append(f"it writes a file named by `{target.value}`")
+        elif target.value not in _QUIET and not target.value.startswith("/dev/fd/"):
+            self.writes.append(target.value)
+
+    def _redirect(self, node: Any) -> None:
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        destination = node.child_by_field_name("destination")
+        if destination is None or destination.type == "process_substitution":
+            return
+        if node.type == "heredoc_redirect":
+            return
+        target = word(destination)
+        if operator in _WRITING:
+            if destination.type == "number" and operator in (">&", "<&"):
+                return
+            self._write(target)
+        if operator in ("<", "<>") and target.literal:
+            self.reads.append(target.value)
+
+    def result(self) -> CommandAnalysis:
+        """The analysis, frozen."""
+        members: dict[int, list[tuple[int, str]]] = {}
+        for c in self.commands:
+            if c.pipe is not None:
+                members.setdefault(c.pipe[0], []).append((c.pipe[1], c.found.name))
+        commands = []
+        for c in self.commands:
+            before = (
+                () if c.pipe is None else tuple(n for i, n in members[c.pipe[0]] if i < c.pipe[1])
+            )
+            extra = tuple(c.substituted) or c.found.substituted
+            commands.append(
+                replace(c.found, piped_from=before or c.found.piped_from, substituted=extra)
+            )
+        return CommandAnalysis(
+            text=self.text,
+            commands=tuple(commands),
+            writes=tuple(dict.fromkeys(self.writes)),
+            reads=tuple(dict.fromkeys(self.reads)),
+            searches=tuple(dict.fromkeys(self.searches)),
+            unknown=tuple(dict.fromkeys(self.unknown)),
+            self_forking=tuple(
+                dict.fromkeys(f.name for f in self.frames if f.calls_itself and f.forks)
+            ),
+        )
+
+
+def _joined(via: str, step: str) -> str:
+    return f"{via}/{step}" if via and step else via or step
