@@ -65,6 +65,8 @@ class CommandAnalysis:
     """One reason per part that cannot be known, each naming the part."""
     self_forking: tuple[str, ...] = ()
     """Functions that call themselves in a pipeline or in the background (a fork bomb)."""
+    too_deep: bool = False
+    """Shells nest deeper than the analysis reads (`MAX_DEPTH`)."""
 
     @property
     def knowable(self) -> bool:

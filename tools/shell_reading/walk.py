@@ -65,6 +65,7 @@ class Reading:
         self.searches: list[str] = []
         self.unknown: list[str] = []
         self.frames: list[_Frame] = []
+        self.too_deep = False
         self._pipelines = itertools.count()
 
     def walk(self, root: Any) -> None:
@@ -188,6 +189,7 @@ class Reading:
             return []
         if self.depth >= MAX_DEPTH:
             self.unknown.append(f"`{written}` nests shells more than {MAX_DEPTH} deep")
+            self.too_deep = True
             return []
         inner = self.nested(script.value, self.depth + 1)
         created = [
@@ -202,6 +204,7 @@ class Reading:
         self.reads.extend(inner.reads)
         self.searches.extend(inner.searches)
         self.unknown.extend(inner.unknown)
+        self.too_deep |= inner.too_deep
         self.frames.extend(_Frame(name, True, True) for name in inner.self_forking)
         return created
 
@@ -255,6 +258,7 @@ class Reading:
             reads=tuple(dict.fromkeys(self.reads)),
             searches=tuple(dict.fromkeys(self.searches)),
             unknown=tuple(dict.fromkeys(self.unknown)),
+            too_deep=self.too_deep,
             self_forking=tuple(
                 dict.fromkeys(f.name for f in self.frames if f.calls_itself and f.forks)
             ),
