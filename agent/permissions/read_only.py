@@ -66,8 +66,7 @@ def _why_not(simple: SimpleCommand) -> str | None:
         return f"{shown} runs a program by its path, not one of the system's read-only programs"
     if simple.escalated or any(w not in _QUIET_WRAPPERS for w in simple.wrappers):
         return f"{shown} runs through {', '.join(simple.wrappers)}"
-    prefix = simple.written.split(program, 1)[0] if program else ""
-    for assignment in prefix.split():
+    for assignment in simple.assignments:
         name = assignment.split("=", 1)[0]
         if name not in _HARMLESS_VARIABLES and not name.startswith("LC_"):
             return f"{shown} sets {name}"

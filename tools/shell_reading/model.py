@@ -21,6 +21,8 @@ class SimpleCommand:
     """The program as written, then its arguments, quoting removed."""
     written: str
     """The simple command as written (assignments and wrappers too), quoting removed."""
+    assignments: tuple[str, ...] = ()
+    """The ``NAME=value`` words before it, as written."""
     wrappers: tuple[str, ...] = ()
     escalated: bool = False
     """Run through ``sudo``, ``doas`` or ``su``."""
@@ -74,11 +76,15 @@ class CommandAnalysis:
         return not self.unknown
 
     def summary(self) -> str:
-        """``runs: git, grep · writes: out.txt``, each name once, in order of appearance."""
+        """``runs: git, grep · writes: out.txt``, each name once, in order of appearance, then
+        what runs as root and what cannot be read."""
         runs = list(dict.fromkeys(c.name or "?" for c in self.commands))
         parts = [f"runs: {', '.join(runs)}"] if runs else []
         if self.writes:
-            parts.append(f"writes: {', '.join(dict.fromkeys(self.writes))}")
+            parts.append(f"writes: {', '.join(self.writes)}")
+        root = list(dict.fromkeys(c.name or "?" for c in self.commands if c.escalated))
+        if root:
+            parts.append(f"as root: {', '.join(root)}")
         if self.unknown:
-            parts.append("not knowable before it runs")
+            parts.append(f"cannot be read before it runs: {self.unknown[0]}")
         return " · ".join(parts)

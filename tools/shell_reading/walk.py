@@ -118,7 +118,7 @@ class Reading:
         words: list[Word] = []
         if node.type in _DECLARATIONS:
             words = [Word(text_of(node.children[0]))] + [word(c) for c in node.named_children]
-            return self._run(words, "", pipe, frame, "", False)
+            return self._run(words, (), pipe, frame, "", False)
         assigned: list[str] = []
         groups: list[list[Any]] = []
         for child in node.named_children:
@@ -134,20 +134,18 @@ class Reading:
                 words.append(value)
         if not words:
             return []
-        return self._run(words, " ".join(assigned), pipe, frame, "", False)
+        return self._run(words, tuple(assigned), pipe, frame, "", False)
 
     def _run(
         self,
         words: list[Word],
-        prefix: str,
+        assigned: tuple[str, ...],
         pipe: tuple[int, int] | None,
         frame: _Frame | None,
         via: str,
         escalated: bool,
     ) -> list[_Command]:
-        written = " ".join(
-            [prefix, *(w.value for w in words)] if prefix else [w.value for w in words]
-        )
+        written = " ".join([*assigned, *(w.value for w in words)])
         taken = unwrap(words)
         if taken.problem:
             self.unknown.append(taken.problem)
@@ -163,6 +161,7 @@ class Reading:
             name=name,
             argv=tuple(w.value for w in taken.words),
             written=written,
+            assignments=assigned,
             wrappers=tuple(taken.wrappers),
             escalated=escalated,
             via=via,
@@ -179,7 +178,7 @@ class Reading:
         if name in ("source", "."):
             self.unknown.append(f"`{written}` runs the commands of a file in this shell")
         for step, inner in inner_commands(name, args):
-            created += self._run(inner, "", pipe, frame, _joined(via, step), escalated)
+            created += self._run(inner, (), pipe, frame, _joined(via, step), escalated)
         self._files(name, args)
         return created
 
