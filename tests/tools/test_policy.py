@@ -189,3 +189,10 @@ def test_inputs_that_made_a_backtracking_check_hang_get_an_answer(command: str) 
     # Timing lives in benchmarks/policy_bench.py; this checks each is decided at all.
     decision = check_command(command, home=HOME, workspace=WORKSPACE)
     assert decision.allowed or decision.reason
+
+
+def test_a_command_the_grammar_is_not_given_is_refused_not_waved_through() -> None:
+    decision = check_command("rm -rf / ; " + "a|" * 3_000, home=HOME, workspace=WORKSPACE)
+    assert not decision.allowed
+    assert "cannot be reviewed" in decision.reason
+    assert "write_file" in decision.hint

@@ -169,6 +169,11 @@ def check_command(command: str, *, home: Path, workspace: Path | None = None) ->
 
 
 def _check(found: CommandAnalysis, home: Path, workspace: Path | None) -> PolicyDecision:
+    if not found.parsed:
+        return _refuse(
+            f"the command cannot be reviewed: {found.unknown[0]}",
+            "write the script to a file with write_file, then run that file",
+        )
     if found.too_deep:
         return _refuse("commands nested this deep cannot be reviewed", "run the command directly")
     if found.self_forking:

@@ -37,15 +37,20 @@ _QUOTED = re.compile(r"""'([^'\n]{1,4096})'|"([^"\n]{1,4096})"|`([^`\n]{1,4096})
 _UPLOADS = frozenset({"-T", "--upload-file", "-d", "--data", "--data-binary", "-F", "--form"})
 
 
-def _operands(args: list[Word]) -> list[Word]:
-    """The words that are not options (``--`` ends the options)."""
+def _operands(args: list[Word], valued: frozenset[str] = frozenset()) -> list[Word]:
+    """The words that are not options or the values of ``valued`` options (``--`` ends the
+    options)."""
     found: list[Word] = []
-    ended = False
+    ended = skip = False
     for word in args:
-        if not ended and word.value == "--":
+        if skip:
+            skip = False
+        elif not ended and word.value == "--":
             ended = True
         elif ended or not word.value.startswith("-") or word.value == "-":
             found.append(word)
+        else:
+            skip = word.value in valued
     return found
 
 
@@ -80,7 +85,9 @@ def writes(name: str, args: list[Word]) -> list[Word]:
     if name in ("curl", "wget"):
         return _after(args, "-o", "--output") + _after(args, "-O", "--output-document")
     if name == "sed" and any(w.value.startswith(("-i", "--in-place")) for w in args):
-        return _operands(args)[1:]
+        given = any(w.value.split("=", 1)[0] in _PATTERN_GIVEN for w in args)
+        operands = _operands(args, _PATTERN_GIVEN)
+        return operands if given else operands[1:]
     return []
 
 
@@ -97,7 +104,7 @@ def reads(name: str, args: list[Word]) -> tuple[list[Word], list[Word]]:
     operands = _operands(args)
     if name in _PATTERN_FIRST or name in _PATTERN_FIRST_AWKS:
         given = any(w.value.split("=", 1)[0] in _PATTERN_GIVEN for w in args)
-        files = operands if given else operands[1:]
+        files = _operands(args, _PATTERN_GIVEN) if given else operands[1:]
         recursive = name in _ALWAYS_RECURSIVE or any(_recursive_flag(w.value) for w in args)
         if recursive:
             return [], files or [Word(".")]

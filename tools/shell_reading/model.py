@@ -69,6 +69,8 @@ class CommandAnalysis:
     """Functions that call themselves in a pipeline or in the background (a fork bomb)."""
     too_deep: bool = False
     """Shells nest deeper than the analysis reads (`MAX_DEPTH`)."""
+    parsed: bool = True
+    """False when the text was not parsed at all (too long, too garbled): nothing is known."""
 
     @property
     def knowable(self) -> bool:

@@ -25,6 +25,7 @@ _QUIET = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
 _WRITING = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>", "&>|"})
 _LEAVES = frozenset({"word", "raw_string", "number", "ansi_c_string", "comment", "heredoc_end"})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
+_PIPE_NAMES = 64
 
 Nested = Callable[[str, int], CommandAnalysis]
 """Reads a nested script at a depth (the analysis itself, passed in to avoid a cycle)."""
@@ -95,7 +96,7 @@ class Reading:
                 pipe = None
             elif kind == "function_definition":
                 name = node.child_by_field_name("name")
-                frame = _Frame(text_of(name) if name is not None else "")
+                frame = _Frame(text_of(name, self.source) if name is not None else "")
                 self.frames.append(frame)
             elif kind in ("file_redirect", "heredoc_redirect"):
                 self._redirect(node)
@@ -109,7 +110,8 @@ class Reading:
     def _unreadable(self, node: Any) -> None:
         if any(reason.startswith("the shell cannot read") for reason in self.unknown):
             return
-        shown = text_of(node).strip()[:40] or text_of(node.parent or node).strip()[:40]
+        shown = text_of(node, self.source).strip()[:40]
+        shown = shown or text_of(node.parent or node, self.source).strip()[:40]
         self.unknown.append(f"the shell cannot read the part near `{shown or 'the end'}`")
 
     def _simple(
@@ -117,7 +119,8 @@ class Reading:
     ) -> list[_Command]:
         words: list[Word] = []
         if node.type in _DECLARATIONS:
-            words = [Word(text_of(node.children[0]))] + [word(c) for c in node.named_children]
+            words = [Word(text_of(node.children[0], self.source))]
+            words += [word(c, self.source) for c in node.named_children]
             return self._run(words, (), pipe, frame, "", False)
         assigned: list[str] = []
         groups: list[list[Any]] = []
@@ -127,7 +130,7 @@ class Reading:
             else:
                 groups.append([child])
         for group in groups:
-            value = glued([word(part) for part in group])
+            value = glued([word(part, self.source) for part in group])
             if group[0].type == "variable_assignment" and not words:
                 assigned.append(value.value)
             elif group[0].type not in ("file_redirect", "herestring_redirect"):
@@ -203,7 +206,7 @@ class Reading:
         self.reads.extend(inner.reads)
         self.searches.extend(inner.searches)
         self.unknown.extend(inner.unknown)
-        self.too_deep |= inner.too_deep
+        self.too_deep |= inner.too_deep or not inner.parsed
         self.frames.extend(_Frame(name, True, True) for name in inner.self_forking)
         return created
 
@@ -211,8 +214,9 @@ class Reading:
         for target in files.writes(name, args):
             self._write(target)
         found, searched = files.reads(name, args)
-        self.reads.extend(w.value for w in found if w.literal)
-        self.searches.extend(w.value for w in searched if w.literal)
+        # ``{}`` is the file ``find -exec`` and ``xargs -I{}`` put there, read at its start
+        self.reads.extend(w.value for w in found if w.literal and w.value != "{}")
+        self.searches.extend(w.value for w in searched if w.literal and w.value != "{}")
 
     def _write(self, target: Word) -> None:
         if not target.literal:
@@ -227,7 +231,7 @@ class Reading:
             return
         if node.type == "heredoc_redirect":
             return
-        target = word(destination)
+        target = word(destination, self.source)
         if operator in _WRITING:
             if destination.type == "number" and operator in (">&", "<&"):
                 return
@@ -235,21 +239,46 @@ class Reading:
         if operator in ("<", "<>") and target.literal:
             self.reads.append(target.value)
 
+    def _upstream(self) -> dict[int, tuple[str, ...]]:
+        """For each command (by position) in a pipeline, the different programs before it;
+        at most `_PIPE_NAMES` of them, so a pipeline of 50,000 stays linear."""
+        by_pipe: dict[int, list[tuple[int, int]]] = {}
+        for position, c in enumerate(self.commands):
+            if c.pipe is not None:
+                by_pipe.setdefault(c.pipe[0], []).append((c.pipe[1], position))
+        found: dict[int, tuple[str, ...]] = {}
+        for members in by_pipe.values():
+            members.sort()
+            seen: dict[str, None] = {}
+            before: tuple[str, ...] = ()
+            waiting: list[str] = []
+            last = 0
+            for index, position in members:
+                if index != last and waiting:
+                    count = len(seen)
+                    seen.update(dict.fromkeys(waiting[: _PIPE_NAMES - count]))
+                    before = tuple(seen) if len(seen) != count else before
+                    waiting = []
+                last = index
+                found[position] = before
+                name = self.commands[position].found.name
+                if name not in seen:
+                    waiting.append(name)
+            if len(seen) + len(waiting) > _PIPE_NAMES:
+                self.unknown.append(f"a pipeline runs more than {_PIPE_NAMES} programs")
+        return found
+
     def result(self) -> CommandAnalysis:
         """The analysis, frozen."""
-        members: dict[int, list[tuple[int, str]]] = {}
-        for c in self.commands:
-            if c.pipe is not None:
-                members.setdefault(c.pipe[0], []).append((c.pipe[1], c.found.name))
+        upstream = self._upstream()
         commands = []
-        for c in self.commands:
-            before = (
-                () if c.pipe is None else tuple(n for i, n in members[c.pipe[0]] if i < c.pipe[1])
-            )
-            extra = tuple(c.substituted) or c.found.substituted
-            commands.append(
-                replace(c.found, piped_from=before or c.found.piped_from, substituted=extra)
-            )
+        for position, c in enumerate(self.commands):
+            found = c.found
+            if upstream.get(position):
+                found = replace(found, piped_from=upstream[position])
+            if c.substituted:
+                found = replace(found, substituted=tuple(dict.fromkeys(c.substituted)))
+            commands.append(found)
         return CommandAnalysis(
             text=self.text,
             commands=tuple(commands),

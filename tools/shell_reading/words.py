@@ -50,13 +50,15 @@ class Word:
     pattern: bool = False
 
 
-def text_of(node: Any) -> str:
-    """The node's source text."""
-    raw: bytes = node.text
-    return raw.decode("utf-8", "replace")
+def text_of(node: Any, source: bytes) -> str:
+    """The node's text in ``source`` (sliced here: tree-sitter's ``Node.text`` copies the
+    whole source on every call, which made a 100 kB command take seconds)."""
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _unescape_plain(text: str) -> str:
+    if "\\" not in text:
+        return text
     return _PLAIN_ESCAPE.sub(lambda m: "" if m[1] == "\n" else m[1], text)
 
 
@@ -80,12 +82,13 @@ def ansi_c(text: str) -> str:
     return _ANSI_ESCAPE.sub(_ansi_char, text)
 
 
-def word(node: Any, depth: int = 0) -> Word:
+def word(node: Any, source: bytes, depth: int = 0) -> Word:
     """The value of a word-like node (``word``, strings, concatenations, expansions)."""
     kind = node.type
-    text = text_of(node)
+    text = text_of(node, source)
     if kind in ("word", "number", "extglob_pattern", "special_variable_name", "variable_name"):
-        return Word(_unescape_plain(text), pattern=_GLOB.search(text) is not None)
+        pattern = any(char in text for char in "*?[{") and _GLOB.search(text) is not None
+        return Word(_unescape_plain(text), pattern=pattern)
     if kind == "raw_string":
         return Word(text[1:-1])
     if kind == "ansi_c_string":
@@ -97,23 +100,21 @@ def word(node: Any, depth: int = 0) -> Word:
         literal = all(child.type == "string_content" for child in node.named_children)
         return Word(_unescape_quoted(inner), literal=literal)
     if kind in ("concatenation", "command_name"):
-        return _joined(node, depth)
+        return _joined(node, source, depth)
     return Word(text, literal=False)
 
 
-def _joined(node: Any, depth: int) -> Word:
+def _joined(node: Any, source: bytes, depth: int) -> Word:
     """Adjacent parts, with any gap between them (an unnamed token) taken as written."""
     values: list[str] = []
     literal, pattern = True, False
     at = node.start_byte
-    source: bytes = node.text
-    base = node.start_byte
     for child in node.children:
         if child.start_byte > at:
-            gap = source[at - base : child.start_byte - base].decode("utf-8", "replace")
+            gap = source[at : child.start_byte].decode("utf-8", "replace")
             values.append(_unescape_plain(gap))
             pattern |= _GLOB.search(gap) is not None
-        part = word(child, depth + 1) if child.is_named else Word(text_of(child))
+        part = word(child, source, depth + 1) if child.is_named else Word(text_of(child, source))
         if not child.is_named:
             pattern |= _GLOB.search(part.value) is not None
         values.append(part.value)
@@ -121,7 +122,7 @@ def _joined(node: Any, depth: int) -> Word:
         pattern |= part.pattern
         at = child.end_byte
     if node.end_byte > at:
-        values.append(_unescape_plain(source[at - base :].decode("utf-8", "replace")))
+        values.append(_unescape_plain(source[at : node.end_byte].decode("utf-8", "replace")))
     return Word("".join(values), literal, pattern)
 
 
