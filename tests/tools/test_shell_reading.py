@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 import shlex
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -209,3 +211,16 @@ def test_random_and_garbled_input_never_raises(text: str) -> None:
 )
 def test_pathological_input_gets_an_answer(text: str) -> None:
     assert isinstance(read_at(text, 0), CommandAnalysis)
+
+
+def test_the_grammar_loads_on_first_use_not_at_start() -> None:
+    code = (
+        "import sys, agent.app, tools.shell_reading\n"
+        "print('tree_sitter' in sys.modules)\n"
+        "tools.shell_reading.analyse('ls')\n"
+        "print('tree_sitter' in sys.modules)\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert shown.stdout.split() == ["False", "True"]
