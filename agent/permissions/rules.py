@@ -184,12 +184,14 @@ class RuleSet:
 
     def _allowed(self, call: Call, touched: CommandTargets) -> tuple[Verdict, Rule] | None:
         chosen: Rule | None = None
+        every_command = True  # only ``Bash`` / ``Bash(*)`` matched: all commands are allowed
         for simple in touched.analysis.commands:
             found = next((r for r in self.allow if r.matches(call, part=simple.written)), None)
             if found is None:
                 return None
             chosen = chosen or found
-        for path in touched.writes:
+            every_command &= found.spec in (None, "", "*")
+        for path in () if every_command else touched.writes:
             written = _on_file(call, "write_file", "edit", path)
             if not any(rule.matches(written) for rule in self.allow):
                 return None  # writing a file asks, as it does from the file tools

@@ -241,6 +241,12 @@ def test_a_write_allowed_by_an_edit_rule_keeps_the_allow() -> None:
     assert _verdict("echo hi > other.txt", allow=allow) is None
 
 
+def test_allowing_every_command_covers_what_commands_write() -> None:
+    assert _verdict("echo hi > out.txt", allow=["Bash"]) is Verdict.ALLOW
+    assert _verdict("echo hi > out.txt", allow=["Bash(*)"]) is Verdict.ALLOW
+    assert _verdict("echo hi > .env", allow=["Bash"], deny=["Edit(./.env)"]) is Verdict.DENY
+
+
 def test_a_redirect_into_a_denied_file_is_denied_as_an_edit() -> None:
     deny = ["Edit(./.env)"]
     assert _verdict("echo KEY=1 >> .env", deny=deny, allow=["Bash"]) is Verdict.DENY
