@@ -15,6 +15,7 @@ from tools.shell_reading.wrappers import (
     eval_script,
     inner_commands,
     program_name,
+    reads_script_from_input,
     shell_script,
     unwrap,
 )
@@ -137,7 +138,29 @@ class Reading:
                 words.append(value)
         if not words:
             return []
-        return self._run(words, tuple(assigned), pipe, frame, "", False)
+        return self._run(words, tuple(assigned), pipe, frame, "", False, self._stdin(node))
+
+    def _stdin(self, node: Any) -> Word | None:
+        """What a here-string, a here-document or ``< file`` gives the command as input;
+        not literal when it is only known when the command runs."""
+        for child in node.children:
+            if child.type == "herestring_redirect" and child.named_children:
+                return word(child.named_children[0], self.source)
+        parent = node.parent
+        if parent is None or parent.type != "redirected_statement":
+            return None
+        for redirect in parent.children:
+            if redirect.type == "heredoc_redirect":
+                start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+                body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
+                quoted = start is not None and any(
+                    q in text_of(start, self.source) for q in "'\"\\"
+                )
+                literal = quoted or body is None or not body.named_children
+                return Word(text_of(body, self.source) if body else "", literal)
+            if redirect.type == "file_redirect" and any(c.type == "<" for c in redirect.children):
+                return Word(text_of(redirect, self.source), literal=False)
+        return None
 
     def _run(
         self,
@@ -147,6 +170,7 @@ class Reading:
         frame: _Frame | None,
         via: str,
         escalated: bool,
+        stdin: Word | None = None,
     ) -> list[_Command]:
         written = " ".join([*assigned, *(w.value for w in words)])
         taken = unwrap(words)
@@ -174,10 +198,17 @@ class Reading:
         self.commands.append(created[0])
         if frame is not None and name == frame.name:
             frame.calls_itself = True
+        escalated = escalated or name in ("su", "sg", "runuser")
         script = eval_script(args) if name == "eval" else shell_script(name, args)
         if script is not None:
             step = "eval" if name == "eval" else f"{name} -c"
             created += self._nested(script, written, _joined(via, step), escalated)
+        elif reads_script_from_input(name, args):
+            piped = (pipe is not None and pipe[1] > 0) or via.endswith("xargs")
+            if stdin is not None and stdin.literal:
+                created += self._nested(stdin, written, _joined(via, f"{name} <<"), escalated)
+            elif stdin is not None or piped:
+                self.unknown.append(f"`{written}` runs the commands it reads from its input")
         if name in ("source", "."):
             self.unknown.append(f"`{written}` runs the commands of a file in this shell")
         for step, inner in inner_commands(name, args):

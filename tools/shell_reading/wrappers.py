@@ -46,7 +46,33 @@ WRAPPERS: dict[str, _Wrapper] = {
         assignments=True,
     ),
     "doas": _Wrapper(frozenset({"-u", "-C"}), escalates=True),
+    "runuser": _Wrapper(frozenset({"-u", "--user", "-g", "--group"}), escalates=True),
+    "chroot": _Wrapper(frozenset({"--userspec", "--groups"}), operands=1, escalates=True),
+    "taskset": _Wrapper(operands=1),
+    "chrt": _Wrapper(operands=1),
+    "flock": _Wrapper(frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}), operands=1),
+    "strace": _Wrapper(frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P", "-I", "-X"})),
+    "ltrace": _Wrapper(frozenset({"-o", "-e", "-p", "-s", "-u", "-n", "-a"})),
+    "unshare": _Wrapper(),
+    "setpriv": _Wrapper(),
+    "nsenter": _Wrapper(frozenset({"-t", "--target", "-S", "-G"})),
+    "firejail": _Wrapper(),
+    "xvfb-run": _Wrapper(frozenset({"-n", "-s", "-f", "-e", "-p", "-w"})),
+    "catchsegv": _Wrapper(),
+    "dbus-run-session": _Wrapper(),
+    "valgrind": _Wrapper(),
+    "systemd-run": _Wrapper(frozenset({"-p", "--property", "-u", "--unit", "-E"})),
 }
+_LOOKS_UP = frozenset({"-v", "-V"})
+"""``command -v x`` names ``x`` without running it."""
+_SCRIPT_OPTIONS = {
+    "su": ("-c", "--command"),
+    "runuser": ("-c", "--command"),
+    "script": ("-c", "--command"),
+    "flock": ("-c", "--command"),
+    "sg": ("-c", "--command"),
+}
+"""Programs that run the text given to an option with ``sh -c``."""
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
 _SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _XARGS_VALUED = frozenset(
@@ -100,6 +126,10 @@ def unwrap(words: list[Word]) -> Unwrapped:
         if wrapper is None:
             break
         rest = result.words
+        if name == "command" and len(rest) > 1 and rest[1].value in _LOOKS_UP:
+            break
+        if name in _SCRIPT_OPTIONS and _script_option(name, rest[1:]) is not None:
+            break  # ``flock f -c TEXT``: the text is read as a nested shell's
         if name == "env" and (split := _env_split(rest)) is not None:
             rest = split
             if not rest:
@@ -147,13 +177,14 @@ def shell_script(name: str, args: list[Word]) -> Word | None:
         args = args[1:]
     elif name == "busybox":
         return None
-    if name == "su":
-        for i, word in enumerate(args):
-            if word.value in ("-c", "--command") and i + 1 < len(args):
-                return args[i + 1]
-            if word.value.startswith("--command="):
-                return Word(word.value.split("=", 1)[1], word.literal)
-        return None
+    if name in _SCRIPT_OPTIONS:
+        return _script_option(name, args)
+    if name == "trap":
+        operands = [w for w in args if not w.value.startswith("-")]
+        return operands[0] if len(operands) >= 2 else None
+    if name == "alias":  # ``alias t=touch``: what the name will run, read as a command
+        values = [Word(w.value.split("=", 1)[1], w.literal) for w in args if "=" in w.value]
+        return _joined_lines(values) if values else None
     if name == "watch":
         i = _options(args, frozenset({"-n", "--interval", "-d", "--differences"}))
         return _joined(args[i:]) if i < len(args) else None
@@ -173,6 +204,35 @@ def shell_script(name: str, args: list[Word]) -> Word | None:
         i += args[i].value == "--" if i < len(args) else 0
         return args[i] if i < len(args) else Word("")
     return None
+
+
+def _script_option(name: str, args: list[Word]) -> Word | None:
+    """The value of ``-c TEXT`` (also ``-qc TEXT``) or ``--command[=]TEXT``."""
+    short, long = _SCRIPT_OPTIONS[name]
+    for i, word in enumerate(args):
+        value = word.value
+        cluster = value.startswith("-") and not value.startswith("--") and value[-1] == short[1]
+        if (value == long or cluster) and i + 1 < len(args):
+            return args[i + 1]
+        if value.startswith(long + "="):
+            return Word(value.split("=", 1)[1], word.literal)
+    return None
+
+
+def reads_script_from_input(name: str, args: list[Word]) -> bool:
+    """Whether shell ``name`` runs the commands it reads from its input (no ``-c``, no
+    script file)."""
+    if name not in SHELLS or name == "busybox":
+        return False
+    i = 0
+    while i < len(args) and args[i].value.startswith(("-", "+")) and args[i].value != "--":
+        i += 2 if args[i].value in _SHELL_VALUED else 1
+    rest = args[i + 1 :] if i < len(args) and args[i].value == "--" else args[i:]
+    return not rest or any(w.value == "-s" for w in args[:i])
+
+
+def _joined_lines(words: list[Word]) -> Word:
+    return Word("\n".join(w.value for w in words), all(w.literal for w in words))
 
 
 def _joined(words: list[Word]) -> Word:
