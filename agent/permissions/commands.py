@@ -34,11 +34,16 @@ class CommandTargets:
 def targets(command: str, workspace: Path, home: Path) -> CommandTargets:
     """The analysis of ``command`` and its files, relative names taken from ``workspace``."""
     found = analyse(command)
+    bases = [workspace]
+    for directory in found.directories:  # ``cd sub && cat ../.env``
+        base = _absolute(directory, workspace, home)
+        if base is not None:
+            bases.append(base)
     return CommandTargets(
         found,
-        _paths(found.writes, workspace, home, expand=False),
-        _paths(found.reads, workspace, home, expand=True),
-        _paths(found.searches, workspace, home, expand=False),
+        _paths(found.writes, bases, home, expand=False),
+        _paths(found.reads, bases, home, expand=True),
+        _paths(found.searches, bases, home, expand=False),
     )
 
 
@@ -52,11 +57,11 @@ def deny_forms(command: SimpleCommand) -> tuple[str, ...]:
 
 
 def _paths(
-    values: tuple[str, ...], workspace: Path, home: Path, *, expand: bool
+    values: tuple[str, ...], bases: list[Path], home: Path, *, expand: bool
 ) -> tuple[Path, ...]:
     found: dict[Path, None] = {}
-    for value in values:
-        path = _absolute(value, workspace, home)
+    for value, base in ((value, base) for value in values for base in bases):
+        path = _absolute(value, base, home)
         if path is None:
             continue
         found[path] = None

@@ -63,6 +63,9 @@ class CommandAnalysis:
     writes: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
     searches: tuple[str, ...] = ()
+    directories: tuple[str, ...] = ()
+    """Where its ``cd``/``pushd`` commands go, each from the one before (``cd a && cd b`` is
+    ``a``, ``a/b``): relative names may be taken from any of them."""
     unknown: tuple[str, ...] = ()
     """One reason per part that cannot be known, each naming the part."""
     self_forking: tuple[str, ...] = ()

@@ -65,6 +65,7 @@ class Reading:
         self.writes: list[str] = []
         self.reads: list[str] = []
         self.searches: list[str] = []
+        self.directories: list[str] = []
         self.unknown: list[str] = []
         self.frames: list[_Frame] = []
         self.too_deep = False
@@ -236,6 +237,7 @@ class Reading:
         self.writes.extend(inner.writes)
         self.reads.extend(inner.reads)
         self.searches.extend(inner.searches)
+        self.directories.extend(inner.directories)
         self.unknown.extend(inner.unknown)
         self.too_deep |= inner.too_deep or not inner.parsed
         self.frames.extend(_Frame(name, True, True) for name in inner.self_forking)
@@ -246,8 +248,13 @@ class Reading:
             self._write(target)
         found, searched = files.reads(name, args)
         # ``{}`` is the file ``find -exec`` and ``xargs -I{}`` put there, read at its start
-        self.reads.extend(w.value for w in found if w.literal and w.value != "{}")
-        self.searches.extend(w.value for w in searched if w.literal and w.value != "{}")
+        self.reads.extend(w.value for w in found if _named(w))
+        self.searches.extend(w.value for w in searched if _named(w))
+        if name in ("cd", "pushd") and args and _named(args[-1]):
+            here = args[-1].value
+            if self.directories and not here.startswith(("/", "~", "$")):
+                here = f"{self.directories[-1]}/{here}"
+            self.directories.append(here)
 
     def _write(self, target: Word) -> None:
         if not target.literal:
@@ -316,12 +323,23 @@ class Reading:
             writes=tuple(dict.fromkeys(self.writes)),
             reads=tuple(dict.fromkeys(self.reads)),
             searches=tuple(dict.fromkeys(self.searches)),
+            directories=tuple(dict.fromkeys(self.directories)),
             unknown=tuple(dict.fromkeys(self.unknown)),
             too_deep=self.too_deep,
             self_forking=tuple(
                 dict.fromkeys(f.name for f in self.frames if f.calls_itself and f.forks)
             ),
         )
+
+
+def _named(word: Word) -> bool:
+    """Whether a file name is known: literal, or from the home directory (``$HOME/x``)."""
+    if word.value == "{}":  # the file ``find -exec`` and ``xargs -I{}`` put there
+        return False
+    if word.literal:
+        return True
+    rest = word.value.removeprefix("${HOME}").removeprefix("$HOME")
+    return rest != word.value and "$" not in rest and "`" not in rest
 
 
 def _joined(via: str, step: str) -> str:

@@ -327,6 +327,11 @@ DENIED_READS = [
     "tar czf out.tgz .",
     "zip -r out.zip .",
     "find . -name '.env' -exec cat {} \\;",
+    "cd sub && cat ../.env",
+    "cd sub; cd ..; head .env",
+    "cat $HOME/ws/.env",
+    "cat ~/ws/.env",
+    "bash <<< 'cat .env'",
 ]
 
 
