@@ -69,6 +69,7 @@ class Reading:
         self.unknown: list[str] = []
         self.frames: list[_Frame] = []
         self.too_deep = False
+        self._told_unreadable = False
         self._pipelines = itertools.count()
 
     def walk(self, root: Any) -> None:
@@ -110,8 +111,9 @@ class Reading:
                     stack.append((child, pipe, owner, frame))
 
     def _unreadable(self, node: Any) -> None:
-        if any(reason.startswith("the shell cannot read") for reason in self.unknown):
+        if self._told_unreadable:
             return
+        self._told_unreadable = True
         shown = text_of(node, self.source).strip()[:40]
         shown = shown or text_of(node.parent or node, self.source).strip()[:40]
         self.unknown.append(f"the shell cannot read the part near `{shown or 'the end'}`")
