@@ -177,7 +177,11 @@ class RuleSet:
                 return kind, found
         unknown = touched.analysis.unknown
         if unknown and any(rule.tool == call.tool for rule in (*self.deny, *self.ask)):
-            return Verdict.ASK, unreadable_rule(unknown[0])
+            return Verdict.ASK, unreadable_rule(unknown[0], "Bash")
+        unread = touched.analysis.unknown_reads
+        probe = _on_file(call, "read_file", "read", call.workspace)
+        if unread and any(rule._names(probe) for rule in (*self.deny, *self.ask)):
+            return Verdict.ASK, unreadable_rule(unread[0], "Read")
         if unknown or not touched.analysis.commands:
             return None
         return self._allowed(call, touched)
@@ -198,11 +202,12 @@ class RuleSet:
         return (Verdict.ALLOW, chosen) if chosen is not None else None
 
 
-def unreadable_rule(reason: str) -> Rule:
-    """What stands for a rule when a command cannot be read while Bash rules are in force."""
+def unreadable_rule(reason: str, kind: str) -> Rule:
+    """What stands for a rule when a command cannot be read while ``kind`` (Bash, Read)
+    deny or ask rules are in force."""
     return Rule(
         f"the command cannot be fully read before it runs ({reason}), and deny or ask "
-        "rules for Bash are in force",
+        f"rules for {kind} are in force",
         "run_command",
     )
 

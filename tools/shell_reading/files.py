@@ -96,7 +96,9 @@ def reads(name: str, args: list[Word]) -> tuple[list[Word], list[Word]]:
     if name == "dd":
         return [Word(w.value[3:], w.literal) for w in args if w.value.startswith("if=")], []
     if name in ("curl", "wget"):
-        return _uploads(args), []
+        return _uploads(args) + _after(args, "--post-file", "--post-file"), []
+    if name == "xargs":
+        return _after(args, "-a", "--arg-file"), []
     if _INTERPRETERS.match(name):
         return _interpreted(args), []
     if name == "find":
@@ -105,6 +107,7 @@ def reads(name: str, args: list[Word]) -> tuple[list[Word], list[Word]]:
     if name in _PATTERN_FIRST or name in _PATTERN_FIRST_AWKS:
         given = any(w.value.split("=", 1)[0] in _PATTERN_GIVEN for w in args)
         files = _operands(args, _PATTERN_GIVEN) if given else operands[1:]
+        files += _after(args, "-f", "--file")  # patterns or a program read from a file
         recursive = name in _ALWAYS_RECURSIVE or any(_recursive_flag(w.value) for w in args)
         if recursive:
             return [], files or [Word(".")]

@@ -68,6 +68,8 @@ class CommandAnalysis:
     ``a``, ``a/b``): relative names may be taken from any of them."""
     unknown: tuple[str, ...] = ()
     """One reason per part that cannot be known, each naming the part."""
+    unknown_reads: tuple[str, ...] = ()
+    """Files a reading program is given by a name known only when it runs (``cat $f``)."""
     self_forking: tuple[str, ...] = ()
     """Functions that call themselves in a pipeline or in the background (a fork bomb)."""
     too_deep: bool = False

@@ -67,6 +67,7 @@ class Reading:
         self.searches: list[str] = []
         self.directories: list[str] = []
         self.unknown: list[str] = []
+        self.unknown_reads: list[str] = []
         self.frames: list[_Frame] = []
         self.too_deep = False
         self._told_unreadable = False
@@ -212,6 +213,8 @@ class Reading:
                 created += self._nested(stdin, written, _joined(via, f"{name} <<"), escalated)
             elif stdin is not None or piped:
                 self.unknown.append(f"`{written}` runs the commands it reads from its input")
+        if name == "hash" and any(a.value.startswith("-p") for a in args):
+            self.unknown.append(f"`{written}` gives a program another name")
         if name in ("source", "."):
             self.unknown.append(f"`{written}` runs the commands of a file in this shell")
         for step, inner in inner_commands(name, args):
@@ -241,6 +244,7 @@ class Reading:
         self.searches.extend(inner.searches)
         self.directories.extend(inner.directories)
         self.unknown.extend(inner.unknown)
+        self.unknown_reads.extend(inner.unknown_reads)
         self.too_deep |= inner.too_deep or not inner.parsed
         self.frames.extend(_Frame(name, True, True) for name in inner.self_forking)
         return created
@@ -252,6 +256,11 @@ class Reading:
         # ``{}`` is the file ``find -exec`` and ``xargs -I{}`` put there, read at its start
         self.reads.extend(w.value for w in found if _named(w))
         self.searches.extend(w.value for w in searched if _named(w))
+        self.unknown_reads.extend(
+            f"`{name}` reads a file named by `{w.value}`"
+            for w in (*found, *searched)
+            if not _named(w) and w.value != "{}"
+        )
         if name in ("cd", "pushd") and args and _named(args[-1]):
             here = args[-1].value
             if self.directories and not here.startswith(("/", "~", "$")):
@@ -327,6 +336,7 @@ class Reading:
             searches=tuple(dict.fromkeys(self.searches)),
             directories=tuple(dict.fromkeys(self.directories)),
             unknown=tuple(dict.fromkeys(self.unknown)),
+            unknown_reads=tuple(dict.fromkeys(self.unknown_reads)),
             too_deep=self.too_deep,
             self_forking=tuple(
                 dict.fromkeys(f.name for f in self.frames if f.calls_itself and f.forks)

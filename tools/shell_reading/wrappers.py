@@ -62,6 +62,8 @@ WRAPPERS: dict[str, _Wrapper] = {
     "dbus-run-session": _Wrapper(),
     "valgrind": _Wrapper(),
     "systemd-run": _Wrapper(frozenset({"-p", "--property", "-u", "--unit", "-E"})),
+    "busybox": _Wrapper(),  # ``busybox touch x`` runs its applet ``touch``
+    "toybox": _Wrapper(),
 }
 _LOOKS_UP = frozenset({"-v", "-V"})
 """``command -v x`` names ``x`` without running it."""
@@ -73,7 +75,7 @@ _SCRIPT_OPTIONS = {
     "sg": ("-c", "--command"),
 }
 """Programs that run the text given to an option with ``sh -c``."""
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
 _SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _XARGS_VALUED = frozenset(
     {"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args"}
@@ -103,14 +105,17 @@ def _is_assignment(value: str) -> bool:
     return bool(equals) and name.replace("_", "a").isalnum() and not name[:1].isdigit()
 
 
-def _options(words: list[Word], valued: frozenset[str], start: int = 0) -> int:
-    """The index of the first word after the options (and their values) from ``start``."""
+def _options(
+    words: list[Word], valued: frozenset[str], start: int = 0, *, dash: bool = False
+) -> int:
+    """The index of the first word after the options (and their values) from ``start``;
+    ``dash``: a lone ``-`` is an option too (``env -``)."""
     i = start
     while i < len(words):
         value = words[i].value
         if value == "--":
             return i + 1
-        if not value.startswith("-") or value == "-":
+        if not value.startswith("-") or (value == "-" and not dash):
             return i
         name = value.split("=", 1)[0]
         i += 2 if name in valued and "=" not in value else 1
@@ -135,7 +140,7 @@ def unwrap(words: list[Word]) -> Unwrapped:
             if not rest:
                 result.problem = f"`{' '.join(w.value for w in words)}` splits an expansion"
                 return result
-        i = _options(rest, wrapper.valued, 1)
+        i = _options(rest, wrapper.valued, 1, dash=name == "env")
         if wrapper.assignments:
             while i < len(rest) and _is_assignment(rest[i].value):
                 i += 1
@@ -173,10 +178,6 @@ def _env_split(words: list[Word]) -> list[Word] | None:
 
 def shell_script(name: str, args: list[Word]) -> Word | None:
     """The script of ``sh -c SCRIPT`` (and ``su -c``, ``watch``, ``busybox sh -c``), or None."""
-    if name == "busybox" and args and program_name(args[0].value) in SHELLS - {"busybox"}:
-        args = args[1:]
-    elif name == "busybox":
-        return None
     if name in _SCRIPT_OPTIONS:
         return _script_option(name, args)
     if name == "trap":
@@ -222,7 +223,7 @@ def _script_option(name: str, args: list[Word]) -> Word | None:
 def reads_script_from_input(name: str, args: list[Word]) -> bool:
     """Whether shell ``name`` runs the commands it reads from its input (no ``-c``, no
     script file)."""
-    if name not in SHELLS or name == "busybox":
+    if name not in SHELLS:
         return False
     i = 0
     while i < len(args) and args[i].value.startswith(("-", "+")) and args[i].value != "--":
