@@ -31,8 +31,10 @@ class CommandTargets:
     searches: tuple[Path, ...]
 
 
-def targets(command: str, workspace: Path, home: Path) -> CommandTargets:
-    """The analysis of ``command`` and its files, relative names taken from ``workspace``."""
+def targets(command: str, workspace: Path, home: Path, *, reads: bool = True) -> CommandTargets:
+    """The analysis of ``command`` and its files, relative names taken from ``workspace``;
+    without ``reads`` (no Read rule to check), the files it reads are left out, unresolved
+    and unexpanded."""
     found = analyse(command)
     bases = [workspace]
     for directory in found.directories:  # ``cd sub && cat ../.env``
@@ -42,8 +44,8 @@ def targets(command: str, workspace: Path, home: Path) -> CommandTargets:
     return CommandTargets(
         found,
         _paths(found.writes, bases, home, expand=False),
-        _paths(found.reads, bases, home, expand=True),
-        _paths(found.searches, bases, home, expand=False),
+        _paths(found.reads, bases, home, expand=True) if reads else (),
+        _paths(found.searches, bases, home, expand=False) if reads else (),
     )
 
 

@@ -164,7 +164,9 @@ class RuleSet:
         return (Verdict.ALLOW, found) if found is not None else None
 
     def _command_verdict(self, call: Call, command: str) -> tuple[Verdict, Rule] | None:
-        touched = targets(command, call.workspace, call.home)
+        probe = _on_file(call, "read_file", "read", call.workspace)
+        reading = any(rule._names(probe) for rule in (*self.deny, *self.ask))
+        touched = targets(command, call.workspace, call.home, reads=reading)
         forms = [form for c in touched.analysis.commands for form in deny_forms(c)]
         for kind, rules in ((Verdict.DENY, self.deny), (Verdict.ASK, self.ask)):
             for rule in rules:
@@ -179,8 +181,7 @@ class RuleSet:
         if unknown and any(rule.tool == call.tool for rule in (*self.deny, *self.ask)):
             return Verdict.ASK, unreadable_rule(unknown[0], "Bash")
         unread = touched.analysis.unknown_reads
-        probe = _on_file(call, "read_file", "read", call.workspace)
-        if unread and any(rule._names(probe) for rule in (*self.deny, *self.ask)):
+        if unread and reading:
             return Verdict.ASK, unreadable_rule(unread[0], "Read")
         if unknown or not touched.analysis.commands:
             return None
