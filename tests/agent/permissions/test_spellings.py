@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent.permissions import RuleSet, Verdict
 from agent.permissions.rules import Call
@@ -388,3 +390,17 @@ def test_commands_that_do_not_reach_the_denied_file_run(command: str, tmp_path: 
     found = rules.verdict(call)
     assert found is not None, command
     assert found[0] is Verdict.ALLOW, command
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.text(
+        alphabet=st.sampled_from([*"ab .~/*?[]{}$`'\"\\()|&;<>=-\n", "\x00", "é"]), max_size=120
+    )
+)
+@pytest.mark.timeout(120)
+def test_any_command_gets_a_verdict_without_raising(command: str) -> None:
+    rules = RuleSet.of(["Read(./.env)", "Edit(//etc/**)", "Bash(touch:*)"], [], ["Bash(ls:*)"])
+    call = Call("run_command", "command", command=command, workspace=WS, home=Path("/nohome"))
+    found = rules.verdict(call)
+    assert found is None or found[0] in (Verdict.DENY, Verdict.ASK, Verdict.ALLOW)
