@@ -23,6 +23,7 @@ _SYSTEM_DIRS = frozenset(
     {"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"}
 )
 _QUIET_WRAPPERS = frozenset({"time", "nice", "timeout", "nohup", "command", "stdbuf", "ionice"})
+_GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 _HARMLESS_VARIABLES = frozenset({"LANG", "TZ", "NO_COLOR", "COLUMNS", "LINES", "TERM"})
 
 _WRITING_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
@@ -74,7 +75,7 @@ def _why_not(simple: SimpleCommand) -> str | None:
         return f"{shown} is not a read-only program"
     args = list(simple.argv[1:])
     if simple.name == "git":
-        sub = next((a for a in args if not a.startswith("-")), "")
+        sub = _git_subcommand(args)
         if sub not in READ_ONLY_GIT:
             return f"{shown}: git {sub or '(no subcommand)'} may change the repository"
     if simple.name == "uniq" and len([a for a in args if not a.startswith("-")]) > 1:
@@ -86,3 +87,12 @@ def _why_not(simple: SimpleCommand) -> str | None:
         if name in options or any(letter in short for letter in letters):
             return f"{shown}: {name} writes a file or runs a program"
     return None
+
+
+def _git_subcommand(args: list[str]) -> str:
+    """``log`` in ``git -C sub --no-pager log``: the first word that is not a global option
+    or its value."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in _GIT_VALUED else 1
+    return args[i] if i < len(args) else ""
