@@ -253,7 +253,6 @@ class Reading:
         for target in files.writes(name, args):
             self._write(target)
         found, searched = files.reads(name, args)
-        # ``{}`` is the file ``find -exec`` and ``xargs -I{}`` put there, read at its start
         self.reads.extend(w.value for w in found if _named(w))
         self.searches.extend(w.value for w in searched if _named(w))
         self.unknown_reads.extend(
