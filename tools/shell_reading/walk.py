@@ -208,10 +208,9 @@ class Reading:
             step = "eval" if name == "eval" else f"{name} -c"
             created += self._nested(script, written, _joined(via, step), escalated)
         elif reads_script_from_input(name, args):
-            piped = (pipe is not None and pipe[1] > 0) or via.endswith("xargs")
             if stdin is not None and stdin.literal:
                 created += self._nested(stdin, written, _joined(via, f"{name} <<"), escalated)
-            elif stdin is not None or piped:
+            else:  # a pipe, a file, or a redirection around it (``{ sh; } <<< …``)
                 self.unknown.append(f"`{written}` runs the commands it reads from its input")
         if name == "hash" and any(a.value.startswith("-p") for a in args):
             self.unknown.append(f"`{written}` gives a program another name")

@@ -183,6 +183,8 @@ UNKNOWABLE = [
     "bash < script.sh",
     "sh <<EOF\n$cmd x\nEOF",
     "ls | xargs sh",
+    "{ sh; } <<< 'touch x'",
+    "while true; do bash; done < script.sh",
 ]
 
 
