@@ -141,6 +141,29 @@ def _interpreted(args: list[Word]) -> list[Word]:
     return found + _operands(rest)
 
 
+_RUNS_PROGRAMS = re.compile(
+    r"system|popen|subprocess|spawn|exec|child_process|shell_exec|passthru|proc_open"
+    r"|Runtime|ProcessBuilder|`|%x|\bos\.run|\bsh\("
+)
+"""Words in program text that start another program (``os.system``, ``subprocess.run``,
+``child_process.exec``, awk's ``system``...)."""
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+
+
+def started_texts(name: str, args: list[Word]) -> list[str]:
+    """The quoted strings of inline program text that starts other programs
+    (``python3 -c "os.system('touch x')"``): each may be a command line, or a program's
+    name (``subprocess.run(['touch', 'x'])``). Empty for any other command."""
+    if not _INTERPRETERS.match(name):
+        return []
+    codes = [args[i + 1].value for i, w in enumerate(args[:-1]) if w.value in _CODE_FLAGS]
+    if name in _AWKS and not any(w.value.startswith("-f") for w in args):
+        codes += [w.value for w in _operands(args)[:1]]
+    return [
+        found.value for code in codes if _RUNS_PROGRAMS.search(code) for found in quoted_names(code)
+    ]
+
+
 def quoted_names(code: str) -> list[Word]:
     """The quoted strings inside program text: the file names a script would open."""
     return [Word(next(g for g in m.groups() if g is not None)) for m in _QUOTED.finditer(code)]

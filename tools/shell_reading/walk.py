@@ -218,7 +218,21 @@ class Reading:
             self.unknown.append(f"`{written}` runs the commands of a file in this shell")
         for step, inner in inner_commands(name, args):
             created += self._run(inner, (), pipe, frame, _joined(via, step), escalated)
+        for text in files.started_texts(name, args) if self.depth < MAX_DEPTH else ():
+            created += self._started(text, _joined(via, name), escalated)
         self._files(name, args)
+        return created
+
+    def _started(self, text: str, via: str, escalated: bool) -> list[_Command]:
+        """The programs a string in inline code would start, if it is a command line: only
+        its commands are taken (a string that is not one is not a reason to ask)."""
+        inner = self.nested(text, self.depth + 1)
+        created = [
+            _Command(replace(c, via=_joined(via, c.via), escalated=c.escalated or escalated))
+            for c in inner.commands
+            if c.name
+        ]
+        self.commands.extend(created)
         return created
 
     def _nested(self, script: Word, written: str, via: str, escalated: bool) -> list[_Command]:
