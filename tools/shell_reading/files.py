@@ -37,6 +37,21 @@ _QUOTED = re.compile(r"""'([^'\n]{1,4096})'|"([^"\n]{1,4096})"|`([^`\n]{1,4096})
 _UPLOADS = frozenset({"-T", "--upload-file", "-d", "--data", "--data-binary", "-F", "--form"})
 
 
+_NAMED = (
+    _READERS
+    | _PATTERN_FIRST
+    | _PATTERN_FIRST_AWKS
+    | _COPIERS
+    | {"tee", "dd", "sort", "uniq", "curl", "wget", "sed", "xargs", "find"}
+)
+"""Every program `writes` and `reads` know (besides interpreters)."""
+
+
+def touches_files(name: str) -> bool:
+    """Whether `writes`, `reads` or `started_texts` can find anything for ``name``."""
+    return name in _NAMED or _INTERPRETERS.match(name) is not None
+
+
 def _operands(args: list[Word], valued: frozenset[str] = frozenset()) -> list[Word]:
     """The words that are not options or the values of ``valued`` options (``--`` ends the
     options)."""

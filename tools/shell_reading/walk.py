@@ -12,6 +12,7 @@ from tools.shell_reading import files
 from tools.shell_reading.model import CommandAnalysis, SimpleCommand
 from tools.shell_reading.words import Word, continued, glued, text_of, word
 from tools.shell_reading.wrappers import (
+    SHELLS,
     eval_script,
     inner_commands,
     program_name,
@@ -24,8 +25,18 @@ MAX_DEPTH = 8
 """How many shells deep (``bash -c``, ``eval``) a command is read; deeper is not knowable."""
 _QUIET = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
 _WRITING = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>", "&>|"})
-_LEAVES = frozenset({"word", "raw_string", "number", "ansi_c_string", "comment", "heredoc_end"})
+_LEAVES = frozenset(
+    {"word", "raw_string", "number", "ansi_c_string", "comment", "heredoc_end", "heredoc_start"}
+    | {"variable_name", "string_content", "file_descriptor", "special_variable_name"}
+    | {"heredoc_content", "test_operator", "regex", "extglob_pattern"}
+)
+"""Nodes with nothing inside that runs, writes or reads (their parents read them)."""
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
+_STARTS_OTHERS = SHELLS | frozenset(
+    {"eval", "watch", "trap", "alias", "hash", "source", ".", "xargs", "find", "cd", "pushd"}
+    | {"su", "sg", "runuser", "script", "flock"}
+)
+"""Programs that run text or other programs, or move (``cd``): read past their name."""
 _PIPE_NAMES = 64
 
 Nested = Callable[[str, int], CommandAnalysis]
@@ -202,6 +213,8 @@ class Reading:
         self.commands.append(created[0])
         if frame is not None and name == frame.name:
             frame.calls_itself = True
+        if name not in _STARTS_OTHERS and not files.touches_files(name):
+            return created  # most programs: nothing more to read
         escalated = escalated or name in ("su", "sg", "runuser")
         script = eval_script(args) if name == "eval" else shell_script(name, args)
         if script is not None:
