@@ -18,6 +18,7 @@ from tools.blocking import in_worker
 from tools.events import RefusedBy
 from tools.guard.policy import check_command
 from tools.guard.protected import protected_reason
+from tools.shell_reading import analyse
 from tools.workspace import (
     PathOutsideWorkspace,
     relative_name,
@@ -125,6 +126,13 @@ def _protected_write(invocation: ToolInvocation, commands: tuple[str, ...]) -> s
     return None
 
 
+def _what_runs(command: str) -> str:
+    """What the command runs and writes, for the question; "" when that is its first word."""
+    told = analyse(command).summary()
+    words = command.split(None, 1)
+    return "" if words and told == f"runs: {words[0]}" else told
+
+
 class SafetyPolicy:
     """Refuses paths outside the workspace and catastrophic commands, in every mode."""
 
@@ -223,6 +231,9 @@ class ApprovalGate:
         except Exception as exc:  # details are a courtesy; the summary is still shown
             details = f"(details unavailable: {exc})"
         summary = tool.summary(args)
+        command = tool.command(args)
+        if command is not None and (told := _what_runs(command)):
+            summary = f"{summary}  ({told})"
         if protected is not None:
             summary = f"{summary}  [{protected}]"
         if decision == "ask" and permit is not None and permit.reason:

@@ -2,32 +2,24 @@
 
 Edits are refused, and so are MCP tools, unless the person marked them read-only in their own
 config (``permissions.read_only_tools``): a server's ``readOnlyHint`` is only its claim. A
-command runs only when every part of it is a program that only reads (``git status``,
-``grep``, ``ls`` ...) with no output redirection, and then in a read-only sandbox with the
-network off (`PlanAwareSandbox`), so an option that writes (``git diff --output=f``) fails
-too. The person approves the plan before anything is changed.
+command runs only when every program it runs only reads, as `agent.permissions.read_only`
+decides from the command's analysis (no option that writes, no redirection, no program named
+by a path), and then in a read-only sandbox with the network off (`PlanAwareSandbox`), so
+whatever the list misses fails too. The person approves the plan before anything is changed.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import functools
-import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from agent.permissions.rules import command_parts
+from agent.permissions.read_only import not_read_only
 from tools.guard import landlock
 from tools.guard.sandbox import Sandbox, SandboxMode, namespaces_missing
 
-READ_ONLY_PROGRAMS = frozenset(
-    {"ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "fd", "tree", "pwd", "echo"}
-    | {"file", "stat", "du", "df", "which", "type", "sort", "uniq", "cut", "diff", "jq"}
-)
-"""Programs that only read (``find`` and ``sort`` unless told to write: see `_writes`).
-Not ``sed``, ``awk`` or ``env``: they can write files or start any program."""
-READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files"})
 MCP_PREFIX = "mcp__"
 
 INSTRUCTION = (
@@ -63,9 +55,9 @@ def plan_refusal(
         return f"plan mode: {tool} changes files, and the plan is not approved yet"
     if command is None:
         return None if kind == "read" else f"plan mode: {tool} may change things"
-    for part in command_parts(command):
-        if not _reads_only(part):
-            return f"plan mode: only read-only commands run before the plan is approved ({part})"
+    why = not_read_only(command)
+    if why is not None:
+        return f"plan mode: only read-only commands run before the plan is approved ({why})"
     return None
 
 
@@ -83,32 +75,6 @@ def _pattern(tool: str) -> str:
     server, _, name = tool.removeprefix(MCP_PREFIX).partition("__")
     verb = name.split("_", 1)[0]
     return f"{MCP_PREFIX}{server}__{verb}_*" if verb != name else f"{MCP_PREFIX}{server}__*"
-
-
-def _reads_only(part: str) -> bool:
-    if ">" in part or "$(" in part or "`" in part:
-        return False
-    try:
-        words = shlex.split(part)
-    except ValueError:
-        return False
-    if not words:
-        return True
-    program = words[0].rsplit("/", 1)[-1]
-    if program == "git":
-        sub = next((word for word in words[1:] if not word.startswith("-")), "")
-        return sub in READ_ONLY_GIT
-    if program not in READ_ONLY_PROGRAMS:
-        return False
-    return not _writes(program, words[1:])
-
-
-def _writes(program: str, args: list[str]) -> bool:
-    if program == "find":
-        return any(arg in ("-delete", "-exec", "-execdir", "-fprint", "-fls") for arg in args)
-    if program == "sort":
-        return any(arg.startswith(("-o", "--output")) for arg in args)
-    return False
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,14 @@ Claude Code's syntax and meaning:
   that server; ``*`` in a name is a wildcard (``mcp__github__*``).
 - ``Bash(npm test)`` that exact command; ``Bash(npm test:*)`` the command or the command
   followed by more words; ``*`` anywhere matches any text, and a lone trailing `` *`` may
-  match nothing (``Bash(git push *)`` covers ``git push``). A compound command
-  (``a && b``, ``a | b``, ``a; b``) is checked part by part: one part matching a deny or ask
-  rule is enough; an allow rule must match every part, and a command substituting another
-  (``$(...)``, backticks) is never allowed by a rule.
+  match nothing (``Bash(git push *)`` covers ``git push``). A command is checked by the
+  simple commands it runs, as the one analysis (`tools.shell_reading`) reads them: nested
+  shells, substitutions, ``xargs``/``find -exec`` and wrappers included. One of them
+  matching a deny or ask rule is enough (wrappers taken off, ``/usr/bin/x`` read as ``x``);
+  an allow rule must match every one as written. The files it writes are checked as an
+  ``Edit`` of each, the files its reading programs name as a ``Read``, so ``Bash(echo:*)``
+  never covers ``echo x > file``. A part that cannot be known before it runs (``$cmd``,
+  ``eval "$x"``, ``source f``) is asked about while any deny or ask rule for Bash is in force.
 - ``Read(path)`` / ``Edit(path)``: gitignore-style patterns. ``/p`` or ``./p`` from the
   workspace root, ``p`` without a slash at any depth, ``//p`` absolute, ``~/p`` from home.
   ``Read`` covers every tool that only reads (read_file, list_files, search); ``Edit``
@@ -20,13 +24,14 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import shlex
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from agent.hooks.settings import CLAUDE_TOOL_NAMES
+from agent.permissions.commands import CommandTargets, deny_forms, inside, targets
 from tools.ignore import glob_to_regex
+from tools.shell_reading import analyse
 
 _OUR_NAMES = {claude: ours for ours, claude in CLAUDE_TOOL_NAMES.items()}
 """Claude Code's tool names → ours (``Bash`` → ``run_command``)."""
@@ -36,8 +41,6 @@ _FAMILIES = {"read_file": "read", "edit_file": "edit"}
 rules do."""
 
 _RULE = re.compile(r"(?P<tool>[A-Za-z0-9_\-*]+)(?:\((?P<spec>.*)\))?", re.DOTALL)
-_SEPARATORS = {";", "&&", "||", "|", "&", "|&", "\n"}
-_WRAPPERS = frozenset({"env", "time", "nice", "nohup", "timeout", "sudo", "command", "exec"})
 
 
 class RuleError(ValueError):
@@ -151,59 +154,95 @@ class RuleSet:
 
     def verdict(self, call: Call) -> tuple[Verdict, Rule] | None:
         """The first rule (deny, then ask, then allow) covering ``call``, or None."""
-        parts = command_parts(call.command) if call.command is not None else [None]
-        # Deny and ask also look past wrappers; allow never does (FOO=x can change a program).
-        wider = [*parts, *(unwrapped(part) for part in parts if part is not None)]
+        if call.command is not None:
+            return self._command_verdict(call, call.command)
+        for kind, rules in ((Verdict.DENY, self.deny), (Verdict.ASK, self.ask)):
+            found = next((rule for rule in rules if rule.matches(call)), None)
+            if found is not None:
+                return kind, found
+        found = next((rule for rule in self.allow if rule.matches(call)), None)
+        return (Verdict.ALLOW, found) if found is not None else None
+
+    def _command_verdict(self, call: Call, command: str) -> tuple[Verdict, Rule] | None:
+        probe = _on_file(call, "read_file", "read", call.workspace)
+        reading = any(rule._names(probe) for rule in (*self.deny, *self.ask))
+        touched = targets(command, call.workspace, call.home, reads=reading)
+        forms = [form for c in touched.analysis.commands for form in deny_forms(c)]
         for kind, rules in ((Verdict.DENY, self.deny), (Verdict.ASK, self.ask)):
             for rule in rules:
-                if any(rule.matches(call, part=part) for part in wider):
+                if rule.matches(call, part=command) or any(
+                    rule.matches(call, part=form) for form in forms
+                ):
                     return kind, rule
-        if call.command is not None and ("$(" in call.command or "`" in call.command):
+            found = _file_rule(rules, touched, call)
+            if found is not None:
+                return kind, found
+        unknown = touched.analysis.unknown
+        if unknown and any(rule.tool == call.tool for rule in (*self.deny, *self.ask)):
+            return Verdict.ASK, unreadable_rule(unknown[0], "Bash")
+        unread = touched.analysis.unknown_reads
+        if unread and reading:
+            return Verdict.ASK, unreadable_rule(unread[0], "Read")
+        if unknown or not touched.analysis.commands:
             return None
+        return self._allowed(call, touched)
+
+    def _allowed(self, call: Call, touched: CommandTargets) -> tuple[Verdict, Rule] | None:
         chosen: Rule | None = None
-        for part in parts:
-            found = next((rule for rule in self.allow if rule.matches(call, part=part)), None)
+        every_command = True  # only ``Bash`` / ``Bash(*)`` matched: all commands are allowed
+        for simple in touched.analysis.commands:
+            found = next((r for r in self.allow if r.matches(call, part=simple.written)), None)
             if found is None:
                 return None
             chosen = chosen or found
+            every_command &= found.spec in (None, "", "*")
+        for path in () if every_command else touched.writes:
+            written = _on_file(call, "write_file", "edit", path)
+            if not any(rule.matches(written) for rule in self.allow):
+                return None  # writing a file asks, as it does from the file tools
         return (Verdict.ALLOW, chosen) if chosen is not None else None
 
 
+def unreadable_rule(reason: str, kind: str) -> Rule:
+    """What stands for a rule when a command cannot be read while ``kind`` (Bash, Read)
+    deny or ask rules are in force."""
+    return Rule(
+        f"the command cannot be fully read before it runs ({reason}), and deny or ask "
+        f"rules for {kind} are in force",
+        "run_command",
+    )
+
+
+def _on_file(call: Call, tool: str, kind: str, path: Path) -> Call:
+    return Call(tool, kind, paths=(path,), workspace=call.workspace, home=call.home)
+
+
+def _file_rule(rules: list[Rule], touched: CommandTargets, call: Call) -> Rule | None:
+    """The first of ``rules`` covering a file the command writes (as an Edit of it), reads
+    or searches through (as a Read of it)."""
+    checks = [_on_file(call, "write_file", "edit", path) for path in touched.writes]
+    checks += [_on_file(call, "read_file", "read", path) for path in touched.reads]
+    for check in checks:
+        found = next((rule for rule in rules if rule.matches(check)), None)
+        if found is not None:
+            return found
+    probe = _on_file(call, "read_file", "read", call.workspace)
+    reading = [rule for rule in rules if rule._names(probe)]
+    for directory in touched.searches if reading else ():
+        entries, whole = inside(directory)
+        for path in entries:
+            check = _on_file(call, "read_file", "read", path)
+            found = next((rule for rule in reading if rule.matches(check)), None)
+            if found is not None:
+                return found
+        if not whole:  # too big to look through: it may reach what the rule names
+            return reading[0]
+    return None
+
+
 def command_parts(command: str) -> list[str]:
-    """The simple commands of ``command``: split at ``;``, ``&&``, ``||``, ``|``, ``&``,
-    new lines, parentheses and backticks, so a subshell or a substitution is a part too."""
-    # A new line or a backtick inside quotes becomes " ; " inside a word: still one part.
-    text = command.replace("\n", " ; ").replace("`", " ; ")
-    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        tokens = list(lexer)
-    except ValueError:  # unbalanced quotes: one part, as written (the shell refuses it too)
-        return [command.strip()]
-    parts: list[list[str]] = [[]]
-    for token in tokens:
-        if token in _SEPARATORS or set(token) <= set(";&|()"):
-            parts.append([])
-        else:
-            parts[-1].append(token)
-    return [" ".join(words) for words in parts if words] or [command.strip()]
-
-
-def unwrapped(part: str) -> str:
-    """``part`` without leading ``VAR=value`` words and wrappers (``env``, ``timeout 10``,
-    ``nice -n 5``, ``sudo``...), so ``FOO=1 git push`` meets a ``git push`` deny rule."""
-    words = part.split()
-    while words:
-        if "=" in words[0] and not words[0].startswith(("=", "-")):
-            words.pop(0)
-        elif words[0] in _WRAPPERS:
-            words.pop(0)
-            while words and (words[0].startswith("-") or words[0][:1].isdigit()):
-                words.pop(0)
-        else:
-            break
-    return " ".join(words)
+    """The simple commands of ``command`` as written (quoting removed), nested ones too."""
+    return [c.written for c in analyse(command).commands] or [command.strip()]
 
 
 def _command_matches(spec: str, command: str) -> bool:

@@ -141,3 +141,94 @@ def test_without_a_kernel_layer_plan_mode_says_the_list_is_the_only_guard() -> N
     assert "list of read-only programs is the only guard" in " ".join(shown.getvalue().split())
     assert plan_guard_note(Sandbox(SandboxMode.WORKSPACE_WRITE, abi=4)) is None
     assert plan_guard_note(Sandbox(SandboxMode.READ_ONLY, namespaces=True)) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sort -o out in",
+        "sort -oout in",
+        "sort -uo out in",
+        "sort --output=out in",
+        "sort --output out in",
+        "sort --compress-program=sh in",
+        "uniq in out",
+        "find . -fprint out",
+        "find . -fprint0 out",
+        "find . -fprintf out %p",
+        "find . -fls out",
+        "find . -exec cat {} ;",
+        "find . -execdir cat {} +",
+        "find . -name x -delete",
+        "git diff --output=out",
+        "git log --output out",
+        "git show --output=out HEAD",
+        "git grep -O foo",
+        "git grep -Ocurl foo",
+        "git grep --open-files-in-pager=curl foo",
+        "git -c core.pager=sh log",
+        "git diff --ext-diff",
+        "git push",
+        "git -C sub commit -m x",
+        "file -C -m magic",
+        "tree -o out",
+        "rg --pre ./evil foo",
+        "fd -x rm",
+        "./ls",
+        "bin/grep foo x",
+        "./bin/cat x",
+        "~/bin/ls",
+        "$HOME/bin/ls",
+        "LD_PRELOAD=./evil.so ls",
+        "GIT_EXTERNAL_DIFF=./evil git diff",
+        "env ls",
+        "sudo ls",
+        "ls > out",
+        "ls 2> err",
+        "ls >> out",
+        "cat x | tee out",
+        "echo $(rm x)",
+        "bash -c ls",
+        "eval ls",
+        "$cmd",
+        "grep x f | xargs rm",
+        "cat <(touch y)",
+        "ls; touch x",
+    ],
+)
+def test_options_that_write_or_run_and_programs_by_path_are_refused(command: str) -> None:
+    why = plan_refusal("run_command", "command", command)
+    assert why is not None
+    assert why.startswith("plan mode:")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/usr/bin/grep foo x",
+        "LANG=C sort x",
+        "time ls",
+        "git log --oneline -5",
+        "git diff HEAD~1 -- a.py",
+        "ls 2>/dev/null",
+        "grep -r foo . | sort | uniq -c",
+        "find . -name '*.py' -print",
+        "git grep -n foo",
+        "git -C sub --no-pager log -3",
+        "sort -k2 -t, x",
+        "uniq -c x",
+        "grep foo x | xargs grep bar",
+        "cat <<EOF\nhello\nEOF",
+    ],
+)
+def test_read_only_commands_with_harmless_options_run(command: str) -> None:
+    assert plan_refusal("run_command", "command", command) is None
+
+
+def test_the_refusal_names_the_part_that_writes() -> None:
+    why = plan_refusal("run_command", "command", "git log --output=notes.txt")
+    assert why is not None
+    assert "--output" in why
+    why = plan_refusal("run_command", "command", "./ls -la")
+    assert why is not None
+    assert "./ls" in why

@@ -1,0 +1,212 @@
+"""Which files a program writes or reads, from its name and argument words.
+
+Only programs whose operands are files are read here; what a program does with a name it
+computes (a script opening a file) is seen only where the name is written in the command,
+as in ``python3 -c "open('.env')"``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools.shell_reading.words import Word
+
+_READERS = frozenset(
+    {"cat", "tac", "nl", "head", "tail", "less", "more", "most", "bat", "batcat", "view"}
+    | {"base64", "base32", "basenc", "xxd", "hexdump", "hd", "od", "strings", "cut", "sort"}
+    | {"uniq", "wc", "diff", "cmp", "comm", "paste", "join", "fold", "fmt", "pr", "iconv"}
+    | {"md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "b2sum", "zcat", "gzip"}
+    | {"bzip2", "xz", "zstd", "jq", "yq", "vi", "vim", "nvim", "nano", "emacs", "ed", "ex"}
+    | {"7z", "openssl", "gpg", "file", "source", ".", "column", "expand", "unexpand", "rev"}
+    | {"unzip", "split", "csplit", "look", "sum", "ctags", "patch"}
+)
+"""Programs that read the files they are given."""
+_COPIERS = frozenset({"cp", "mv", "ln", "install", "scp", "rsync", "tar", "zip"})
+"""Programs that read their sources into another file (``tar`` and ``zip`` recursively)."""
+_PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk"})
+_PATTERN_FIRST_AWKS = frozenset({"mawk", "nawk", "zgrep", "git-grep"})
+_PATTERN_GIVEN = frozenset({"-e", "-f", "--regexp", "--file", "--expression"})
+_ALWAYS_RECURSIVE = frozenset({"rg", "ag", "ack"})
+_RECURSIVE_FLAGS = frozenset({"-r", "-R", "--recursive", "-a", "--archive"})
+_INTERPRETERS = re.compile(
+    r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|ruby|perl|php|lua[0-9.]*|Rscript"
+    r"|julia|sh|bash|zsh|dash|ksh|osascript|tclsh|awk|gawk)$"
+)
+_CODE_FLAGS = frozenset({"-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-ne", "-pe"})
+_QUOTED = re.compile(r"""'([^'\n]{1,4096})'|"([^"\n]{1,4096})"|`([^`\n]{1,4096})`""")
+_UPLOADS = frozenset({"-T", "--upload-file", "-d", "--data", "--data-binary", "-F", "--form"})
+
+
+_NAMED = (
+    _READERS
+    | _PATTERN_FIRST
+    | _PATTERN_FIRST_AWKS
+    | _COPIERS
+    | {"tee", "dd", "sort", "uniq", "curl", "wget", "sed", "xargs", "find"}
+)
+"""Every program `writes` and `reads` know (besides interpreters)."""
+
+
+def touches_files(name: str) -> bool:
+    """Whether `writes`, `reads` or `started_texts` can find anything for ``name``."""
+    return name in _NAMED or _INTERPRETERS.match(name) is not None
+
+
+def _operands(args: list[Word], valued: frozenset[str] = frozenset()) -> list[Word]:
+    """The words that are not options or the values of ``valued`` options (``--`` ends the
+    options)."""
+    found: list[Word] = []
+    ended = skip = False
+    for word in args:
+        if skip:
+            skip = False
+        elif not ended and word.value == "--":
+            ended = True
+        elif ended or not word.value.startswith("-") or word.value == "-":
+            found.append(word)
+        else:
+            skip = word.value in valued
+    return found
+
+
+def _after(args: list[Word], short: str, long: str) -> list[Word]:
+    """Values of ``-o FILE``, ``-oFILE``, ``--output FILE`` and ``--output=FILE``."""
+    found: list[Word] = []
+    for i, word in enumerate(args):
+        value = word.value
+        if value in (short, long) and i + 1 < len(args):
+            found.append(args[i + 1])
+        elif value.startswith(long + "="):
+            found.append(Word(value.split("=", 1)[1], word.literal))
+        elif value.startswith(short) and len(value) > len(short) and not value.startswith("--"):
+            found.append(Word(value[len(short) :], word.literal))
+    return found
+
+
+def writes(name: str, args: list[Word]) -> list[Word]:
+    """The files ``name`` writes, named in ``args``."""
+    if name == "tee":
+        return _operands(args)
+    if name == "dd":
+        return [Word(w.value[3:], w.literal) for w in args if w.value.startswith("of=")]
+    if name in ("cp", "mv", "install", "ln", "rsync", "scp"):
+        target = _after(args, "-t", "--target-directory")
+        operands = _operands(args)
+        return target or (operands[-1:] if len(operands) >= 2 else [])
+    if name == "sort":
+        return _after(args, "-o", "--output")
+    if name == "uniq":
+        return _operands(args)[1:2]
+    if name in ("curl", "wget"):
+        return _after(args, "-o", "--output") + _after(args, "-O", "--output-document")
+    if name == "sed" and any(w.value.startswith(("-i", "--in-place")) for w in args):
+        given = any(w.value.split("=", 1)[0] in _PATTERN_GIVEN for w in args)
+        operands = _operands(args, _PATTERN_GIVEN)
+        return operands if given else operands[1:]
+    return []
+
+
+def reads(name: str, args: list[Word]) -> tuple[list[Word], list[Word]]:
+    """``(files, directories)``: what ``name`` reads, and the directories it reads through."""
+    if name == "dd":
+        return [Word(w.value[3:], w.literal) for w in args if w.value.startswith("if=")], []
+    if name in ("curl", "wget"):
+        return _uploads(args) + _after(args, "--post-file", "--post-file"), []
+    if name == "xargs":
+        return _after(args, "-a", "--arg-file"), []
+    if _INTERPRETERS.match(name):
+        return _interpreted(args), []
+    if name == "find":
+        return [], _found_and_read(args)
+    operands = _operands(args)
+    if name in _PATTERN_FIRST or name in _PATTERN_FIRST_AWKS:
+        given = any(w.value.split("=", 1)[0] in _PATTERN_GIVEN for w in args)
+        files = _operands(args, _PATTERN_GIVEN) if given else operands[1:]
+        files += _after(args, "-f", "--file")  # patterns or a program read from a file
+        recursive = name in _ALWAYS_RECURSIVE or any(_recursive_flag(w.value) for w in args)
+        if recursive:
+            return [], files or [Word(".")]
+        return files, []
+    if name in _COPIERS:
+        sources = operands if name in ("tar", "zip") else operands[:-1]
+        if any(_recursive_flag(w.value) for w in args) or name in ("tar", "zip"):
+            return [], sources
+        return sources, []
+    if name in _READERS:
+        return operands, []
+    return [], []
+
+
+def _recursive_flag(value: str) -> bool:
+    if value in _RECURSIVE_FLAGS:
+        return True
+    return value.startswith("-") and not value.startswith("--") and ("r" in value or "R" in value)
+
+
+def _interpreted(args: list[Word]) -> list[Word]:
+    """Names written inside inline code (``-c``/``-e``), and every operand (the script and
+    the files it is given)."""
+    found: list[Word] = []
+    code_at: set[int] = set()
+    for i, word in enumerate(args):
+        if word.value in _CODE_FLAGS and i + 1 < len(args):
+            found.extend(quoted_names(args[i + 1].value))
+            code_at.add(i + 1)
+    rest = [word for i, word in enumerate(args) if i not in code_at]
+    return found + _operands(rest)
+
+
+_RUNS_PROGRAMS = re.compile(
+    r"system|popen|subprocess|spawn|exec|child_process|shell_exec|passthru|proc_open"
+    r"|Runtime|ProcessBuilder|`|%x|\bos\.run|\bsh\("
+)
+"""Words in program text that start another program (``os.system``, ``subprocess.run``,
+``child_process.exec``, awk's ``system``...)."""
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+
+
+def started_texts(name: str, args: list[Word]) -> list[str]:
+    """The quoted strings of inline program text that starts other programs
+    (``python3 -c "os.system('touch x')"``): each may be a command line, or a program's
+    name (``subprocess.run(['touch', 'x'])``). Empty for any other command."""
+    if not _INTERPRETERS.match(name):
+        return []
+    codes = [args[i + 1].value for i, w in enumerate(args[:-1]) if w.value in _CODE_FLAGS]
+    if name in _AWKS and not any(w.value.startswith("-f") for w in args):
+        codes += [w.value for w in _operands(args)[:1]]
+    return [
+        found.value for code in codes if _RUNS_PROGRAMS.search(code) for found in quoted_names(code)
+    ]
+
+
+def quoted_names(code: str) -> list[Word]:
+    """The quoted strings inside program text: the file names a script would open."""
+    return [Word(next(g for g in m.groups() if g is not None)) for m in _QUOTED.finditer(code)]
+
+
+def _uploads(args: list[Word]) -> list[Word]:
+    found: list[Word] = []
+    for i, word in enumerate(args):
+        if word.value in _UPLOADS and i + 1 < len(args):
+            value = args[i + 1].value
+            _, _, after = value.rpartition("=")
+            if word.value in ("-T", "--upload-file"):
+                found.append(Word(value, args[i + 1].literal))
+            elif after.startswith(("@", "<")):
+                found.append(Word(after[1:], args[i + 1].literal))
+    return found
+
+
+def _found_and_read(args: list[Word]) -> list[Word]:
+    """The directories ``find`` walks when its ``-exec`` runs a program that reads files."""
+    starts: list[Word] = []
+    for word in args:
+        if word.value.startswith(("-", "(", "!")):
+            break
+        starts.append(word)
+    for i, word in enumerate(args[:-1]):
+        if word.value in ("-exec", "-execdir", "-ok", "-okdir"):
+            inner = args[i + 1].value.rsplit("/", 1)[-1]
+            if inner in _READERS or inner in _PATTERN_FIRST or _INTERPRETERS.match(inner):
+                return starts or [Word(".")]
+    return []

@@ -1,0 +1,84 @@
+"""`analyse`: parse a command once with tree-sitter's bash grammar, cached per string.
+
+The grammar loads on first use, so a session that runs no command (and ``agent --version``)
+never pays for it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from functools import lru_cache
+from typing import Any
+
+import structlog
+
+from tools.shell_reading.model import CommandAnalysis
+from tools.shell_reading.walk import Reading
+
+MAX_CHARS = 1024 * 1024
+"""Longer text is not parsed at all: it is not knowable."""
+PARSE_SECONDS = 1.0
+"""The parser gives up after this long (its error recovery can be slow on garbled input)."""
+MAX_SLOW_TOKENS = 2_000
+"""More ``|`` or ``=(`` than this and the text is not parsed: the grammar's error recovery
+is quadratic in them (50,000 pipes with a trailing one took two minutes)."""
+
+_log = structlog.get_logger(__name__)
+_lock = threading.Lock()
+_parser: Any = None
+
+
+class _Unparsed(Exception):
+    """The text is not given to the parser; the message says why."""
+
+
+def _parse(source: bytes) -> Any:
+    pipes = source.count(b"|") - 2 * source.count(b"||")
+    if pipes > MAX_SLOW_TOKENS or source.count(b"=(") > MAX_SLOW_TOKENS:
+        raise _Unparsed(f"it has more than {MAX_SLOW_TOKENS:,} pipes or arrays")
+    global _parser
+    with _lock:  # a tree-sitter parser is not safe to share between threads
+        if _parser is None:
+            import tree_sitter
+            import tree_sitter_bash
+
+            _parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+        started = time.monotonic()
+        # The progress callback is only honoured when the text is read through a callback.
+        return _parser.parse(
+            lambda at, _point: source[at : at + 65536],
+            progress_callback=lambda *_: time.monotonic() - started > PARSE_SECONDS,
+        )
+
+
+@lru_cache(maxsize=256)
+def analyse(command: str) -> CommandAnalysis:
+    """What ``command`` runs, writes and reads, and what of it cannot be known beforehand.
+
+    Never raises: input the grammar cannot read is reported in ``unknown``.
+    """
+    return read_at(command, 0)
+
+
+def read_at(command: str, depth: int) -> CommandAnalysis:
+    """`analyse` for a script nested ``depth`` shells deep (not cached)."""
+    if len(command) > MAX_CHARS:
+        reason = f"it is {len(command):,} characters long"
+        return CommandAnalysis(command, unknown=(reason,), parsed=False)
+    try:
+        source = command.encode("utf-8", "surrogatepass")
+        tree = _parse(source)
+        reading = Reading(command, source, depth, read_at)
+        reading.walk(tree.root_node)
+        return reading.result()
+    except _Unparsed as error:
+        reason = str(error)
+    except ImportError as error:
+        reason = f"the shell grammar is not installed ({error}); reinstall agent"
+    except ValueError:  # the parser gave up (PARSE_SECONDS)
+        reason = f"the shell grammar could not read it within {PARSE_SECONDS:g} s"
+    except (RecursionError, MemoryError, UnicodeError) as error:
+        reason = f"it could not be read ({type(error).__name__})"
+    _log.warning("command_unreadable", reason=reason, chars=len(command))
+    return CommandAnalysis(command, unknown=(reason,), parsed=False)
