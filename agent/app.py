@@ -112,7 +112,8 @@ def build_agent(
     )
     fleet = Fleet(shared, config.recovery)
     provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
-    sandbox = Sandbox.create(config.sandbox, scratch=scratch_dir(home))
+    scratch = scratch_dir(home)
+    sandbox = Sandbox.create(config.sandbox, scratch=scratch)
     if notice := sandbox.notice():
         notices.append(Notice(text=notice))
     mcp = McpLink(
@@ -157,6 +158,7 @@ def build_agent(
             more_tools=mcp.tools,
             hooks=before_tool,
             runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
+            outputs=scratch / "outputs" / session.id if scratch is not None else None,
         )
     except OSError as error:
         mcp.close()

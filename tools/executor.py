@@ -90,6 +90,7 @@ class ToolExecutor:
         more_tools: Tools that come and go while the agent runs (MCP servers' tools),
             asked for each time the model is sent the tool list or calls a tool.
         runner: Runs a validated, permitted call inside its timeout (chaos: `tools.chaos`).
+        outputs: Where a command's whole output is kept when the model is shown only part.
     """
 
     def __init__(
@@ -109,8 +110,10 @@ class ToolExecutor:
         redact: Callable[[str], str] | None = None,
         more_tools: Callable[[], Sequence[Tool[Any]]] | None = None,
         runner: ToolRunner = run_tool,
+        outputs: Path | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
+        self._outputs = outputs
         self._runner = runner
         self._redact: Callable[[str], str] = redact or (lambda text: text)
         self._events = events
@@ -230,18 +233,18 @@ class ToolExecutor:
         """Run one tool call and return its result; never raises except on cancellation."""
         call_number = next(self._calls)  # the model's ids may repeat; this never does
         try:
-            result = await self._execute(call, call_number)
+            return await self._execute(call, call_number)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug in a tool or hook must not end the turn
             log.exception("tool_executor_bug", tool=call.name, tool_use_id=call.id)
-            result = self._failed(call, classify_exception(exc), call_number=call_number)
-        # The content is already redacted; the second pass catches a key-shaped string the
-        # cut itself might have formed from what was left on either side of it.
-        trimmed = trim_middle(result.content, self._settings.max_output_chars)
-        if trimmed is result.content:  # not cut: nothing new to look at
-            return result
-        return result.model_copy(update={"content": self._redact(trimmed)})
+            return self._failed(call, classify_exception(exc), call_number=call_number)
+
+    def _fit(self, content: str, output: ToolOutput | None = None) -> str:
+        """Cut once to the limit, with the tool's gap; redacted again for a key the cut forms."""
+        gap, whole = (output.gap, output.whole) if output is not None else (None, None)
+        trimmed = trim_middle(content, self._settings.max_output_chars, gap=gap, whole=whole)
+        return content if trimmed is content else self._redact(trimmed)
 
     async def _execute(self, call: ToolUseBlock, call_number: int) -> ToolResultBlock:
         offered = self._offered()
@@ -263,6 +266,7 @@ class ToolExecutor:
             lambda p: self._record(p, call.id, call_number),
             emit=self._emit,
             redact=self._redact,
+            outputs=self._outputs,
         )
         checked = await self._checks.check(ToolInvocation(call, tool, args, ctx))
         if isinstance(checked, Refusal):
@@ -310,7 +314,7 @@ class ToolExecutor:
         )
 
     def _succeeded(self, call: ToolUseBlock, output: ToolOutput) -> ToolResultBlock:
-        content = output.content
+        content = self._fit(output.content, output)
         if output.partial:
             content = f"Partial result (some parts failed, see the end):\n{content}"
         if output.is_error:
@@ -337,7 +341,7 @@ class ToolExecutor:
         call_number: int | None = None,
     ) -> ToolResultBlock:
         failure = self._attempts.redacted(failure)
-        content = self._redact(text) if text else error_text(failure, attempts=attempts)
+        content = self._fit(self._redact(text) if text else error_text(failure, attempts=attempts))
         rollback = (
             self._store.roll_back_call(call_number) if call_number is not None else UndoReport(None)
         )
@@ -378,6 +382,7 @@ class ToolExecutor:
         content = f"Refused: {refusal.reason}"
         if refusal.hint:
             content += f"\nInstead: {refusal.hint}."
+        content = self._fit(content)
         content = self._note_repeat(call, content)
         return ToolResultBlock(tool_use_id=call.id, content=content, is_error=True)
 
