@@ -30,10 +30,11 @@ from agent.setup.profiles import Profiles
 from agent.setup.session_start import naming_the_resumed_model, open_session
 from agent.setup.startup import Options, SetupError, secret_redactor
 from compaction import Compactor
-from providers import Event, EventBus, EventSink, Notice
+from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
 from providers.chaos import ChaosPlan, ChaosSpec, chaos_start_notice
 from recovery import FallbackActivated, ModelRestored, RecoveringProvider
 from recovery.fleet import Fleet, open_store
+from recovery.usage import UsageListener
 from sessions import SessionStore, SessionWriter
 from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace
 from tools.attempts import run_tool
@@ -112,6 +113,7 @@ def build_agent(
     )
     fleet = Fleet(shared, config.recovery)
     provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
+    provider.usage.subscribe(saving_usage(session))
     scratch = scratch_dir(home)
     sandbox = Sandbox.create(config.sandbox, scratch=scratch)
     if notice := sandbox.notice():
@@ -238,6 +240,16 @@ def persisting(session: SessionWriter, workspace: Path) -> EventSink:
             )
 
     return persist
+
+
+def saving_usage(session: SessionWriter) -> UsageListener:
+    """Keeps each answer's usage in the session log, with what its request was for."""
+
+    def save(kind: RequestKind, model: str, usage: Usage) -> None:
+        if not session.closed:
+            session.append_usage(usage, model, kind.value)
+
+    return save
 
 
 def _log_event(event: Event) -> None:

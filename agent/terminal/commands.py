@@ -46,6 +46,8 @@ class UsageSoFar:
     """Over the whole session, by the model name each response reported."""
     primary: str = ""
     """The chain's first model (``provider:model``): what is not it ran on a fallback."""
+    by_purpose: dict[str, Usage] = field(default_factory=dict)
+    """Over the whole session, by what the requests were for (turn, compaction, ...)."""
 
 
 class CommandHost(Protocol):
@@ -219,7 +221,8 @@ class SlashCommands:
     async def _cost(self, _: str) -> bool:
         usage = self.host.usage()
         total = usage.before + usage.this_run
-        self.host.show(cost_table(usage.this_run, total, dict(usage.by_model), usage.primary))
+        by_model, by_purpose = dict(usage.by_model), dict(usage.by_purpose)
+        self.host.show(cost_table(usage.this_run, total, by_model, usage.primary, by_purpose))
         return True
 
     async def _mcp(self, _: str) -> bool:

@@ -45,6 +45,7 @@ from providers import Event, Usage
 from providers.models import ModelRef
 from recovery import RecoveryStats
 from recovery.chaos_report import chaos_report
+from recovery.usage import merged_usage
 from sessions import SessionError, SessionSummary
 from tools import UndoReport
 
@@ -199,7 +200,9 @@ class Repl:
         loaded = self.agent.loaded
         before = loaded.usage_total if loaded is not None else Usage()
         primary = self.agent.models()[0]
-        return UsageSoFar(self.agent.usage, before, self.agent.usage_by_model(), primary)
+        saved = loaded.usage_by_kind if loaded is not None else {}
+        purposes = merged_usage(saved, self.agent.usage_by_purpose())
+        return UsageSoFar(self.agent.usage, before, self.agent.usage_by_model(), primary, purposes)
 
     def saved_sessions(self) -> list[SessionSummary]:
         return self.agent.saved_sessions()
