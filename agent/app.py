@@ -161,6 +161,7 @@ def build_agent(
             hooks=before_tool,
             runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
             outputs=scratch / "outputs" / session.id if scratch is not None else None,
+            turns_before=len(loaded.turn_ends) if loaded is not None else 0,
         )
     except OSError as error:
         mcp.close()

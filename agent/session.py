@@ -43,7 +43,7 @@ from sessions import (
     SessionWriter,
     is_shell_run,
 )
-from tools import ToolExecutor, UndoReport
+from tools import ToolExecutor, UndoPreview, UndoReport, undo_preview
 from tools.guard.sandbox import Sandbox
 
 log = structlog.get_logger("agent.session")
@@ -230,6 +230,9 @@ class Agent:
 
     def undo_last_turn(self) -> UndoReport:
         return self.tools.undo_last_turn()
+
+    def undo_preview(self) -> UndoPreview | None:
+        return undo_preview(self.tools.checkpoints, self.tools.turn)
 
     def add_context(self, message: Message) -> None:
         """Keep what the person did between turns (a ``!`` run); it goes with the next prompt."""

@@ -82,8 +82,7 @@ class ToolExecutor:
         hooks: Extra ``before_tool`` hooks, run after the safety policy and before approval;
             a `Permit` may skip or force approval, or rewrite the input (`BeforeToolChecks`).
         sleep: Waits between retries (inject a virtual clock's in tests).
-        checkpoint_dir: Keep checkpoints there (they survive a restart, so ``/undo`` works
-            after ``--resume``) instead of in memory.
+        checkpoint_dir: Keep checkpoints there (``/undo`` works after ``--resume``).
         home: The person's home directory for the safety policy (default: ``$HOME``).
         sandbox: Confines the built-in run_command (default: ``workspace-write``).
         redact: Hides secrets in every result and event (e.g. `sessions.Redactor.text`).
@@ -91,6 +90,7 @@ class ToolExecutor:
             asked for each time the model is sent the tool list or calls a tool.
         runner: Runs a validated, permitted call inside its timeout (chaos: `tools.chaos`).
         outputs: Where a command's whole output is kept when the model is shown only part.
+        turns_before: Turns the resumed session had; `turn` numbers go on from there.
     """
 
     def __init__(
@@ -111,6 +111,7 @@ class ToolExecutor:
         more_tools: Callable[[], Sequence[Tool[Any]]] | None = None,
         runner: ToolRunner = run_tool,
         outputs: Path | None = None,
+        turns_before: int = 0,
     ) -> None:
         self._workspace = workspace.resolve()
         self._outputs = outputs
@@ -143,8 +144,8 @@ class ToolExecutor:
             ),
         )
         self._commands = CommandRecorder(self._scanner, self._store, emit=self._emit)
-        # Continue the numbering of a resumed session, so its last turn is undone first.
-        self._turn = self._store.last_turn
+        # Continue the numbering of a resumed session: /undo knows how long ago a turn was.
+        self.turn = max(self._store.last_turn, turns_before)
         self._calls = itertools.count(self._store.last_call + 1)
         self._specs: tuple[tuple[Tool[Any], ...], list[ToolSpec]] | None = None
 
@@ -207,7 +208,7 @@ class ToolExecutor:
 
     def begin_turn(self) -> None:
         """Start a new turn: later checkpoints form one `/undo` step; failure counts reset."""
-        self._turn += 1
+        self.turn += 1
         self._repeats.reset()
 
     def undo_last_turn(self) -> UndoReport:
@@ -276,7 +277,7 @@ class ToolExecutor:
         if tool.kind == "command":
             return await self._commands.run(
                 call,
-                turn=self._turn,
+                turn=self.turn,
                 number=call_number,
                 command=lambda: self._run(call, tool, args, ctx, call_number),
             )
@@ -296,7 +297,7 @@ class ToolExecutor:
     def _record(self, path: Path, tool_use_id: str, call_number: int) -> None:
         try:
             checkpoint = self._store.record(
-                path, turn=self._turn, tool_use_id=tool_use_id, call=call_number
+                path, turn=self.turn, tool_use_id=tool_use_id, call=call_number
             )
         except OSError as exc:
             raise ToolError(
@@ -308,7 +309,7 @@ class ToolExecutor:
             CheckpointRecorded(
                 path=str(path),
                 existed_before=checkpoint.existed_before,
-                turn=self._turn,
+                turn=self.turn,
                 tool_use_id=tool_use_id,
             )
         )
@@ -382,8 +383,7 @@ class ToolExecutor:
         content = f"Refused: {refusal.reason}"
         if refusal.hint:
             content += f"\nInstead: {refusal.hint}."
-        content = self._fit(content)
-        content = self._note_repeat(call, content)
+        content = self._note_repeat(call, self._fit(content))
         return ToolResultBlock(tool_use_id=call.id, content=content, is_error=True)
 
     def _note_repeat(self, call: ToolUseBlock, content: str, *, result: str | None = None) -> str:

@@ -33,7 +33,7 @@ from providers import Event, LlmError, Usage
 from providers.models import ModelRef
 from recovery import RecoveryStats
 from sessions import SessionError, SessionSummary
-from tools import UndoReport
+from tools import UndoPreview, UndoReport
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,10 @@ class CommandHost(Protocol):
         ...
 
     def undo_last_turn(self) -> UndoReport: ...
+
+    def undo_preview(self) -> UndoPreview | None:
+        """What /undo would undo, and how many turns ago it was; None: nothing."""
+        ...
 
     async def doctor(self) -> list[Finding] | None:
         """What ``/doctor`` checks; None if Ctrl-C cancelled it."""
@@ -192,9 +196,15 @@ class SlashCommands:
         return False
 
     async def _undo(self, _: str) -> bool:
+        preview = self.host.undo_preview()
+        if preview is not None and preview.turns_ago > 0:
+            answer = await self.host.ask(preview.question())
+            if answer.strip().lower() not in ("y", "yes"):
+                self._say("Nothing undone.", "dim")
+                return True
         report = self.host.undo_last_turn()
         style = "red" if report.failed else "yellow" if report.kept else "green"
-        self._say(report.describe(), style)
+        self._say(report.describe(self.host.workspace), style)
         return True
 
     async def _model(self, arg: str) -> bool:

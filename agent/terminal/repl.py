@@ -47,7 +47,7 @@ from recovery import RecoveryStats
 from recovery.chaos_report import chaos_report
 from recovery.usage import merged_usage
 from sessions import SessionError, SessionSummary
-from tools import UndoReport
+from tools import UndoPreview, UndoReport
 
 DOUBLE_INTERRUPT = 2.0
 STOPPED_MID_TURN = (
@@ -187,6 +187,9 @@ class Repl:
     def undo_last_turn(self) -> UndoReport:
         return self.agent.undo_last_turn()
 
+    def undo_preview(self) -> UndoPreview | None:
+        return self.agent.undo_preview()
+
     def model_chain(self) -> list[str]:
         return self.agent.models()
 
@@ -197,12 +200,10 @@ class Repl:
         return self.agent.recovery_stats(), self.agent.recorded, self.agent.describe_sandbox()
 
     def usage(self) -> UsageSoFar:
-        loaded = self.agent.loaded
-        before = loaded.usage_total if loaded is not None else Usage()
-        primary = self.agent.models()[0]
-        saved = loaded.usage_by_kind if loaded is not None else {}
-        purposes = merged_usage(saved, self.agent.usage_by_purpose())
-        return UsageSoFar(self.agent.usage, before, self.agent.usage_by_model(), primary, purposes)
+        loaded, agent = self.agent.loaded, self.agent
+        before, saved = (loaded.usage_total, loaded.usage_by_kind) if loaded else (Usage(), {})
+        purposes = merged_usage(saved, agent.usage_by_purpose())
+        return UsageSoFar(agent.usage, before, agent.usage_by_model(), agent.models()[0], purposes)
 
     def saved_sessions(self) -> list[SessionSummary]:
         return self.agent.saved_sessions()

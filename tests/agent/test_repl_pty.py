@@ -131,8 +131,9 @@ def test_undo_restores_a_file_the_turn_changed(
     assert target.read_text() == 'print("hello")\n'
 
     term.send_line("/undo")
-    term.expect("Restored 1 file")
+    shown = clean(term.expect("greet.py: restored"))
     term.prompt()
+    assert "1 file put back" in shown
 
     assert target.read_text() == 'print("helo")\n'
     term.exit()
@@ -159,8 +160,10 @@ def test_undo_after_resume_restores_what_a_command_changed(
     second = spawn("--yes", "--resume", session_id.group(1))
     second.prompt()
     second.send_line("/undo")
-    second.expect("Restored 2 file")
-    second.prompt()
+    shown = clean(second.expect("2 files put back"))
+    shown += clean(second.prompt())
+    assert "keep.txt: restored" in shown
+    assert "made.txt: removed (the turn created it)" in shown
 
     assert keep.read_text() == "keep\n"
     assert not (workspace / "made.txt").exists()
@@ -257,3 +260,44 @@ def test_escape_sequences_from_a_file_and_the_answer_never_reach_the_terminal(
     assert "\x1b]52" not in term.raw
     assert "\x1b[2J" not in term.raw
     term.exit()
+
+
+def test_undo_asks_before_undoing_an_older_turn_after_resume(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    # The first turn creates notes.txt; the next two change nothing. After a resume, /undo
+    # must not silently reach back three turns: it names the turn and asks.
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "notes.txt", "content": "n\n"}),
+        Reply.text("Wrote it."),
+        Reply.text("Nothing to change."),
+        Reply.text("Still nothing."),
+    )
+    first = spawn("--yes")
+    first.prompt()
+    for prompt, answer in (("write notes", "Wrote it"), ("look", "Nothing"), ("again", "Still")):
+        first.send_line(prompt)
+        first.expect(answer)
+        first.prompt()
+    session_id = re.search(r"agent --resume (\w+)", clean(first.exit()))
+    assert session_id is not None
+
+    second = spawn("--yes", "--resume", session_id.group(1))
+    second.prompt()
+    second.send_line("/undo")
+    asked = clean(second.expect(r"\[y/N\]"))
+    second.send_line("n")
+    shown = clean(second.expect("Nothing undone"))
+    second.prompt()
+    assert "The last 2 turns changed no files" in asked
+    assert "notes.txt (created)" in asked
+    assert (workspace / "notes.txt").exists()
+
+    second.send_line("/undo")
+    second.expect(r"\[y/N\]")
+    second.send_line("y")
+    shown = clean(second.expect("notes.txt: removed"))
+    second.prompt()
+    second.exit()
+    assert "1 file put back" in shown
+    assert not (workspace / "notes.txt").exists()
