@@ -35,14 +35,8 @@ from tools.hooks import (
 )
 from tools.settings import ToolSettings
 from tools.undo.checkpoint_files import prune_checkpoints
-from tools.undo.checkpoints import (
-    Checkpoint,
-    KeptChange,
-    RestoreFailure,
-    UndoPreview,
-    UndoReport,
-    undo_preview,
-)
+from tools.undo.checkpoints import Checkpoint, undo_preview
+from tools.undo.report import KeptChange, RestoreFailure, UndoPreview, UndoReport
 from tools.workspace import PathOutsideWorkspace, file_in_workspace, resolve_in_workspace
 
 __all__ = [

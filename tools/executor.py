@@ -60,8 +60,9 @@ from tools.results import (
 )
 from tools.settings import ToolSettings
 from tools.text import trim_middle
-from tools.undo.checkpoints import Checkpoint, CheckpointStore, UndoReport
+from tools.undo.checkpoints import Checkpoint, CheckpointStore
 from tools.undo.command_changes import CommandRecorder
+from tools.undo.report import UndoReport
 from tools.undo.snapshots import SnapshotLimits, WorkspaceScanner
 
 log = structlog.get_logger("tools")
@@ -212,11 +213,8 @@ class ToolExecutor:
         self._repeats.reset()
 
     def undo_last_turn(self) -> UndoReport:
-        """Restore the files changed in the latest turn that changed any.
-
-        A file changed since the agent left it is not touched; its earlier version is saved
-        beside it and the report says so.
-        """
+        """Restore the files changed in the latest turn that changed any; a file changed
+        since the agent left it is not touched (its earlier version is saved beside it)."""
         report = self._store.undo_turn()
         if report.turn is not None:
             self._store.keep_contents(self._scanner.digests)

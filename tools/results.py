@@ -14,7 +14,7 @@ from providers.conversation import RAW_ARGUMENTS_KEY
 from providers.messages import MAX_INPUT_DEPTH, input_depth
 from tools.base import ErrorCategory, Tool
 from tools.text import redact_value
-from tools.undo.checkpoints import UndoReport
+from tools.undo.report import UndoReport
 from tools.workspace import PathOutsideWorkspace
 
 _TRANSIENT_ERRNOS = frozenset(
