@@ -6,7 +6,6 @@ or its provider directly, so they can be tested with a small fake host and no te
 
 from __future__ import annotations
 
-import difflib
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -118,12 +117,29 @@ log = structlog.get_logger("agent.terminal.commands")
 
 
 def closest(name: str, names: Sequence[str]) -> str | None:
-    """The known command ``name`` was most likely meant to be."""
-    matches = difflib.get_close_matches(name, names, n=1, cutoff=0.4)
-    if matches:
-        return matches[0]
-    prefixed = [known for known in names if known.startswith(name[:2])]
+    """The known command ``name`` was most likely meant to be: one a typo or two away
+    (a letter wrong, missing, extra, or two swapped), or the only one it begins; else None.
+    A loose likeness is no suggestion: ``/foo`` is not ``/doctor``."""
+    allowed = 1 if len(name) <= 5 else 2
+    near = sorted((typo_distance(name, known), known) for known in names)
+    if near and near[0][0] <= allowed:
+        return near[0][1]
+    prefixed = [known for known in names if len(name) >= 3 and known.startswith(name)]
     return prefixed[0] if len(prefixed) == 1 else None
+
+
+def typo_distance(a: str, b: str) -> int:
+    """Edits (insert, delete, replace, swap two neighbours) that turn ``a`` into ``b``."""
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            row[j] = min(row[j - 1] + 1, rows[-1][j] + 1, rows[-1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
 
 
 class SlashCommands:

@@ -201,6 +201,9 @@ def test_unknown_commands_suggest_the_closest_one(spawn: Spawn) -> None:
     shown = clean(term.expect("Did you mean /\\w+"))
     assert "/stats" in shown
     term.prompt()
+    shown = clean(term.command("/foo"))
+    assert "Unknown command /foo." in shown
+    assert "Did you mean" not in shown  # /doctor is no close match
     term.exit()
 
 
