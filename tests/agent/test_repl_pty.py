@@ -304,3 +304,27 @@ def test_undo_asks_before_undoing_an_older_turn_after_resume(
     second.exit()
     assert "1 file put back" in shown
     assert not (workspace / "notes.txt").exists()
+
+
+def test_an_answer_that_is_not_one_is_asked_again(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "new.txt", "content": "hi\n"}),
+        Reply.text("Wrote it."),
+    )
+    term = spawn("--approval", "ask")
+    term.prompt()
+    term.send_line("make new.txt")
+    term.expect("Allow\\?")
+    term.send_line("maybe")
+    shown = clean(term.expect("is not an answer"))
+    term.expect("Allow\\?")
+    assert not (workspace / "new.txt").exists()  # not taken as a no, nor as a yes
+    term.send_line("y")
+    term.expect("Wrote it")
+    term.prompt()
+    term.exit()
+
+    assert "denied" not in shown
+    assert (workspace / "new.txt").read_text() == "hi\n"
