@@ -172,6 +172,7 @@ async def test_dangerous_command_is_refused_and_nothing_is_deleted(
     result = await harness.run("run_command", command=command)
     assert result.is_error
     assert result.content.startswith("Refused:")
+    assert not result.content.lower().startswith("refused: refused")
     assert "Instead:" in result.content
     assert (decoy_home / "CANARY").read_text() == "do not delete"
     assert (workspace / "keep.txt").exists()
