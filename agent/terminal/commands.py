@@ -283,8 +283,9 @@ class SlashCommands:
         return True
 
     def _summaries(self, *, quiet: bool = False) -> list[SessionSummary]:
+        """Saved sessions with something in them (the one just started has nothing yet)."""
         try:
-            return self.host.saved_sessions()
+            return [s for s in self.host.saved_sessions() if s.message_count]
         except SessionError as error:
             if not quiet:  # completion asks while the person types: no output then
                 self._say(str(error), "red")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.cli import run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import Spawn, clean
@@ -328,3 +329,21 @@ def test_an_answer_that_is_not_one_is_asked_again(
 
     assert "denied" not in shown
     assert (workspace / "new.txt").read_text() == "hi\n"
+
+
+def test_sessions_does_not_list_the_empty_session_just_started(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("Hello."))
+    earlier = run_agent("-p", "hello", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert earlier.code == 0, earlier.stderr
+    sessions = decoy_home / ".agent" / "sessions"
+    [old] = [path.stem for path in sessions.glob("*.jsonl")]
+    term = spawn()
+    term.prompt()
+    shown = clean(term.command("/sessions"))
+    [new] = [path.stem for path in sessions.glob("*.jsonl") if path.stem != old]
+    term.exit()
+
+    assert old in shown
+    assert new not in shown
