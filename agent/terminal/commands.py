@@ -161,7 +161,10 @@ class SlashCommands:
         self._add("/stats", "/stats", "what recovery did: retries, fallbacks, waits", self._stats)
         self._add("/doctor", "/doctor", "check keys, models, sandbox, MCP servers", self._doctor)
         self._add(
-            "/cost", "/cost", "tokens and money per model, and the fallbacks' share", self._cost
+            "/cost",
+            "/cost",
+            "tokens and money per model and purpose, and the fallbacks' share",
+            self._cost,
         )
         self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
