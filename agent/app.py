@@ -41,6 +41,7 @@ from tools.attempts import run_tool
 from tools.chaos import ToolChaos
 from tools.guard.sandbox import Sandbox
 from tools.hooks import BeforeToolHook
+from tools.saved_output import prune_saved_outputs
 
 __all__ = ["Agent", "build_agent"]
 
@@ -114,8 +115,7 @@ def build_agent(
     fleet = Fleet(shared, config.recovery)
     provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
     provider.usage.subscribe(saving_usage(session))
-    scratch = scratch_dir(home)
-    sandbox = Sandbox.create(config.sandbox, scratch=scratch)
+    sandbox = Sandbox.create(config.sandbox, scratch=scratch_dir(home))
     if notice := sandbox.notice():
         notices.append(Notice(text=notice))
     mcp = McpLink(
@@ -147,6 +147,8 @@ def build_agent(
         hooks.permission_mode = lambda: current_mode(permissions)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
+        max_age = config.tools.checkpoint_max_age_days * 86_400
+        prune_saved_outputs(home / "outputs", keep=session.id, max_age=max_age)
         tools = ToolExecutor(
             workspace=workspace,
             settings=lambda: profiles.tool_settings(provider.current),
@@ -160,7 +162,7 @@ def build_agent(
             more_tools=mcp.tools,
             hooks=before_tool,
             runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
-            outputs=scratch / "outputs" / session.id if scratch is not None else None,
+            outputs=home / "outputs" / session.id,
             turns_before=len(loaded.turn_ends) if loaded is not None else 0,
         )
     except OSError as error:

@@ -3,8 +3,10 @@
 The model sees the head and tail of a long output; the cut's marker names this file, so the
 model can ``sed -n`` or ``grep`` the part it needs instead of running the command again. The
 file is written redacted, line by line as the output arrives (no secret is ever on disk),
-is private (0600, in a 0700 directory), stops at `SAVE_LIMIT` bytes, and only the newest
-`KEEP_FILES` of a directory are kept.
+is private (0600, in a 0700 directory under AGENT_HOME, which commands can read but not
+write: a command cannot plant a link there), stops at `SAVE_LIMIT` bytes, only the newest
+`KEEP_FILES` of a session are kept, and a session's are removed once it is old
+(`prune_saved_outputs`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,9 +24,9 @@ from tools.text import decode
 
 log = structlog.get_logger("tools")
 
-SAVE_LIMIT = 64 * 1024 * 1024
+SAVE_LIMIT = 16 * 1024 * 1024
 """Bytes of one command's output kept on disk; the rest is left out (and said so)."""
-KEEP_FILES = 20
+KEEP_FILES = 10
 """Saved outputs kept per directory (one session's); older ones are removed."""
 _LONGEST_LINE = 64 * 1024
 """A line longer than this is redacted and written in pieces."""
@@ -114,3 +117,16 @@ def _prune(directory: Path) -> None:
         files = sorted(directory.glob("command-*.txt"), key=lambda p: p.stat().st_mtime)
         for old in files[:-KEEP_FILES]:
             old.unlink(missing_ok=True)
+
+
+def prune_saved_outputs(root: Path, *, keep: str, max_age: float) -> None:
+    """Remove the saved outputs of sessions (directories under ``root``) other than ``keep``
+    untouched for ``max_age`` seconds."""
+    with contextlib.suppress(OSError):
+        for session in root.iterdir():
+            if session.name == keep or session.is_symlink() or not session.is_dir():
+                continue
+            if time.time() - session.stat().st_mtime > max_age:
+                for saved in session.glob("command-*.txt"):
+                    saved.unlink(missing_ok=True)
+                session.rmdir()

@@ -293,5 +293,5 @@ def _command_output(
     saved = capture.saved.close(keep=cut)
     whole = None
     if saved is not None:
-        whole = str(saved) + (" (its first 64 MiB)" if capture.saved.truncated else "")
+        whole = str(saved) + (" (its first 16 MiB)" if capture.saved.truncated else "")
     return ToolOutput(text, is_error=is_error, gap=gap, whole=whole)
