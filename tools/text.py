@@ -91,7 +91,8 @@ def trim_middle(text: str, limit: int, *, gap: Gap | None = None, whole: str | N
             "narrow the request (offset/limit, a more specific pattern, or filter the "
             "command output) to see them"
         )
-    counted = f"{lines:,} lines ({size:,} bytes)" if lines else f"{size:,} bytes"
+    noun = "line" if lines == 1 else "lines"
+    counted = f"{lines:,} {noun} ({size:,} bytes)" if lines else f"{size:,} bytes"
     where = f", {span}" if span else ""
     marker = f"[... {counted} cut from the middle{where}; {how} ...]\n"
     joint = "" if not head or head.endswith("\n") else "\n"

@@ -59,7 +59,8 @@ def test_the_note_counts_exactly_the_lines_and_bytes_left_out(
     kept = {line for line in trimmed.splitlines() if not line.startswith("[...")}
     left_out = [line for line in lines if line not in kept]
     size = sum(len(line) + 1 for line in left_out)
-    counted = f"{len(left_out):,} lines ({size:,} bytes)" if left_out else f"{size:,} bytes"
+    noun = "line" if len(left_out) == 1 else "lines"
+    counted = f"{len(left_out):,} {noun} ({size:,} bytes)" if left_out else f"{size:,} bytes"
     assert counted in trimmed
 
 
