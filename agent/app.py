@@ -34,16 +34,18 @@ from agent.setup.profiles import Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.startup import Options, SetupError, secret_redactor
 from compaction import Compactor
-from providers import Event, EventBus, EventSink, Notice
+from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
 from providers.chaos import ChaosPlan, ChaosSpec, chaos_start_notice
 from recovery import FallbackActivated, ModelRestored, RecoveringProvider
 from recovery.fleet import Fleet, open_store
+from recovery.usage import UsageListener
 from sessions import SessionStore, SessionWriter
 from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace
 from tools.attempts import run_tool
 from tools.chaos import ToolChaos
 from tools.guard.sandbox import Sandbox
 from tools.hooks import BeforeToolHook
+from tools.saved_output import prune_saved_outputs
 
 __all__ = ["Agent", "build_agent"]
 
@@ -125,6 +127,7 @@ def build_agent(
     )
     fleet = Fleet(shared, config.recovery)
     provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
+    provider.usage.subscribe(saving_usage(session))
     # The workspace files these run are protected (tools.guard.protected).
     runs = [hook.command for entries in config.hooks.values() for m in entries for hook in m.hooks]
     runs += [
@@ -171,6 +174,8 @@ def build_agent(
         before_tool.insert(0, hooks.before_tool)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
+        max_age = config.tools.checkpoint_max_age_days * 86_400
+        prune_saved_outputs(home / "outputs", keep=session.id, max_age=max_age)
         tools = ToolExecutor(
             workspace=workspace,
             settings=lambda: profiles.tool_settings(provider.current),
@@ -191,6 +196,8 @@ def build_agent(
             hooks=before_tool,
             runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
             read_denied=lambda path: permissions.refuses_read(path) is not None,
+            outputs=home / "outputs" / session.id,
+            turns_before=len(loaded.turn_ends) if loaded is not None else 0,
         )
     except OSError as error:
         mcp.close()
@@ -271,6 +278,16 @@ def persisting(session: SessionWriter, workspace: Path) -> EventSink:
             )
 
     return persist
+
+
+def saving_usage(session: SessionWriter) -> UsageListener:
+    """Keeps each answer's usage in the session log, with what its request was for."""
+
+    def save(kind: RequestKind, model: str, usage: Usage) -> None:
+        if not session.closed:
+            session.append_usage(usage, model, kind.value)
+
+    return save
 
 
 def _log_event(event: Event) -> None:

@@ -12,7 +12,7 @@ import sys
 import traceback
 from difflib import get_close_matches
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -31,9 +31,11 @@ from agent.setup.flags import (
     choice,
     config_option,
     flag_overrides,
+    group_options,
     named_option,
     with_empty_prompt,
 )
+from agent.terminal.mcp_commands import mcp_cli
 
 
 class AgentGroup(TyperGroup):
@@ -267,6 +269,10 @@ def run(
             "--resume ID or --continue)",
             param_hint="-p",
         )
+    if prompt is not None and prompt.strip() == "/doctor":
+        from agent.terminal.doctor_view import run_doctor
+
+        raise typer.Exit(run_doctor(options))
     if prompt is not None:
         from agent.oneshot import Output, exit_now, run_once
 
@@ -315,6 +321,15 @@ def trust(
     raise typer.Exit(trust_project(Path.cwd(), yes=yes))
 
 
+@cli.command("doctor")
+def doctor(ctx: typer.Context) -> None:
+    """Run /doctor's checks (keys, each model, sandbox, MCP servers, offline model, shared
+    state); exit 1 if one failed. The flags before ``doctor`` (--model, --set ...) apply."""
+    from agent.terminal.doctor_view import run_doctor
+
+    raise typer.Exit(run_doctor(group_options(ctx, Path.cwd())))
+
+
 @cli.command("setup")
 def setup() -> None:
     """Find a model this machine can use (API keys, local Ollama, LM Studio, llama.cpp or
@@ -332,50 +347,11 @@ def acp(ctx: typer.Context) -> None:
     The flags before ``acp`` (--model, --approval, --set ...) apply to every session.
     """
     from agent.acp import serve
-    from agent.setup.startup import Options
 
-    parent = cast(typer.Context, ctx.parent)  # the group's context: the flags before `acp`
-    options = Options(
-        workspace=Path.cwd(),
-        config_file=parent.params.get("config"),
-        overrides=flag_overrides(parent, list(parent.params.get("settings") or [])),
-        verbose=bool(parent.params.get("verbose")),
-    )
-    raise typer.Exit(serve(options))
+    raise typer.Exit(serve(group_options(ctx, Path.cwd())))
 
 
-mcp_cli = typer.Typer(
-    help="MCP servers: their state, and allowing a project's .mcp.json servers.",
-    no_args_is_help=True,
-)
 cli.add_typer(mcp_cli, name="mcp")
-
-
-@mcp_cli.command("list")
-def mcp_list(
-    wait: Annotated[
-        float,
-        typer.Option(
-            "--wait", min=0, help="Seconds to give the servers to start before showing them."
-        ),
-    ] = 5.0,
-) -> None:
-    """Start each configured MCP server, show its state (ready with N tools, or why not)."""
-    from agent.terminal.mcp_view import list_servers
-
-    raise typer.Exit(list_servers(Path.cwd(), wait=wait))
-
-
-@mcp_cli.command("approve")
-def mcp_approve(
-    names: Annotated[
-        list[str] | None, typer.Argument(help="Servers to allow (default: all pending).")
-    ] = None,
-) -> None:
-    """Allow servers this project's .mcp.json adds (needed before -p starts them)."""
-    from agent.terminal.mcp_view import approve_servers
-
-    raise typer.Exit(approve_servers(Path.cwd(), list(names or [])))
 
 
 def _option_names() -> set[str]:

@@ -208,6 +208,7 @@ class _Run:
             **self.report.fields(),
             "duration_api_ms": round(agent.api_seconds * 1000),
             "usage": agent.usage.model_dump(),
+            "usage_by_purpose": {k: u.model_dump() for k, u in agent.usage_by_purpose().items()},
             "total_cost_usd": agent.cost_usd(),
             "exit_code": code,
         }

@@ -31,13 +31,9 @@ from providers.chaos import ChaosPlan
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
 from providers.profiles import ModelProfile, cost_of
-from recovery import (
-    FallbackActivated,
-    ModelTarget,
-    RecoveringProvider,
-    RecoveryStats,
-)
+from recovery import FallbackActivated, ModelTarget, RecoveringProvider, RecoveryStats
 from recovery.fleet import Fleet
+from recovery.usage import merged_usage
 from sessions import (
     LoadedSession,
     Redactor,
@@ -47,7 +43,7 @@ from sessions import (
     SessionWriter,
     is_shell_run,
 )
-from tools import ToolExecutor, UndoReport
+from tools import ToolExecutor, UndoPreview, UndoReport, undo_preview
 from tools.guard.sandbox import Sandbox
 
 log = structlog.get_logger("agent.session")
@@ -195,8 +191,8 @@ class Agent:
 
     @property
     def usage(self) -> Usage:
-        """Tokens used in this run."""
-        return self.loop.usage
+        """Tokens used in this run, by every request: the turns', compaction's."""
+        return self.provider.usage.total
 
     @property
     def api_seconds(self) -> float:
@@ -205,18 +201,20 @@ class Agent:
 
     def cost_usd(self) -> float | None:
         """What this run's tokens cost at list prices; None if any model's price is unknown."""
-        return cost_of(self.loop.usage_by_model)
+        return cost_of(self.provider.usage.by_model)
 
     def usage_by_model(self) -> dict[str, Usage]:
         """Tokens per model over the whole session: the saved part and this run."""
-        merged = dict(self.loaded.usage_by_model) if self.loaded is not None else {}
-        for model, usage in self.loop.usage_by_model.items():
-            merged[model] = merged.get(model, Usage()) + usage
-        return merged
+        saved = self.loaded.usage_by_model if self.loaded is not None else {}
+        return merged_usage(saved, self.provider.usage.by_model)
+
+    def usage_by_purpose(self) -> dict[str, Usage]:
+        """Tokens per purpose of the request (turn, compaction, ...) in this run."""
+        return dict(self.provider.usage.by_kind)
 
     async def doctor(self) -> list[Finding]:
         """``/doctor``: keys, each model probed, sandbox layers, MCP servers, offline model."""
-        chain, sandbox = list(self.provider.chain), self.describe_sandbox()
+        chain, sandbox = list(self.provider.chain), self.sandbox.describe()
         held = self.permissions.warnings if self.permissions is not None else []
         servers, env = self.mcp.statuses(), self.sandbox.env
         return await diagnose(self.config, self.environ, chain, sandbox, servers, held, env)
@@ -224,15 +222,15 @@ class Agent:
     def recovery_stats(self) -> RecoveryStats:
         return self.provider.stats()
 
-    def describe_sandbox(self) -> str:
-        return self.sandbox.describe()
-
     def redact(self, text: str) -> str:
         """``text`` with every known secret hidden, as sessions and logs have it."""
         return self.redactor.text(text)
 
     def undo_last_turn(self) -> UndoReport:
         return self.tools.undo_last_turn()
+
+    def undo_preview(self) -> UndoPreview | None:
+        return undo_preview(self.tools.checkpoints, self.tools.turn)
 
     def add_context(self, message: Message) -> None:
         """Keep what the person did between turns (a ``!`` run); it goes with the next prompt."""

@@ -17,6 +17,7 @@ from providers import (
     Message,
     Provider,
     Purpose,
+    RequestKind,
     StopReason,
     TextBlock,
     ToolUseBlock,
@@ -80,6 +81,7 @@ class Summariser:
             messages=[Message.user(text)],
             max_tokens=self.max_summary_tokens,
             purpose=Purpose.BACKGROUND,
+            kind=RequestKind.COMPACTION,
         )
 
     async def summarise(self, head: Sequence[Message], focus: str | None = None) -> str:

@@ -40,6 +40,15 @@ class Purpose(StrEnum):
     BACKGROUND = "background"
 
 
+class RequestKind(StrEnum):
+    """What a request is for, so every request's tokens are counted under its purpose
+    (``/cost``, ``-p``'s ``usage_by_purpose``). A new kind of request (a sub-agent's turn,
+    web_fetch's summary) is a new value here, set by whoever builds that request."""
+
+    TURN = "turn"
+    COMPACTION = "compaction"
+
+
 class ToolSpec(CachingModel):
     """A tool as the model sees it: name, description and JSON schema of its input."""
 
@@ -71,6 +80,7 @@ class ChatRequest(BaseModel):
     tools: list[ToolSpec] = Field(default_factory=list)
     max_tokens: int | None = None
     purpose: Purpose = Purpose.FOREGROUND
+    kind: RequestKind = RequestKind.TURN
     timeout: float | None = None
     temperature: float | None = None
 

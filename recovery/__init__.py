@@ -25,6 +25,7 @@ from recovery.fleet import Fleet, FleetView, credential_fingerprint
 from recovery.policy import POLICY, Action, CallState, Charge, Decision, KindPolicy, Pace, decide
 from recovery.provider import RecoveringProvider, RecoveryStats
 from recovery.settings import RecoverySettings, SharedSettings
+from recovery.usage import UsageLedger
 
 __all__ = [
     "POLICY",
@@ -56,6 +57,7 @@ __all__ = [
     "SharedSettings",
     "StreamRestarted",
     "TokensEscalated",
+    "UsageLedger",
     "credential_fingerprint",
     "decide",
 ]

@@ -41,8 +41,12 @@ _TALLY = (
 
 
 def chaos_report(plan: ChaosPlan, events: Sequence[Event]) -> str:
-    """Plain text: one row per fault kind, then the recovery events of the run."""
-    retries = Counter(event.kind for event in events if isinstance(event, RetryScheduled))
+    """Plain text: one row per fault kind, then the recovery events of the run.
+
+    Each retry is counted once, under the fault that caused it, so the rows add up to the
+    total on the last line; a retry of an error no fault explains gets a row of its own.
+    """
+    retries, unexplained = _retries_by_fault(plan, events)
     tally = Counter(event.type for event in events)
     counts = plan.counts()
     head = f"{plan.spec.describe()} ended: {len(plan.injected)} faults in {plan.requests} requests"
@@ -54,12 +58,36 @@ def chaos_report(plan: ChaosPlan, events: Sequence[Event]) -> str:
         rows.append(
             f"  {kind.value:<{width}}  {injected:>4} injected · {_how(kind, retries, tally)}"
         )
+    if unexplained:
+        rows.append(f"  {'other':<{width}}        {unexplained} retries of errors not injected")
     done = ", ".join(f"{tally[name]} {label}" for name, label in _TALLY)
     rows.append(f"  recovery: {done}")
     return "\n".join(rows)
 
 
-def _how(kind: FaultKind, retries: Counter[ErrorKind], tally: Counter[str]) -> str:
+def _retries_by_fault(plan: ChaosPlan, events: Sequence[Event]) -> tuple[Counter[FaultKind], int]:
+    """Retries per fault kind, and those no injected fault explains.
+
+    A fault fails one request, so it causes at most one retry: each retry goes to the
+    earliest fault not yet matched whose error kind it retried (faults and retries come in
+    the same order). Matching by error kind alone counted an overload's retry under both
+    ``overload`` and ``outage``, and the rows added up to more than the run retried.
+    """
+    waiting = [fault.kind for fault in plan.injected if ANSWERED_BY.get(fault.kind)]
+    found: Counter[FaultKind] = Counter()
+    unexplained = 0
+    for event in events:
+        if not isinstance(event, RetryScheduled):
+            continue
+        match = next((i for i, kind in enumerate(waiting) if event.kind in ANSWERED_BY[kind]), None)
+        if match is None:
+            unexplained += 1
+        else:
+            found[waiting.pop(match)] += 1
+    return found, unexplained
+
+
+def _how(kind: FaultKind, retries: Counter[FaultKind], tally: Counter[str]) -> str:
     """What recovery did about faults of ``kind``."""
     if kind is FaultKind.STALL:
         return "waited out (no error)"
@@ -75,5 +103,4 @@ def _how(kind: FaultKind, retries: Counter[ErrorKind], tally: Counter[str]) -> s
     if kind is FaultKind.TOOL_FLOOD:
         return "cut to the tool output limit (tools.max_output_chars) before the model read it"
     kinds = ANSWERED_BY[kind]
-    retried = sum(retries[error] for error in kinds)
-    return f"{retried} retries of {' / '.join(error.value for error in kinds)}"
+    return f"{retries[kind]} retries of {' / '.join(error.value for error in kinds)}"

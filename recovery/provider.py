@@ -44,6 +44,7 @@ from recovery.fleet import Fleet, FleetView
 from recovery.report import combined_error
 from recovery.retry import RetryLoop
 from recovery.settings import RecoverySettings
+from recovery.usage import UsageLedger
 
 _log = structlog.get_logger("recovery")
 
@@ -124,6 +125,11 @@ class RecoveringProvider:
             rng=rng or random.Random(),
             fleet=fleet,
         )
+
+    @property
+    def usage(self) -> UsageLedger:
+        """Tokens of every answer this provider got, per model and per purpose."""
+        return self._retry.usage
 
     @property
     def current(self) -> ModelRef:

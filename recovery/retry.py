@@ -38,6 +38,7 @@ from recovery.fleet.shared import Fleet, Hold
 from recovery.policy import POLICY, Action, CallState, Decision, decide
 from recovery.report import Failure
 from recovery.settings import RecoverySettings
+from recovery.usage import UsageLedger
 
 Emit = Callable[[RecoveryEvent, str | None], None]
 HELD_NOTICE_AFTER = 1.0
@@ -80,6 +81,7 @@ class RetryLoop:
         """Per model: the clock time before which its server asked not to be called again."""
         self.requests = 0
         self.waited = 0.0
+        self.usage = UsageLedger()
 
     def breaker(self, ref: ModelRef) -> CircuitBreaker:
         """The circuit breaker of ``ref`` (created closed on first use)."""
@@ -183,6 +185,7 @@ class RetryLoop:
         stop_renewing = self.fleet.keep_alive(target.fleet_key) if self.fleet is not None else None
         try:
             response = await target.provider.chat(request, on_delta)
+            self.usage.add(request.kind, response.model or target.ref.name, response.usage)
             reported = response.rate_limits
             answered = response.stop_reason is not StopReason.INCOMPLETE
         except LlmError as error:

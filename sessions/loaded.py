@@ -77,6 +77,8 @@ class LoadedSession:
     turn_ends: list[TurnEndRecord]
     warnings: list[str] = field(default_factory=list)
     repairs: list[str] = field(default_factory=list)
+    usage_by_kind: dict[str, Usage] = field(default_factory=dict)
+    """Tokens per purpose of the request (turn, compaction, ...)."""
     changed_files: list[FileChange] = field(default_factory=list)
     unsaved_tail: Message | None = None
     """A message the repair added after the last saved one; `SessionStore.open` saves it."""
@@ -118,6 +120,7 @@ def build_session(
     state = ModelState(chain=list(header.model_chain), current=_first(header.model_chain))
     usage_total = Usage()
     usage_by_model: dict[str, Usage] = {}
+    usage_by_kind: dict[str, Usage] = {}
     checkpoints: list[CheckpointRecord] = []
     turn_ends: list[TurnEndRecord] = []
     last_seen: dict[str, FileStateRecord | CheckpointRecord] = {}
@@ -131,6 +134,7 @@ def build_session(
         elif record.type == "usage":
             usage_total = usage_total + record.usage
             usage_by_model[record.model] = usage_by_model.get(record.model, Usage()) + record.usage
+            usage_by_kind[record.kind] = usage_by_kind.get(record.kind, Usage()) + record.usage
         elif record.type == "file_state" or record.type == "checkpoint":
             last_seen[record.path] = record
             if record.type == "checkpoint":
@@ -154,6 +158,7 @@ def build_session(
         model_state=state,
         usage_total=usage_total,
         usage_by_model=usage_by_model,
+        usage_by_kind=usage_by_kind,
         checkpoints=checkpoints,
         turn_ends=turn_ends,
         warnings=list(scanned.warnings),

@@ -112,6 +112,9 @@ class UsageRecord(RecordBase):
     type: Literal["usage"] = "usage"
     usage: Usage
     model: str = ""
+    kind: str = "turn"
+    """What the request was for (`providers.RequestKind`: turn, compaction, ...); kept as
+    text, so a session written by a later version with a new kind still loads."""
 
     @field_validator("usage")
     @classmethod

@@ -141,9 +141,9 @@ class SessionWriter:
         )
         self.append_record(record)
 
-    def append_usage(self, usage: Usage, model: str = "") -> None:
-        """Save the token usage of one response."""
-        self.append_record(UsageRecord(ts=self._clock(), usage=usage, model=model))
+    def append_usage(self, usage: Usage, model: str = "", kind: str = "turn") -> None:
+        """Save the token usage of one response, and what its request was for."""
+        self.append_record(UsageRecord(ts=self._clock(), usage=usage, model=model, kind=kind))
 
     def append_checkpoint(
         self,

@@ -35,7 +35,8 @@ from tools.hooks import (
 )
 from tools.settings import ToolSettings
 from tools.undo.checkpoint_files import prune_checkpoints
-from tools.undo.checkpoints import Checkpoint, KeptChange, RestoreFailure, UndoReport
+from tools.undo.checkpoints import Checkpoint, undo_preview
+from tools.undo.report import KeptChange, RestoreFailure, UndoPreview, UndoReport
 from tools.workspace import PathOutsideWorkspace, file_in_workspace, resolve_in_workspace
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "ToolStarted",
     "ToolTimedOut",
     "UndoApplied",
+    "UndoPreview",
     "UndoReport",
     "builtin_tools",
     "check_command",
@@ -78,4 +80,5 @@ __all__ = [
     "needs_approval",
     "prune_checkpoints",
     "resolve_in_workspace",
+    "undo_preview",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import structlog
@@ -85,8 +85,16 @@ class Attempts:
     ) -> ToolOutput | Failure:
         outcome = await self._outcome(call, tool, args, ctx)
         if isinstance(outcome, ToolOutput):
-            return ToolOutput(self.redact(outcome.content), outcome.is_error, outcome.partial)
+            return self._redacted_output(outcome)
         return self.redacted(outcome)
+
+    def _redacted_output(self, output: ToolOutput) -> ToolOutput:
+        """``output`` with secrets hidden; each side of a gap apart, so the gap stays put."""
+        if output.gap is None:
+            return replace(output, content=self.redact(output.content))
+        head = self.redact(output.content[: output.gap.at])
+        tail = self.redact(output.content[output.gap.at :])
+        return replace(output, content=head + tail, gap=replace(output.gap, at=len(head)))
 
     async def _outcome(
         self, call: ToolUseBlock, tool: Tool[Any], args: BaseModel, ctx: ToolContext

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from providers.events import Event
 from tools.settings import ToolSettings
+from tools.text import Gap
 from tools.workspace import resolve_in_workspace
 
 ToolKind = Literal["read", "edit", "command"]
@@ -49,11 +50,18 @@ class ToolError(Exception):
 
 @dataclass(frozen=True)
 class ToolOutput:
-    """What a tool produced. ``partial`` marks work that only partly succeeded."""
+    """What a tool produced. ``partial`` marks work that only partly succeeded.
+
+    ``gap`` is output the tool already left out of ``content`` (a command's flood, kept only
+    in head and tail), ``whole`` the file that holds all of it: the executor's one cut to
+    the output limit counts the gap in and names the file.
+    """
 
     content: str
     is_error: bool = False
     partial: bool = False
+    gap: Gap | None = None
+    whole: str | None = None
 
 
 @dataclass
@@ -75,6 +83,9 @@ class ToolContext:
     key split by the cut would survive half-masked."""
     read_denied: Callable[[Path], bool] = field(default=lambda path: False)
     """Whether a rule withholds reading this absolute path (a ``Read`` deny rule)."""
+    outputs: Path | None = None
+    """A private directory where a tool may keep a whole output too long for the model
+    (`ToolOutput.whole`); None: nowhere."""
 
     def resolve(self, raw: str) -> Path:
         """``raw`` resolved inside the workspace; raises `PathOutsideWorkspace` otherwise."""

@@ -12,6 +12,7 @@ fault touches a file.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -45,5 +46,5 @@ class ToolChaos:
         output = await tool.run(args, ctx)
         if fault is FaultKind.TOOL_FLOOD:
             flood = _FLOOD_LINE * (FLOOD_CHARS // len(_FLOOD_LINE))
-            return ToolOutput(f"{output.content}\n{flood}", output.is_error, output.partial)
+            return replace(output, content=f"{output.content}\n{flood}")
         return output

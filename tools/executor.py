@@ -32,7 +32,6 @@ from tools.blocking import in_worker
 from tools.builtin import builtin_tools
 from tools.events import (
     CheckpointRecorded,
-    RolledBack,
     ToolFailed,
     ToolRefused,
     ToolRepeatedCall,
@@ -57,11 +56,13 @@ from tools.results import (
     error_text,
     parse_arguments,
     rollback_text,
+    rolled_back,
 )
 from tools.settings import ToolSettings
 from tools.text import trim_middle
-from tools.undo.checkpoints import Checkpoint, CheckpointStore, UndoReport
+from tools.undo.checkpoints import Checkpoint, CheckpointStore
 from tools.undo.command_changes import CommandRecorder
+from tools.undo.report import UndoReport
 from tools.undo.snapshots import SnapshotLimits, WorkspaceScanner
 
 log = structlog.get_logger("tools")
@@ -82,8 +83,7 @@ class ToolExecutor:
         hooks: Extra ``before_tool`` hooks, run after the safety policy and before approval;
             a `Permit` may skip or force approval, or rewrite the input (`BeforeToolChecks`).
         sleep: Waits between retries (inject a virtual clock's in tests).
-        checkpoint_dir: Keep checkpoints there (they survive a restart, so ``/undo`` works
-            after ``--resume``) instead of in memory.
+        checkpoint_dir: Keep checkpoints there (``/undo`` works after ``--resume``).
         home: The person's home directory for the safety policy (default: ``$HOME``).
         sandbox: Confines the built-in run_command (default: ``workspace-write``).
         redact: Hides secrets in every result and event (e.g. `sessions.Redactor.text`).
@@ -91,6 +91,8 @@ class ToolExecutor:
             asked for each time the model is sent the tool list or calls a tool.
         runner: Runs a validated, permitted call inside its timeout (chaos: `tools.chaos`).
         read_denied: Whether a rule (``Read`` deny) withholds reading a path from search etc.
+        outputs: Where a command's whole output is kept when the model is shown only part.
+        turns_before: Turns the resumed session had; `turn` numbers go on from there.
     """
 
     def __init__(
@@ -111,9 +113,12 @@ class ToolExecutor:
         more_tools: Callable[[], Sequence[Tool[Any]]] | None = None,
         runner: ToolRunner = run_tool,
         read_denied: Callable[[Path], bool] | None = None,
+        outputs: Path | None = None,
+        turns_before: int = 0,
     ) -> None:
         self._workspace = workspace.resolve()
         self._read_denied: Callable[[Path], bool] = read_denied or (lambda path: False)
+        self._outputs = outputs
         self._runner = runner
         self._redact: Callable[[str], str] = redact or (lambda text: text)
         self._events = events
@@ -144,8 +149,8 @@ class ToolExecutor:
             ),
         )
         self._commands = CommandRecorder(self._scanner, self._store, emit=self._emit)
-        # Continue the numbering of a resumed session, so its last turn is undone first.
-        self._turn = self._store.last_turn
+        # Continue the numbering of a resumed session: /undo knows how long ago a turn was.
+        self.turn = max(self._store.last_turn, turns_before)
         self._calls = itertools.count(self._store.last_call + 1)
         self._specs: tuple[tuple[Tool[Any], ...], list[ToolSpec]] | None = None
 
@@ -208,15 +213,12 @@ class ToolExecutor:
 
     def begin_turn(self) -> None:
         """Start a new turn: later checkpoints form one `/undo` step; failure counts reset."""
-        self._turn += 1
+        self.turn += 1
         self._repeats.reset()
 
     def undo_last_turn(self) -> UndoReport:
-        """Restore the files changed in the latest turn that changed any.
-
-        A file changed since the agent left it is not touched; its earlier version is saved
-        beside it and the report says so.
-        """
+        """Restore the files changed in the latest turn that changed any; a file changed
+        since the agent left it is not touched (its earlier version is saved beside it)."""
         report = self._store.undo_turn()
         if report.turn is not None:
             self._store.keep_contents(self._scanner.digests)
@@ -234,18 +236,18 @@ class ToolExecutor:
         """Run one tool call and return its result; never raises except on cancellation."""
         call_number = next(self._calls)  # the model's ids may repeat; this never does
         try:
-            result = await self._execute(call, call_number)
+            return await self._execute(call, call_number)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug in a tool or hook must not end the turn
             log.exception("tool_executor_bug", tool=call.name, tool_use_id=call.id)
-            result = self._failed(call, classify_exception(exc), call_number=call_number)
-        # The content is already redacted; the second pass catches a key-shaped string the
-        # cut itself might have formed from what was left on either side of it.
-        trimmed = trim_middle(result.content, self._settings.max_output_chars)
-        if trimmed is result.content:  # not cut: nothing new to look at
-            return result
-        return result.model_copy(update={"content": self._redact(trimmed)})
+            return self._failed(call, classify_exception(exc), call_number=call_number)
+
+    def _fit(self, content: str, output: ToolOutput | None = None) -> str:
+        """Cut once to the limit, with the tool's gap; redacted again for a key the cut forms."""
+        gap, whole = (output.gap, output.whole) if output is not None else (None, None)
+        trimmed = trim_middle(content, self._settings.max_output_chars, gap=gap, whole=whole)
+        return content if trimmed is content else self._redact(trimmed)
 
     async def _execute(self, call: ToolUseBlock, call_number: int) -> ToolResultBlock:
         offered = self._offered()
@@ -268,6 +270,7 @@ class ToolExecutor:
             emit=self._emit,
             redact=self._redact,
             read_denied=self._read_denied,
+            outputs=self._outputs,
         )
         checked = await self._checks.check(ToolInvocation(call, tool, args, ctx))
         if isinstance(checked, Refusal):
@@ -277,7 +280,7 @@ class ToolExecutor:
         if tool.kind == "command":
             return await self._commands.run(
                 call,
-                turn=self._turn,
+                turn=self.turn,
                 number=call_number,
                 command=lambda: self._run(call, tool, args, ctx, call_number),
             )
@@ -297,7 +300,7 @@ class ToolExecutor:
     def _record(self, path: Path, tool_use_id: str, call_number: int) -> None:
         try:
             checkpoint = self._store.record(
-                path, turn=self._turn, tool_use_id=tool_use_id, call=call_number
+                path, turn=self.turn, tool_use_id=tool_use_id, call=call_number
             )
         except OSError as exc:
             raise ToolError(
@@ -309,13 +312,13 @@ class ToolExecutor:
             CheckpointRecorded(
                 path=str(path),
                 existed_before=checkpoint.existed_before,
-                turn=self._turn,
+                turn=self.turn,
                 tool_use_id=tool_use_id,
             )
         )
 
     def _succeeded(self, call: ToolUseBlock, output: ToolOutput) -> ToolResultBlock:
-        content = output.content
+        content = self._fit(output.content, output)
         if output.partial:
             content = f"Partial result (some parts failed, see the end):\n{content}"
         if output.is_error:
@@ -342,20 +345,13 @@ class ToolExecutor:
         call_number: int | None = None,
     ) -> ToolResultBlock:
         failure = self._attempts.redacted(failure)
-        content = self._redact(text) if text else error_text(failure, attempts=attempts)
+        content = self._fit(self._redact(text) if text else error_text(failure, attempts=attempts))
         rollback = (
             self._store.roll_back_call(call_number) if call_number is not None else UndoReport(None)
         )
         if rollback.restored or rollback.failed:
             content += "\n" + rollback_text(rollback)
-            self._emit(
-                RolledBack(
-                    tool=call.name,
-                    tool_use_id=call.id,
-                    restored=[str(p) for p in rollback.restored],
-                    failed=[f"{f.path}: {f.reason}" for f in rollback.failed],
-                )
-            )
+            self._emit(rolled_back(call, rollback))
         log.info(
             "tool_failed",
             tool=call.name,
@@ -383,7 +379,7 @@ class ToolExecutor:
         content = f"Refused: {refusal.reason}"
         if refusal.hint:
             content += f"\nInstead: {refusal.hint}."
-        content = self._note_repeat(call, content)
+        content = self._note_repeat(call, self._fit(content))
         return ToolResultBlock(tool_use_id=call.id, content=content, is_error=True)
 
     def _note_repeat(self, call: ToolUseBlock, content: str, *, result: str | None = None) -> str:

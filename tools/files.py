@@ -150,7 +150,8 @@ class WriteFile(Tool[WriteFileInput]):
         existed = await write_text(path, args.content, ctx)
         verb = "Replaced" if existed else "Created"
         lines = args.content.count("\n") + (not args.content.endswith("\n") and bool(args.content))
-        return ToolOutput(f"{verb} {relative_name(ctx.workspace, path)} ({lines} lines).")
+        counted = "1 line" if lines == 1 else f"{lines} lines"
+        return ToolOutput(f"{verb} {relative_name(ctx.workspace, path)} ({counted}).")
 
 
 class EditFileInput(BaseModel):

@@ -154,7 +154,7 @@ class SafetyPolicy:
                 check_command, command, home=home, workspace=resolved_root(ctx.workspace)
             )
             if not decision.allowed:
-                return Refusal(f"refused: {decision.reason}", decision.hint, by="policy")
+                return Refusal(decision.reason, decision.hint, by="policy")
         return None
 
 

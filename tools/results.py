@@ -11,10 +11,11 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from providers.conversation import RAW_ARGUMENTS_KEY
-from providers.messages import MAX_INPUT_DEPTH, input_depth
+from providers.messages import MAX_INPUT_DEPTH, ToolUseBlock, input_depth
 from tools.base import ErrorCategory, Tool
+from tools.events import RolledBack
 from tools.text import redact_value
-from tools.undo.checkpoints import UndoReport
+from tools.undo.report import UndoReport
 from tools.workspace import PathOutsideWorkspace
 
 _TRANSIENT_ERRNOS = frozenset(
@@ -72,6 +73,16 @@ def rollback_text(report: UndoReport) -> str:
             "changed; inspect it with read_file before continuing."
         )
     return "\n".join(lines)
+
+
+def rolled_back(call: ToolUseBlock, report: UndoReport) -> RolledBack:
+    """The event for a failed call's rollback (`rollback_text` says it to the model)."""
+    return RolledBack(
+        tool=call.name,
+        tool_use_id=call.id,
+        restored=[str(p) for p in report.restored],
+        failed=[f"{f.path}: {f.reason}" for f in report.failed],
+    )
 
 
 def parse_arguments(

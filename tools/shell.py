@@ -7,7 +7,8 @@ import contextlib
 import os
 import re
 import signal
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -18,8 +19,9 @@ from tools.events import ProtectedPathsRestored
 from tools.guard.landlock import EXIT_SANDBOX_FAILED
 from tools.guard.protected import ProtectedSnapshot
 from tools.guard.sandbox import Sandbox, SandboxSettings
+from tools.saved_output import SavedOutput
 from tools.settings import ToolSettings
-from tools.text import decode, trim_middle
+from tools.text import Gap, decode
 
 _TERM_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL of a timed-out process group."""
@@ -49,13 +51,26 @@ class RunCommandInput(BaseModel):
 
 @dataclass
 class _Capture:
-    """Head and tail of a process's output, with a count of what fell in between."""
+    """Head and tail of a process's output, with a count of what fell in between.
 
+    Once the output is longer than the model will be shown (``save_after`` bytes), all of it
+    also goes to ``saved``, so the cut can say where the whole of it is.
+    """
+
+    saved: SavedOutput
+    save_after: int
     head: bytearray = field(default_factory=bytearray)
     tail: bytearray = field(default_factory=bytearray)
     dropped: int = 0
+    dropped_lines: int = 0
+    total: int = 0
 
     def add(self, chunk: bytes) -> None:
+        before, self.total = self.total, self.total + len(chunk)
+        if before <= self.save_after < self.total:
+            self.saved.start(bytes(self.head + self.tail) + chunk)
+        elif before > self.save_after:
+            self.saved.add(chunk)
         room = _KEEP_BYTES - len(self.head)
         if room > 0:
             self.head += chunk[:room]
@@ -64,11 +79,20 @@ class _Capture:
         if len(self.tail) > _KEEP_BYTES:
             excess = len(self.tail) - _KEEP_BYTES
             self.dropped += excess
+            self.dropped_lines += self.tail.count(b"\n", 0, excess)
             del self.tail[:excess]
 
     def text(self) -> str:
-        middle = f"\n[... {self.dropped:,} bytes of output cut ...]\n" if self.dropped else ""
-        return decode(bytes(self.head)) + middle + decode(bytes(self.tail))
+        return decode(bytes(self.head)) + decode(bytes(self.tail))
+
+    def redacted(self, redact: Callable[[str], str]) -> tuple[str, Gap | None]:
+        """The output redacted (head and tail apart: a key split by the gap is gone), and the
+        gap between them, if the flood left one."""
+        if not self.dropped:
+            return redact(self.text()), None
+        head = redact(decode(bytes(self.head)))
+        tail = redact(decode(bytes(self.tail)))
+        return head + tail, Gap(at=len(head), bytes=self.dropped, lines=self.dropped_lines)
 
 
 def _kill_group(pgid: int, sig: signal.Signals) -> None:
@@ -150,7 +174,7 @@ class RunCommand(Tool[RunCommandInput]):
                 "Commands may not change .git/config, .git/hooks or the agent's configuration; "
                 "ask the person to make that change.]"
             )
-            return ToolOutput(f"{output.content}\n{note}", is_error=True)
+            return replace(output, content=f"{output.content}\n{note}", is_error=True)
         return output
 
     async def _run(
@@ -174,8 +198,25 @@ class RunCommand(Tool[RunCommandInput]):
             raise ToolError(f"could not start bash: {exc}") from None
         finally:
             os.close(write_fd)
+        capture = _Capture(
+            SavedOutput(ctx.outputs, ctx.redact),
+            save_after=min(ctx.settings.max_output_chars, _KEEP_BYTES),
+        )
+        try:
+            return await self._collect(proc, read_fd, capture, args, ctx, protected)
+        finally:
+            capture.saved.close(keep=False)  # unless it was kept already: cancelled, failed
+
+    async def _collect(
+        self,
+        proc: asyncio.subprocess.Process,
+        read_fd: int,
+        capture: _Capture,
+        args: RunCommandInput,
+        ctx: ToolContext,
+        protected: tuple[str, ...],
+    ) -> ToolOutput:
         limit = self._limit(args, ctx.settings)
-        capture = _Capture()
         timed_out = False
         stream, transport = await _open_reader(read_fd)
         reader = asyncio.create_task(_read_all(stream, capture))
@@ -206,9 +247,11 @@ class RunCommand(Tool[RunCommandInput]):
         if not (output.is_error and self.sandbox.enforced):
             return output
         if _protected_refusal(output.content, ctx.workspace, protected):
-            return ToolOutput(f"{output.content}\n{PROTECTED_HINT}", is_error=True)
+            return replace(output, content=f"{output.content}\n{PROTECTED_HINT}", is_error=True)
         if any(denied in output.content for denied in _DENIED):
-            return ToolOutput(f"{output.content}\n{self.sandbox.denied_hint()}", is_error=True)
+            return replace(
+                output, content=f"{output.content}\n{self.sandbox.denied_hint()}", is_error=True
+            )
         return output
 
 
@@ -237,16 +280,27 @@ async def _open_reader(fd: int) -> tuple[asyncio.StreamReader, asyncio.BaseTrans
 def _command_output(
     capture: _Capture, code: int | None, timed_out: bool, limit: float, ctx: ToolContext
 ) -> ToolOutput:
-    settings = ctx.settings  # redact before the cut: a key it splits would survive half-masked
-    output = trim_middle(ctx.redact(capture.text()), settings.max_output_chars).rstrip("\n")
-    body = output if output else "(no output)"
+    """The output with how the command ended; cut later, once, by the executor, which
+    counts in the gap the capture left and names the file holding the whole output."""
+    settings = ctx.settings
+    output, gap = capture.redacted(ctx.redact)  # redacted before any cut: see ToolContext
+    body = output.rstrip("\n") or ("" if gap else "(no output)")
+    if gap is not None:
+        gap = replace(gap, at=min(gap.at, len(body)))
     if timed_out:
         reason = (
             f"[timed out after {limit:g}s; the command and its child processes were killed. "
             "Output so far is shown above. Run it in smaller steps, or pass a larger timeout "
             f"(at most {settings.max_command_timeout:g}s).]"
         )
-        return ToolOutput(f"{body}\n{reason}", is_error=True)
-    if code is not None and code < 0:
-        return ToolOutput(f"{body}\n[killed by signal {-code}]", is_error=True)
-    return ToolOutput(f"{body}\n[exit code {code}]", is_error=code != 0)
+        text, is_error = f"{body}\n{reason}", True
+    elif code is not None and code < 0:
+        text, is_error = f"{body}\n[killed by signal {-code}]", True
+    else:
+        text, is_error = f"{body}\n[exit code {code}]", code != 0
+    cut = gap is not None or len(text) > settings.max_output_chars
+    saved = capture.saved.close(keep=cut)
+    whole = None
+    if saved is not None:
+        whole = str(saved) + (" (its first 16 MiB)" if capture.saved.truncated else "")
+    return ToolOutput(text, is_error=is_error, gap=gap, whole=whole)

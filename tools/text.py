@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 SNIFF_BYTES = 8_192
@@ -48,23 +49,73 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def trim_middle(text: str, limit: int) -> str:
-    """Keep the head and tail of ``text`` within about ``limit`` characters.
+@dataclass(frozen=True)
+class Gap:
+    """Output a tool already left out of its text, and where: a command's capture keeps only
+    the head and the tail of a flood, so the text it returns has a hole at ``at``."""
 
-    The cut is marked with how many characters and lines were removed, so the model knows
-    the output is incomplete and how to get the rest.
+    at: int
+    """Character offset in the text where the left-out output was."""
+    bytes: int
+    lines: int
+    """Line ends (newlines) in the left-out output."""
+
+
+_SNAP = 2_000
+"""Characters the cut may move to end the head and start the tail on whole lines."""
+
+
+def trim_middle(text: str, limit: int, *, gap: Gap | None = None, whole: str | None = None) -> str:
+    """Keep the head and tail of ``text`` within about ``limit`` characters, on whole lines.
+
+    The one place a tool's output is cut for the model. The marker gives the true count of
+    the lines and bytes left out (the text's own cut and ``gap``, what the tool left out
+    before), which line numbers they were, and where to get them: ``whole`` names a file
+    holding the whole output, else the model is told to narrow its request.
     """
-    if len(text) <= limit:
+    if gap is None and len(text) <= limit:
         return text
-    head_len = limit * 2 // 3
-    tail_len = limit - head_len
-    head, cut, tail = text[:head_len], text[head_len:-tail_len], text[-tail_len:]
-    marker = (
-        f"\n[... {len(cut):,} characters ({cut.count(chr(10)):,} lines) cut from the middle; "
-        "narrow the request (offset/limit, a more specific pattern, or filter the command "
-        "output) to see them ...]\n"
-    )
-    return head + marker + tail
+    start, end = _cut_span(text, limit, gap)
+    head, cut, tail = text[:start], text[start:end], text[end:]
+    lines = cut.count("\n") + (gap.lines if gap else 0)
+    size = len(cut.encode("utf-8", "replace")) + (gap.bytes if gap else 0)
+    first = head.count("\n") + 1
+    span = f"lines {first:,}-{first + lines - 1:,}" if lines > 1 else ""
+    if whole:
+        how = (
+            f"the whole output is saved in {whole}; read the part you need from it "
+            f"(sed -n '{first},{first + max(lines - 1, 0)}p' FILE, or grep -n PATTERN FILE)"
+        )
+    else:
+        how = (
+            "narrow the request (offset/limit, a more specific pattern, or filter the "
+            "command output) to see them"
+        )
+    noun = "line" if lines == 1 else "lines"
+    counted = f"{lines:,} {noun} ({size:,} bytes)" if lines else f"{size:,} bytes"
+    where = f", {span}" if span else ""
+    marker = f"[... {counted} cut from the middle{where}; {how} ...]\n"
+    joint = "" if not head or head.endswith("\n") else "\n"
+    return head + joint + marker + tail
+
+
+def _cut_span(text: str, limit: int, gap: Gap | None) -> tuple[int, int]:
+    """The part of ``text`` to cut: about its middle beyond ``limit``, covering ``gap``,
+    moved to line boundaries when one is near."""
+    if len(text) <= limit:
+        start = end = min(gap.at if gap else len(text), len(text))
+    else:
+        start, end = limit * 2 // 3, len(text) - (limit - limit * 2 // 3)
+        if gap is not None:
+            start, end = min(start, gap.at), max(end, min(gap.at, len(text)))
+    line_end = text.rfind("\n", max(start - _SNAP, 0), start)
+    if line_end != -1:
+        start = line_end + 1
+    if end < len(text) and (end == 0 or text[end - 1] != "\n"):
+        line_end = text.find("\n", end, end + _SNAP)
+        if line_end != -1:
+            end = line_end + 1
+    return start, max(start, end)
 
 
 def redact_value(value: Any, redact: Callable[[str], str]) -> Any:

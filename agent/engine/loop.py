@@ -108,7 +108,6 @@ class AgentLoop:
         self.turn_timeout = turn_timeout
         self.clock = clock
         self.usage = Usage()
-        self.usage_by_model: dict[str, Usage] = {}
         self.api_seconds = 0.0
         """Time spent waiting for the model (retries and waits included)."""
         self.tool_ids = tool_ids if tool_ids is not None else ToolCallIds.of(self.messages)
@@ -266,9 +265,6 @@ class AgentLoop:
                 continue
             self.api_seconds += self.clock() - sent
             self.usage = self.usage + response.usage
-            used = self.usage_by_model.get(response.model, Usage())
-            self.usage_by_model[response.model] = used + response.usage
-            self.transcript.append_usage(response.usage, response.model)
             if self.recovery is not None:
                 self.recovery.observe(response, self.messages)
             return response

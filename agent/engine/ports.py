@@ -14,7 +14,6 @@ from providers import (
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
-    Usage,
 )
 
 
@@ -37,8 +36,6 @@ class Transcript(Protocol):
     """Where the loop persists the conversation before moving on (a session, or nothing)."""
 
     def append_message(self, message: Message) -> None: ...
-
-    def append_usage(self, usage: Usage, model: str) -> None: ...
 
     def group_commit(self) -> AbstractContextManager[None]:
         """Records appended inside are made durable together (one fsync per step)."""
@@ -86,9 +83,6 @@ class TurnRecovery(Protocol):
 
 class _NoTranscript:
     def append_message(self, message: Message) -> None:
-        pass
-
-    def append_usage(self, usage: Usage, model: str) -> None:
         pass
 
     def group_commit(self) -> AbstractContextManager[None]:

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import typer
 import yaml
+
+if TYPE_CHECKING:
+    from agent.setup.startup import Options
 
 Choice = TypeVar("Choice", bound=StrEnum)
 
@@ -79,6 +83,19 @@ def flag_overrides(ctx: typer.Context, settings: list[str]) -> dict[str, Any]:
                 )
             overrides |= named
     return overrides
+
+
+def group_options(ctx: typer.Context, workspace: Path) -> Options:
+    """The options the flags before a subcommand give (--model, --set, --config ...)."""
+    from agent.setup.startup import Options
+
+    parent = cast(typer.Context, ctx.parent)  # the group's context: the flags before it
+    return Options(
+        workspace=workspace,
+        config_file=parent.params.get("config"),
+        overrides=flag_overrides(parent, list(parent.params.get("settings") or [])),
+        verbose=bool(parent.params.get("verbose")),
+    )
 
 
 def _key_value(item: str) -> tuple[str, Any]:

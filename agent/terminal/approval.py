@@ -58,7 +58,8 @@ def approval_view(request: ApprovalRequest) -> RenderableType:
 class PromptApprover:
     """Asks the person before a tool call that needs approval (`tools.Approver`).
 
-    Ctrl-C at the question interrupts the whole turn; Ctrl-D or an empty answer says no.
+    Ctrl-C at the question interrupts the whole turn; Ctrl-D or an empty answer says no;
+    anything else it does not know is asked again (a typo must not decide).
 
     Args:
         ui: Paused while asking, so the status line does not draw over the question.
@@ -92,15 +93,20 @@ class PromptApprover:
         question = QUESTION
         if prefix is not None:
             question = f"{QUESTION[:-2]} / {PREFIX_CHOICE.format(prefix=prefix)}: "
+        choices = {"y", "yes", "n", "no", "", "a", "always"} | ({"p"} if prefix else set())
         with self.ui.paused():
             self.ui.show(approval_view(request))
-            try:
-                answer = await self.ask(question)
-            except KeyboardInterrupt:
-                raise asyncio.CancelledError from None
-            except EOFError:
-                answer = "n"
-        choice = answer.strip().lower()
+            while True:
+                try:
+                    choice = (await self.ask(question)).strip().lower()
+                except KeyboardInterrupt:
+                    raise asyncio.CancelledError from None
+                except EOFError:
+                    choice = "n"
+                if choice in choices:
+                    break
+                keys = "y, n, a" + (" or p" if prefix else "")
+                self.ui.show(Text(f"  {choice!r} is not an answer: type {keys}", style="yellow"))
         if choice in {"a", "always"}:
             if rules is None or not self._allow_for_session(rules, request.tool):
                 self.always.add(request.tool)

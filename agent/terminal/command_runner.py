@@ -166,8 +166,8 @@ def print_mode_prompts(
     if found is None:
         names = ", ".join(sorted(commands.found)) or "none in .agent/commands or .claude/commands"
         return (
-            f"{name} is not a command -p runs. It runs /init, /plan <request> and the custom "
-            f"commands ({names}); the REPL's other commands work only in the REPL. To send "
+            f"{name} is not a command -p runs. It runs /init, /plan <request>, /doctor and the "
+            f"custom commands ({names}); the REPL's other commands work only in the REPL. To send "
             "text that starts with a slash, start it with a space."
         )
     if not commands.trusted(found[0]):

@@ -6,7 +6,6 @@ or its provider directly, so they can be tested with a small fake host and no te
 
 from __future__ import annotations
 
-import difflib
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +32,7 @@ from providers import Event, LlmError, Usage
 from providers.models import ModelRef
 from recovery import RecoveryStats
 from sessions import SessionError, SessionSummary
-from tools import UndoReport
+from tools import UndoPreview, UndoReport
 
 
 @dataclass(frozen=True)
@@ -46,6 +45,8 @@ class UsageSoFar:
     """Over the whole session, by the model name each response reported."""
     primary: str = ""
     """The chain's first model (``provider:model``): what is not it ran on a fallback."""
+    by_purpose: dict[str, Usage] = field(default_factory=dict)
+    """Over the whole session, by what the requests were for (turn, compaction, ...)."""
 
 
 class CommandHost(Protocol):
@@ -70,6 +71,10 @@ class CommandHost(Protocol):
         ...
 
     def undo_last_turn(self) -> UndoReport: ...
+
+    def undo_preview(self) -> UndoPreview | None:
+        """What /undo would undo, and how many turns ago it was; None: nothing."""
+        ...
 
     async def doctor(self) -> list[Finding] | None:
         """What ``/doctor`` checks; None if Ctrl-C cancelled it."""
@@ -112,12 +117,29 @@ log = structlog.get_logger("agent.terminal.commands")
 
 
 def closest(name: str, names: Sequence[str]) -> str | None:
-    """The known command ``name`` was most likely meant to be."""
-    matches = difflib.get_close_matches(name, names, n=1, cutoff=0.4)
-    if matches:
-        return matches[0]
-    prefixed = [known for known in names if known.startswith(name[:2])]
+    """The known command ``name`` was most likely meant to be: one a typo or two away
+    (a letter wrong, missing, extra, or two swapped), or the only one it begins; else None.
+    A loose likeness is no suggestion: ``/foo`` is not ``/doctor``."""
+    allowed = 1 if len(name) <= 5 else 2
+    near = sorted((typo_distance(name, known), known) for known in names)
+    if near and near[0][0] <= allowed:
+        return near[0][1]
+    prefixed = [known for known in names if len(name) >= 3 and known.startswith(name)]
     return prefixed[0] if len(prefixed) == 1 else None
+
+
+def typo_distance(a: str, b: str) -> int:
+    """Edits (insert, delete, replace, swap two neighbours) that turn ``a`` into ``b``."""
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            row[j] = min(row[j - 1] + 1, rows[-1][j] + 1, rows[-1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
 
 
 class SlashCommands:
@@ -139,7 +161,10 @@ class SlashCommands:
         self._add("/stats", "/stats", "what recovery did: retries, fallbacks, waits", self._stats)
         self._add("/doctor", "/doctor", "check keys, models, sandbox, MCP servers", self._doctor)
         self._add(
-            "/cost", "/cost", "tokens and money per model, and the fallbacks' share", self._cost
+            "/cost",
+            "/cost",
+            "tokens and money per model and purpose, and the fallbacks' share",
+            self._cost,
         )
         self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
@@ -190,9 +215,15 @@ class SlashCommands:
         return False
 
     async def _undo(self, _: str) -> bool:
+        preview = self.host.undo_preview()
+        if preview is not None and preview.turns_ago > 0:
+            answer = await self.host.ask(preview.question())
+            if answer.strip().lower() not in ("y", "yes"):
+                self._say("Nothing undone.", "dim")
+                return True
         report = self.host.undo_last_turn()
         style = "red" if report.failed else "yellow" if report.kept else "green"
-        self._say(report.describe(), style)
+        self._say(report.describe(self.host.workspace), style)
         return True
 
     async def _model(self, arg: str) -> bool:
@@ -219,7 +250,8 @@ class SlashCommands:
     async def _cost(self, _: str) -> bool:
         usage = self.host.usage()
         total = usage.before + usage.this_run
-        self.host.show(cost_table(usage.this_run, total, dict(usage.by_model), usage.primary))
+        by_model, by_purpose = dict(usage.by_model), dict(usage.by_purpose)
+        self.host.show(cost_table(usage.this_run, total, by_model, usage.primary, by_purpose))
         return True
 
     async def _mcp(self, _: str) -> bool:
@@ -254,8 +286,9 @@ class SlashCommands:
         return True
 
     def _summaries(self, *, quiet: bool = False) -> list[SessionSummary]:
+        """Saved sessions with something in them (the one just started has nothing yet)."""
         try:
-            return self.host.saved_sessions()
+            return [s for s in self.host.saved_sessions() if s.message_count]
         except SessionError as error:
             if not quiet:  # completion asks while the person types: no output then
                 self._say(str(error), "red")

@@ -49,6 +49,7 @@ async def try_again(host: EscalationHost, result: TurnResult) -> bool:
     if not provider_unavailable(result):
         return False
     wait = result.retry_after if result.retry_after is not None else DEFAULT_WAIT
+    ready_at = time.monotonic() + wait  # the server's wait runs while the person reads
     others = [ref for ref in host.model_chain() if ref != host.current_model()]
     choices = f"[w] wait {duration_text(wait)} and try again"
     if others:
@@ -56,7 +57,7 @@ async def try_again(host: EscalationHost, result: TurnResult) -> bool:
     answer = await host.ask(f"No model can answer now. {choices} · [s] stop (session kept): ")
     choice = answer.strip().lower()[:1]
     if choice == "w":
-        return await _wait(host, wait)
+        return await _wait(host, max(ready_at - time.monotonic(), 0.0))
     if choice == "m" and others:
         return await _switch(host, others)
     host.ui.show(Text("Stopped; the session is kept. Send a message to go on.", style="dim"))

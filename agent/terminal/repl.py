@@ -45,8 +45,9 @@ from providers import Event, Usage
 from providers.models import ModelRef
 from recovery import RecoveryStats
 from recovery.chaos_report import chaos_report
+from recovery.usage import merged_usage
 from sessions import SessionError, SessionSummary
-from tools import UndoReport
+from tools import UndoPreview, UndoReport
 
 DOUBLE_INTERRUPT = 2.0
 STOPPED_MID_TURN = (
@@ -178,6 +179,9 @@ class Repl:
     def undo_last_turn(self) -> UndoReport:
         return self.agent.undo_last_turn()
 
+    def undo_preview(self) -> UndoPreview | None:
+        return self.agent.undo_preview()
+
     def model_chain(self) -> list[str]:
         return self.agent.models()
 
@@ -185,13 +189,13 @@ class Repl:
         return self.agent.model
 
     def recovery_stats(self) -> tuple[RecoveryStats, Sequence[Event], str]:
-        return self.agent.recovery_stats(), self.agent.recorded, self.agent.describe_sandbox()
+        return self.agent.recovery_stats(), self.agent.recorded, self.agent.sandbox.describe()
 
     def usage(self) -> UsageSoFar:
-        loaded = self.agent.loaded
-        before = loaded.usage_total if loaded is not None else Usage()
-        primary = self.agent.models()[0]
-        return UsageSoFar(self.agent.usage, before, self.agent.usage_by_model(), primary)
+        loaded, agent = self.agent.loaded, self.agent
+        before, saved = (loaded.usage_total, loaded.usage_by_kind) if loaded else (Usage(), {})
+        purposes = merged_usage(saved, agent.usage_by_purpose())
+        return UsageSoFar(agent.usage, before, agent.usage_by_model(), agent.models()[0], purposes)
 
     def saved_sessions(self) -> list[SessionSummary]:
         return self.agent.saved_sessions()
@@ -340,7 +344,7 @@ class Repl:
             self.ui.show(notice_line(notice))
         if agent.model == EMBEDDED_MODEL:  # name a running local server that could do the work
             self.ui.show(local_server_line())
-        self.ui.show(Text(f"Sandbox: {agent.describe_sandbox()}", style="dim"))
+        self.ui.show(Text(f"Sandbox: {agent.sandbox.describe()}", style="dim"))
         if found := instructions_file(self.workspace):
             self.ui.show(Text(f"Project instructions: {found[0]}", style="dim"))
         if agent.loaded is not None:

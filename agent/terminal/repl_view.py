@@ -153,10 +153,15 @@ def fleet_lines(view: FleetView) -> tuple[str, str]:
 
 
 def cost_table(
-    this_run: Usage, session_total: Usage, by_model: dict[str, Usage], primary: str = ""
+    this_run: Usage,
+    session_total: Usage,
+    by_model: dict[str, Usage],
+    primary: str = "",
+    by_purpose: dict[str, Usage] | None = None,
 ) -> RenderableType:
     """``/cost``: tokens used in this run and over the session, per model with what it cost at
-    list prices ("?" where a price is unknown), and the share that ran on fallbacks."""
+    list prices ("?" where a price is unknown), per purpose (the turns, compaction, ...), and
+    the share that ran on fallbacks."""
     table = Table(box=None, pad_edge=False, header_style="bold")
     for column in ("", "input", "output", "cache read", "cache write", "cost"):
         table.add_column(column, justify="right" if column else "left", no_wrap=True)
@@ -176,6 +181,8 @@ def cost_table(
     row("session", session_total, cost_of(by_model) if by_model else "")
     for model, usage in sorted(by_model.items()):
         row(f"  {model}", usage, cost_of({model: usage}))
+    for purpose, usage in sorted((by_purpose or {}).items(), key=lambda item: item[0] != "turn"):
+        row(f"  for {'turns' if purpose == 'turn' else purpose}", usage)
     on_fallback = {m: u for m, u in by_model.items() if not _is_primary(m, primary)}
     if not primary or not on_fallback:
         return table

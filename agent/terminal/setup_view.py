@@ -14,7 +14,9 @@ from rich.console import Console
 from rich.text import Text
 
 from agent.exit_codes import ExitCode
+from agent.setup.config import Config
 from agent.setup.local_servers import KNOWN_SERVERS, FoundServer, ServerKind
+from agent.setup.model_chain import embedded_default
 from agent.setup.setup_wizard import Choice, check_choice, config_text, find_choices, write_config
 
 Ask = Callable[[str], str]
@@ -23,6 +25,13 @@ NOTHING_FOUND = (
     "No model found. Either set an API key (export ANTHROPIC_API_KEY=... or "
     "OPENAI_API_KEY=...) or start a local server, e.g. `ollama serve` then "
     "`ollama pull qwen2.5-coder:7b`; then run `agent setup` again."
+)
+OFFLINE_ONLY = (
+    "No API key and no local model server found, so `agent` runs the bundled offline model "
+    "{model}: it can chat and answer about files it reads, but cannot do coding tasks. For a "
+    "real model, set an API key (export ANTHROPIC_API_KEY=... or OPENAI_API_KEY=...) or start "
+    "a local server, e.g. `ollama serve` then `ollama pull qwen2.5-coder:7b`; then run "
+    "`agent setup` again."
 )
 
 
@@ -39,7 +48,9 @@ def run_setup(
     choices, servers = find_choices(environ, kinds)
     _show_servers(console, kinds, servers)
     if not choices:
-        console.print(Text(NOTHING_FOUND, style="yellow"))
+        offline = embedded_default(Config(), environ)
+        found = NOTHING_FOUND if offline is None else OFFLINE_ONLY.format(model=offline.model)
+        console.print(Text(found, style="yellow"))
         return ExitCode.FAILED
     choice = _pick(console, choices, ask)
     if choice is None:

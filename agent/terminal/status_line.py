@@ -91,12 +91,23 @@ class StatusLine:
         self._spinner = Spinner("dots", style="cyan")
         self._wrote = float("-inf")
         self._frame_time = 0.0
+        self._since: float | None = None
 
     def start(self) -> None:
         """A new turn begins."""
         self.started = self.clock()
         self.activity = "thinking"
         self.retry = None
+        self._since = None
+
+    def running(self, tool: str) -> None:
+        """A tool call passed its checks and runs: ``running run_command 12s``."""
+        self.doing(f"running {tool}")
+        self._since = self.clock()
+
+    def tool_seconds(self) -> float | None:
+        """How long the running tool has run; None when none runs."""
+        return None if self._since is None else self.clock() - self._since
 
     def waiting(self, event: RetryScheduled | RequestHeld) -> None:
         """Show a countdown until ``event.retry_at``."""
@@ -106,6 +117,7 @@ class StatusLine:
         """Show ``activity`` (and end any countdown)."""
         self.activity = activity
         self.retry = None
+        self._since = None
         if activity == WRITING:
             self._wrote = self.clock()
 
@@ -118,6 +130,8 @@ class StatusLine:
             line.append(countdown_text(self.retry, now), style="bold yellow")
         else:
             line.append(self.activity)
+            if self._since is not None:
+                line.append(f" {duration_text(now - self._since)}")
         parts = [f"{now - self.started:.0f}s"]
         if self.source is not None:
             usage = self.source.usage()

@@ -21,6 +21,7 @@ from rich.console import Console, RenderableType
 from rich.segment import Segments
 from rich.text import Text
 
+from agent.engine.outcome import TurnEnded, TurnStatus
 from agent.terminal.answer_view import AnswerView, Row
 from agent.terminal.banners import banner, is_quiet
 from agent.terminal.console import visible
@@ -33,7 +34,7 @@ from agent.terminal.renderables import (
     tool_line,
     unified_diff,
 )
-from agent.terminal.status_line import WRITING, StatusLine, StatusSource
+from agent.terminal.status_line import WRITING, StatusLine, StatusSource, duration_text
 from agent.terminal.stream import RedactingStream
 from compaction.events import CompactionStarted
 from providers import (
@@ -48,7 +49,7 @@ from providers import (
 )
 from providers.provider import ToolUseDelta
 from recovery import RequestHeld, RetryScheduled
-from tools import CheckpointRecorded
+from tools import CheckpointRecorded, ToolStarted
 from tools.text import redact_value
 
 MAX_STASHED_BYTES = 512_000
@@ -99,6 +100,8 @@ class ConsoleUI:
         self._open_line = False
         self._before: dict[str, tuple[str, str | None]] = {}
         self._last_retry: RetryScheduled | None = None
+        self._calls: dict[str, ToolUseBlock] = {}
+        self._running: ToolUseBlock | None = None
         self._pipe_width = None if self.err.is_terminal else self.err.width
         """Activity's width when it goes to a pipe or file, asked once: rich works it out
         anew on every call (environment, terminal size), a fifth of a tool line's cost."""
@@ -110,6 +113,8 @@ class ConsoleUI:
     def begin_turn(self) -> None:
         """A turn starts: show the status line (terminal mode)."""
         self.status.start()
+        self._calls.clear()
+        self._running = None
         self._start_live()
 
     def on_delta(self, delta: StreamDelta) -> None:
@@ -127,7 +132,9 @@ class ConsoleUI:
             self._discard_partial(delta.reason)
 
     def on_message(self, message: Message) -> None:
-        """Nothing to show: the answer was streamed and each tool call has its line."""
+        """Nothing to show: the answer was streamed and each tool call has its line. Its
+        calls are kept, to show the one running if the turn is interrupted."""
+        self._calls.update((call.id, call) for call in message.tool_uses)
 
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
         """One compact line per tool call with its outcome, then a diff or an excerpt."""
@@ -137,6 +144,7 @@ class ConsoleUI:
         shown = self.redact(result.content)
         if shown != result.content:
             result = result.model_copy(update={"content": shown})
+        self._running = None
         self._commit()
         if self._pipe_width is None:
             # Cut to the width already: printed without rich's wrapping pass, a third cheaper.
@@ -152,6 +160,11 @@ class ConsoleUI:
         """A one-line banner for recovery, compaction and continuation; a countdown for retries."""
         if isinstance(event, CheckpointRecorded):
             self._stash(event)
+        if isinstance(event, ToolStarted):
+            self._running = self._calls.get(event.tool_use_id)
+            self.status.running(event.tool)
+        elif isinstance(event, TurnEnded) and event.status is TurnStatus.INTERRUPTED:
+            self._show_interrupted()
         if isinstance(event, RetryScheduled):
             self.status.waiting(event)
             if not self._announce(event):
@@ -166,6 +179,16 @@ class ConsoleUI:
             return
         self._commit()
         self._print_activity(banner(event, self.redact))
+
+    def _show_interrupted(self) -> None:
+        """The ✗ line of the tool call that was running when the turn was interrupted."""
+        call, seconds = self._running, self.status.tool_seconds()
+        if call is None:
+            return
+        after = f" after {duration_text(seconds)}" if seconds is not None else ""
+        self.on_tool_result(
+            call, ToolResultBlock(tool_use_id=call.id, content=f"interrupted{after}", is_error=True)
+        )
 
     def _announce(self, retry: RetryScheduled) -> bool:
         """Whether ``retry`` gets a line of its own.

@@ -14,7 +14,7 @@ from providers import ErrorKind, Event, LlmError, Usage
 from providers.models import ModelRef
 from recovery import DetourView, RecoveryStats
 from sessions import SessionSummary
-from tools import UndoReport
+from tools import UndoPreview, UndoReport
 
 
 def _summary(session_id: str, prompt: str) -> SessionSummary:
@@ -72,6 +72,9 @@ class FakeHost:
         if self.broken is not None:
             raise self.broken
         return UndoReport(turn=3, restored=[Path("a.py")])
+
+    def undo_preview(self) -> UndoPreview | None:
+        return UndoPreview(turn=3, turns_ago=0, files=[("a.py", False)])
 
     def model_chain(self) -> list[str]:
         return list(self.chain)
@@ -207,7 +210,8 @@ async def test_undo_compact_clear_cost_and_stats_reach_the_host() -> None:
     for line in ("/undo", "/compact the parser", "/compact", "/clear", "/cost", "/stats"):
         assert await commands.run(line)
 
-    assert "Restored 1 file(s)." in host.output
+    assert "Undid turn 3: 1 file put back." in host.output
+    assert "a.py: restored" in host.output
     assert host.calls == ["compact the parser", "compact None", "new_session"]
     assert "session                   1.1k     110" in host.output  # before + this run
     assert "time spent waiting             1.5s" in host.output

@@ -72,7 +72,7 @@ def test_json_output_has_the_documented_fields(
     assert run.code == 0, run.stderr
     data = run.json()
     assert set(data) == {
-        *("session_id", "status", "result", "error", "events", "usage"),
+        *("session_id", "status", "result", "error", "events", "usage", "usage_by_purpose"),
         # The run report every output format shares (docs/scripting.md).
         *("subtype", "is_error", "num_turns", "duration_ms", "duration_api_ms"),
         *("tool_calls", "changed_files", "permission_denials", "retries", "fallbacks"),

@@ -197,9 +197,6 @@ async def test_repeated_tool_call_ids_are_renamed_before_anything_records_them(
         def append_message(self, message: Message) -> None:
             saved.append(message)
 
-        def append_usage(self, usage: object, model: str) -> None:
-            pass
-
         def group_commit(self) -> AbstractContextManager[None]:
             return nullcontext()
 
@@ -241,9 +238,6 @@ async def test_each_step_saves_its_records_in_one_group_commit(workspace: Path) 
         def append_message(self, message: Message) -> None:
             log.append(f"{message.role} message")
 
-        def append_usage(self, usage: object, model: str) -> None:
-            log.append("usage")
-
         @contextmanager
         def group_commit(self) -> Iterator[None]:
             log.append("begin")
@@ -254,7 +248,8 @@ async def test_each_step_saves_its_records_in_one_group_commit(workspace: Path) 
 
     assert log == [
         *("begin", "user message", "commit"),  # the prompt: saved before the first request
-        *("begin", "usage", "assistant message", "user message", "commit"),  # call + result
-        *("begin", "usage", "assistant message", "commit"),  # the answer
+        # Each answer's usage is saved by the provider's ledger, inside the same commit.
+        *("begin", "assistant message", "user message", "commit"),  # call + result
+        *("begin", "assistant message", "commit"),  # the answer
         *("begin", "commit"),  # the turn's end (its event, where a session saves events)
     ]

@@ -329,11 +329,29 @@ def test_when_no_model_can_answer_the_repl_offers_to_wait_and_then_sends_the_tur
 
     shown = clean(term.expect(re.escape("Answered after the wait.")))
 
-    assert "Waiting 2s" in shown
+    assert re.search(r"Waiting [0-2]s", shown)
     assert len(fake_llm.requests) == 2
     assert "hello" in json.dumps(fake_llm.requests[1].body["messages"])  # the same turn, resent
     term.prompt()
     term.exit()
+
+
+def test_the_wait_offered_runs_while_the_question_is_read_and_does_not_restart(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Fault.status(429, "rate_limit_error", headers={"retry-after": "600"}))
+    term = spawn("--set", "recovery.max_retry_wait=1")
+    term.prompt()
+    term.send_line("hello")
+    asked = clean(term.expect(re.escape("[s] stop (session kept)")))
+    term.send_line("w")
+    shown = clean(term.expect(r"Waiting \w+"))
+    term.interrupt()
+    term.prompt()
+    term.exit()
+
+    assert "[w] wait 10m and try again" in asked
+    assert "Waiting 9m" in shown  # what is left of the server's 10 minutes, not 10 again
 
 
 def test_when_no_model_can_answer_stopping_keeps_the_session(

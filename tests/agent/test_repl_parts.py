@@ -46,6 +46,20 @@ def test_unknown_commands_suggest_the_closest(typed: str, meant: str) -> None:
     assert closest(typed, names) == meant
 
 
+@pytest.mark.parametrize("typed", ["/foo", "/x", "/deploy", "/zzzzzz"])
+def test_a_loose_likeness_is_no_suggestion(typed: str) -> None:
+    names = ["/help", "/resume", "/doctor", "/stats", "/cost", "/exit", "/undo", "/model"]
+    assert closest(typed, names) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"), [("/hlep", "/help"), ("/doctr", "/doctor"), ("/mod", "/model")]
+)
+def test_typos_and_unique_beginnings_are_suggested(typed: str, meant: str) -> None:
+    names = ["/help", "/resume", "/doctor", "/stats", "/cost", "/exit", "/undo", "/model"]
+    assert closest(typed, names) == meant
+
+
 def approval() -> ApprovalRequest:
     return ApprovalRequest(
         tool="run_command", summary="run: pytest -q", details="pytest -q", kind="command"

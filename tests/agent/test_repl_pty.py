@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.cli import run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import Spawn, clean
@@ -131,8 +132,9 @@ def test_undo_restores_a_file_the_turn_changed(
     assert target.read_text() == 'print("hello")\n'
 
     term.send_line("/undo")
-    term.expect("Restored 1 file")
+    shown = clean(term.expect("greet.py: restored"))
     term.prompt()
+    assert "1 file put back" in shown
 
     assert target.read_text() == 'print("helo")\n'
     term.exit()
@@ -159,8 +161,10 @@ def test_undo_after_resume_restores_what_a_command_changed(
     second = spawn("--yes", "--resume", session_id.group(1))
     second.prompt()
     second.send_line("/undo")
-    second.expect("Restored 2 file")
-    second.prompt()
+    shown = clean(second.expect("2 files put back"))
+    shown += clean(second.prompt())
+    assert "keep.txt: restored" in shown
+    assert "made.txt: removed (the turn created it)" in shown
 
     assert keep.read_text() == "keep\n"
     assert not (workspace / "made.txt").exists()
@@ -198,6 +202,9 @@ def test_unknown_commands_suggest_the_closest_one(spawn: Spawn) -> None:
     shown = clean(term.expect("Did you mean /\\w+"))
     assert "/stats" in shown
     term.prompt()
+    shown = clean(term.command("/foo"))
+    assert "Unknown command /foo." in shown
+    assert "Did you mean" not in shown  # /doctor is no close match
     term.exit()
 
 
@@ -257,3 +264,86 @@ def test_escape_sequences_from_a_file_and_the_answer_never_reach_the_terminal(
     assert "\x1b]52" not in term.raw
     assert "\x1b[2J" not in term.raw
     term.exit()
+
+
+def test_undo_asks_before_undoing_an_older_turn_after_resume(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    # The first turn creates notes.txt; the next two change nothing. After a resume, /undo
+    # must not silently reach back three turns: it names the turn and asks.
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "notes.txt", "content": "n\n"}),
+        Reply.text("Wrote it."),
+        Reply.text("Nothing to change."),
+        Reply.text("Still nothing."),
+    )
+    first = spawn("--yes")
+    first.prompt()
+    for prompt, answer in (("write notes", "Wrote it"), ("look", "Nothing"), ("again", "Still")):
+        first.send_line(prompt)
+        first.expect(answer)
+        first.prompt()
+    session_id = re.search(r"agent --resume (\w+)", clean(first.exit()))
+    assert session_id is not None
+
+    second = spawn("--yes", "--resume", session_id.group(1))
+    second.prompt()
+    second.send_line("/undo")
+    asked = clean(second.expect(r"\[y/N\]"))
+    second.send_line("n")
+    shown = clean(second.expect("Nothing undone"))
+    second.prompt()
+    assert "The last 2 turns changed no files" in asked
+    assert "notes.txt (created)" in asked
+    assert (workspace / "notes.txt").exists()
+
+    second.send_line("/undo")
+    second.expect(r"\[y/N\]")
+    second.send_line("y")
+    shown = clean(second.expect("notes.txt: removed"))
+    second.prompt()
+    second.exit()
+    assert "1 file put back" in shown
+    assert not (workspace / "notes.txt").exists()
+
+
+def test_an_answer_that_is_not_one_is_asked_again(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "new.txt", "content": "hi\n"}),
+        Reply.text("Wrote it."),
+    )
+    term = spawn("--approval", "ask")
+    term.prompt()
+    term.send_line("make new.txt")
+    term.expect("Allow\\?")
+    term.send_line("maybe")
+    shown = clean(term.expect("is not an answer"))
+    term.expect("Allow\\?")
+    assert not (workspace / "new.txt").exists()  # not taken as a no, nor as a yes
+    term.send_line("y")
+    term.expect("Wrote it")
+    term.prompt()
+    term.exit()
+
+    assert "denied" not in shown
+    assert (workspace / "new.txt").read_text() == "hi\n"
+
+
+def test_sessions_does_not_list_the_empty_session_just_started(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("Hello."))
+    earlier = run_agent("-p", "hello", server=fake_llm, workspace=workspace, home=decoy_home)
+    assert earlier.code == 0, earlier.stderr
+    sessions = decoy_home / ".agent" / "sessions"
+    [old] = [path.stem for path in sessions.glob("*.jsonl")]
+    term = spawn()
+    term.prompt()
+    shown = clean(term.command("/sessions"))
+    [new] = [path.stem for path in sessions.glob("*.jsonl") if path.stem != old]
+    term.exit()
+
+    assert old in shown
+    assert new not in shown

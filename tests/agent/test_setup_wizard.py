@@ -15,6 +15,7 @@ from rich.console import Console
 from agent.setup.config import load_config
 from agent.setup.local_servers import FoundServer, ServerKind, calls_tools
 from agent.terminal.setup_view import local_server_hint, run_setup
+from providers.adapters.local_model import bundled_model_path, local_runtime_installed
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -136,9 +137,28 @@ def test_a_model_that_fails_its_test_is_not_written(
 def test_nothing_found_says_how_to_get_a_model(tmp_path: Path) -> None:
     out = io.StringIO()
     kinds = (ServerKind("Ollama", "ollama", _closed_port()),)
-    code = run_setup({}, tmp_path / "c.yaml", console=Console(file=out), ask=None, kinds=kinds)
+    environ = {"AGENT_NO_LOCAL_DEFAULT": "1"}  # no offline model to fall back on
+    code = run_setup(environ, tmp_path / "c.yaml", console=Console(file=out), ask=None, kinds=kinds)
     assert code == 1
+    assert "No model found" in out.getvalue()
     assert "set an API key" in out.getvalue()
+
+
+@pytest.mark.skipif(
+    not local_runtime_installed() or bundled_model_path() is None,
+    reason="the offline model (the local extra and its GGUF) is not installed",
+)
+def test_with_only_the_offline_model_setup_says_agent_runs_it(tmp_path: Path) -> None:
+    out = io.StringIO()
+    kinds = (ServerKind("Ollama", "ollama", _closed_port()),)
+    code = run_setup(
+        {}, tmp_path / "c.yaml", console=Console(file=out, width=500), ask=None, kinds=kinds
+    )
+    shown = out.getvalue()
+    assert code == 1
+    assert "No model found" not in shown
+    assert "runs the bundled offline model local:smollm2" in shown
+    assert "set an API key" in shown
 
 
 def test_the_banner_names_a_running_server_and_a_model_that_calls_tools() -> None:

@@ -45,7 +45,8 @@ def test_deny_rules_and_the_safety_policy_hold_for_bang_lines(
 
     assert "permission rule deny: Bash(touch:*)" in denied
     assert not (workspace / "made").exists()
-    assert "refused" in refused
+    assert "Refused: " in refused
+    assert "refused: refused" not in refused.lower()
     assert fake_llm.requests == []
 
 

@@ -187,6 +187,27 @@ async def test_every_call_is_answered_under_each_profile(
     assert report.startswith(f"chaos mode: {plan.spec.profile} (seed 5")
 
 
+@pytest.mark.parametrize("spec", ["all:rate=0.6", "flaky-network:rate=0.6:stall=0.01"])
+async def test_the_rows_retries_add_up_to_the_runs(
+    spec: str, fake_llm: FakeLlmServer, clock: VirtualClock
+) -> None:
+    # overload and outage both surface as server / overloaded errors, reset and cut stream
+    # both as connection errors: each retry must be counted under one fault only.
+    fake_llm.respond_with(lambda request: Reply.text("fine"))
+    plan = ChaosPlan(ChaosSpec.parse(f"{spec}:seed=11"))
+    events: list[Event] = []
+    provider = recovering(plan, fake_llm, clock, "anthropic", events)
+    for _ in range(12):
+        await provider.chat(REQUEST)
+
+    report = chaos_report(plan, events)
+    retried = sum(1 for event in events if event.type == "retry_scheduled")
+    rows = [int(n) for n in re.findall(r"(\d+) retries of", report)]
+    assert retried > 0
+    assert sum(rows) == retried, report
+    assert f"recovery: {retried} retries" in report
+
+
 async def test_after_an_outage_of_the_primary_the_session_comes_back_to_it(
     fake_llm: FakeLlmServer, clock: VirtualClock
 ) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import signal
 import subprocess
 import sys
@@ -70,3 +72,36 @@ def test_the_same_process_cannot_open_a_session_twice(store: SessionStore, tmp_p
     writer.close()
     _, again = store.open(writer.id)
     again.close()
+
+
+def test_a_clean_close_leaves_no_lock_file(store: SessionStore, tmp_path: Path) -> None:
+    with store.create(cwd=tmp_path, model_chain=[]) as writer:
+        writer.append_message(Message.user("hello"))
+        lock = store.directory / f"{writer.id}.lock"
+        assert lock.exists()
+    assert not lock.exists()
+    _, again = store.open(writer.id)  # and the session opens again as before
+    with again:
+        assert lock.exists()
+    assert not lock.exists()
+
+
+def test_a_lock_taken_on_a_removed_file_is_taken_again_on_the_new_one(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    # A process that opened the lock file just before its holder removed it and let go
+    # must not hold a lock on a file no one else can see.
+    writer = store.create(cwd=tmp_path, model_chain=[])
+    lock = store.directory / f"{writer.id}.lock"
+    stale = os.open(lock, os.O_RDWR)
+    writer.close()
+    fcntl.flock(stale, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the stale file: nothing protects it
+    _, reopened = store.open(writer.id)
+    try:
+        assert lock.exists()
+        assert os.fstat(stale).st_ino != lock.stat().st_ino
+        with pytest.raises(SessionLocked):
+            store.open(writer.id)
+    finally:
+        reopened.close()
+        os.close(stale)

@@ -90,7 +90,7 @@ def _agent_home_is_a_file(home: Path, session_id: str, env: dict[str, str]) -> N
 
 def _lock_is_a_directory(home: Path, session_id: str, env: dict[str, str]) -> None:
     lock = home / ".agent" / "sessions" / f"{session_id}.lock"
-    lock.unlink()
+    lock.unlink(missing_ok=True)
     lock.mkdir()
 
 

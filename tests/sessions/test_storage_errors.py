@@ -62,7 +62,7 @@ def test_a_lock_file_that_is_a_symlink_is_refused_and_its_target_untouched(
     target = tmp_path / "precious.txt"
     target.write_text("keep me")
     lock = path.with_suffix(".lock")
-    lock.unlink()
+    lock.unlink(missing_ok=True)
     lock.symlink_to(target)
 
     with pytest.raises(SessionError, match="symbolic link"):
@@ -73,7 +73,7 @@ def test_a_lock_file_that_is_a_symlink_is_refused_and_its_target_untouched(
 def test_a_lock_that_is_a_directory_is_a_clear_error(store: SessionStore, tmp_path: Path) -> None:
     session_id, path = _session(store, tmp_path)
     lock = path.with_suffix(".lock")
-    lock.unlink()
+    lock.unlink(missing_ok=True)
     lock.mkdir()
 
     with pytest.raises(SessionError, match="Is a directory; move that directory") as caught:

@@ -123,7 +123,7 @@ def test_store_on_disk_is_private_and_survives_a_restart(tmp_path: Path) -> None
     assert meta == ("f.txt", True, 1, "t1")
     report = restarted.roll_back_call(1)
     assert target.read_bytes() == b"\x00binary\xff"
-    assert report.describe() == "Restored 1 file(s)."
+    assert report.describe(workspace) == "Undid turn 1: 1 file put back.\n  f.txt: restored"
     assert CheckpointStore(workspace, directory).entries == []
 
 

@@ -45,7 +45,8 @@ async def test_huge_output_is_trimmed_with_marker(
     harness = make_harness(settings=ToolSettings(max_output_chars=2_000))
     (workspace / "big.txt").write_text("x" * 50 + "\n" * 1 + ("y" * 80 + "\n") * 500)
     result = await harness.run("read_file", path="big.txt")
-    assert "characters" in result.content
+    assert "lines (" in result.content
+    assert "bytes) cut" in result.content
     assert "cut from the middle" in result.content
     assert len(result.content) < 2_500
     assert result.content.rstrip().endswith("y" * 80)
@@ -54,6 +55,8 @@ async def test_huge_output_is_trimmed_with_marker(
 async def test_write_creates_parents_and_edit_replaces(harness: Harness, workspace: Path) -> None:
     result = await harness.run("write_file", path="pkg/mod.py", content="x = 1\ny = 2\n")
     assert result.content == "Created pkg/mod.py (2 lines)."
+    one = await harness.run("write_file", path="one.py", content="x = 1\n")
+    assert one.content == "Created one.py (1 line)."
     result = await harness.run(
         "edit_file", path="pkg/mod.py", old_string="y = 2", new_string="y = 3"
     )

@@ -50,5 +50,5 @@ async def test_model_recovers_from_a_missing_file(harness: Harness, workspace: P
 
     report = harness.executor.undo_last_turn()
     assert isinstance(report, UndoReport)
-    assert str(report) == "Restored 1 file(s)."
+    assert report.describe(workspace) == "Undid turn 1: 1 file put back.\n  src/app.py: restored"
     assert (workspace / "src" / "app.py").read_text() == "GREETING = 'helo'\n"

@@ -105,6 +105,62 @@ async def test_flood_of_output_is_trimmed(make_harness: MakeHarness) -> None:
     assert len(result.content) < 6_000
 
 
+async def test_a_flood_is_cut_once_and_the_note_counts_every_line_left_out(
+    make_harness: MakeHarness, tmp_path: Path
+) -> None:
+    # 100,000 lines (588,895 bytes): more than the capture keeps in memory, so two cuts
+    # happen (the capture's and the limit's); the model must see one note with their sum.
+    outputs = tmp_path / "outputs"
+    harness = make_harness(outputs=outputs)
+    result = await harness.run("run_command", command="seq 1 100000")
+
+    lines = result.content.splitlines()
+    [note] = [line for line in lines if line.startswith("[...")]
+    shown = [int(line) for line in lines if line.isdigit()]
+    head = [n for n in shown if n < 50_000]
+    tail = [n for n in shown if n >= 50_000]
+    assert head == list(range(1, len(head) + 1))  # whole lines, in order
+    assert tail == list(range(tail[0], 100_001))
+    left_out = tail[0] - len(head) - 1
+    left_bytes = sum(len(f"{n}\n") for n in range(len(head) + 1, tail[0]))
+    assert f"{left_out:,} lines ({left_bytes:,} bytes) cut" in note
+    assert f"lines {len(head) + 1:,}-{tail[0] - 1:,}" in note
+    assert lines[-1] == "[exit code 0]"
+    assert len(result.content) < 31_000
+
+    [saved] = list(outputs.iterdir())
+    assert str(saved) in note
+    assert saved.read_text() == "".join(f"{n}\n" for n in range(1, 100_001))
+    assert saved.stat().st_mode & 0o777 == 0o600
+    assert outputs.stat().st_mode & 0o777 == 0o700
+
+
+async def test_an_output_that_fits_is_not_cut_and_not_kept(
+    make_harness: MakeHarness, tmp_path: Path
+) -> None:
+    outputs = tmp_path / "outputs"
+    harness = make_harness(outputs=outputs, settings=ToolSettings(max_output_chars=5_000))
+    result = await harness.run("run_command", command="seq 1 1000")  # 3,893 bytes
+    assert "cut" not in result.content
+    assert not list(outputs.glob("*"))
+    result = await harness.run("run_command", command="seq 1 2000")
+    assert "cut from the middle" in result.content
+    assert len(list(outputs.glob("*"))) == 1
+
+
+async def test_the_saved_output_is_redacted(make_harness: MakeHarness, tmp_path: Path) -> None:
+    outputs = tmp_path / "outputs"
+    harness = make_harness(
+        outputs=outputs,
+        settings=ToolSettings(max_output_chars=1_000),
+        redact=lambda text: text.replace("hunter2", "[REDACTED]"),
+    )
+    await harness.run("run_command", command="for i in $(seq 300); do echo pw=hunter2; done")
+    [saved] = list(outputs.iterdir())
+    assert "hunter2" not in saved.read_text()
+    assert saved.read_text().count("pw=[REDACTED]") == 300
+
+
 @pytest.mark.parametrize(
     "command",
     ["rm -rf ~", "rm  -rf  $HOME/", '"rm" -r -f ~/', "bash -c 'rm -rf \"$HOME\"'", "rm -rf ."],
@@ -116,6 +172,7 @@ async def test_dangerous_command_is_refused_and_nothing_is_deleted(
     result = await harness.run("run_command", command=command)
     assert result.is_error
     assert result.content.startswith("Refused:")
+    assert not result.content.lower().startswith("refused: refused")
     assert "Instead:" in result.content
     assert (decoy_home / "CANARY").read_text() == "do not delete"
     assert (workspace / "keep.txt").exists()

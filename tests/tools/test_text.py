@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tools.text import SNIFF_BYTES, decode, describe_binary, is_binary, trim_middle
+from tools.text import SNIFF_BYTES, Gap, decode, describe_binary, is_binary, trim_middle
 
 
 def test_short_text_is_untouched() -> None:
@@ -15,9 +15,53 @@ def test_long_text_keeps_head_and_tail_and_says_how_much_was_cut() -> None:
     trimmed = trim_middle(text, 1_000)
     assert trimmed.startswith("line 0\n")
     assert trimmed.endswith("line 9999\n")
-    cut = len(text) - 1_000
-    assert f"{cut:,} characters" in trimmed
+    kept = [line for line in trimmed.splitlines() if line.startswith("line ")]
+    left_out = set(text.splitlines()) - set(kept)
+    size = sum(len(line) + 1 for line in left_out)
+    assert f"{len(left_out):,} lines ({size:,} bytes) cut from the middle" in trimmed
+    first = len([line for line in kept if int(line.split()[1]) < 5_000])
+    assert f"lines {first + 1:,}-{first + len(left_out):,};" in trimmed
     assert len(trimmed) < 1_300
+
+
+def test_a_gap_the_tool_left_is_counted_in_and_the_whole_named() -> None:
+    head = "".join(f"{n}\n" for n in range(1, 101))
+    tail = "".join(f"{n}\n" for n in range(901, 1001))
+    left = "".join(f"{n}\n" for n in range(101, 901))
+    gap = Gap(at=len(head), bytes=len(left), lines=800)
+    trimmed = trim_middle(head + tail, 200, gap=gap, whole="/tmp/out.txt")
+    shown = [int(line) for line in trimmed.splitlines() if line.isdigit()]
+    missing = sorted(set(range(1, 1001)) - set(shown))
+    size = sum(len(f"{n}\n") for n in missing)
+    assert missing == list(range(missing[0], missing[-1] + 1))
+    assert f"{len(missing):,} lines ({size:,} bytes) cut" in trimmed
+    assert "/tmp/out.txt" in trimmed
+    assert f"sed -n '{missing[0]},{missing[-1]}p' FILE" in trimmed
+
+
+def test_a_gap_is_marked_even_when_the_rest_fits() -> None:
+    trimmed = trim_middle("a\nb\n", 1_000, gap=Gap(at=2, bytes=10, lines=5))
+    assert trimmed.splitlines()[0] == "a"
+    assert "5 lines (10 bytes) cut" in trimmed
+    assert trimmed.endswith("b\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 120), max_size=400), st.integers(1_000, 3_000))
+def test_the_note_counts_exactly_the_lines_and_bytes_left_out(
+    lengths: list[int], limit: int
+) -> None:
+    lines = [f"{n}:" + "x" * size for n, size in enumerate(lengths)]
+    text = "".join(line + "\n" for line in lines)
+    trimmed = trim_middle(text, limit)
+    if trimmed == text:
+        return
+    kept = {line for line in trimmed.splitlines() if not line.startswith("[...")}
+    left_out = [line for line in lines if line not in kept]
+    size = sum(len(line) + 1 for line in left_out)
+    noun = "line" if len(left_out) == 1 else "lines"
+    counted = f"{len(left_out):,} {noun} ({size:,} bytes)" if left_out else f"{size:,} bytes"
+    assert counted in trimmed
 
 
 def test_binary_detection() -> None:

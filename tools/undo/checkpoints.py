@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from tools.guard.safe_fs import FileState, Other, Unreachable, observe, open_parent, split_relative
 from tools.undo.checkpoint_files import BlobStore, CheckpointIndex, make_private_dir
+from tools.undo.report import KeptChange, RestoreFailure, UndoPreview, UndoReport
 from tools.undo.restore import Outcome, Plan, apply, order
 from tools.undo.snapshots import Change
 
@@ -44,52 +45,17 @@ class Checkpoint:
         return self.before is not None
 
 
-@dataclass(frozen=True)
-class RestoreFailure:
-    """A path that could not be put back, and why."""
-
-    path: Path
-    reason: str
-
-
-@dataclass(frozen=True)
-class KeptChange:
-    """A path left alone because it changed after the agent's edit."""
-
-    path: Path
-    reason: str
-    saved_as: Path | None = None
-
-
-@dataclass(frozen=True)
-class UndoReport:
-    """What an undo or rollback did: paths restored (in order), kept and failed."""
-
-    turn: int | None
-    restored: list[Path] = field(default_factory=list)
-    failed: list[RestoreFailure] = field(default_factory=list)
-    kept: list[KeptChange] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.failed and not self.kept
-
-    def __str__(self) -> str:
-        return self.describe()
-
-    def describe(self) -> str:
-        """A short text for the person."""
-        if self.turn is None:
-            return "Nothing to undo."
-        text = f"Restored {len(self.restored)} file(s)."
-        for kept in self.kept:
-            text += f"\nLeft {kept.path} as it is: {kept.reason}"
-            if kept.saved_as is not None:
-                text += f"; its version from before the change is in {kept.saved_as}"
-            text += "."
-        for failure in self.failed:
-            text += f"\nCould not restore {failure.path}: {failure.reason}."
-        return text
+def undo_preview(entries: list[Checkpoint], current_turn: int) -> UndoPreview | None:
+    """The `UndoPreview` of ``entries`` (live checkpoints) at ``current_turn``; None if
+    there is nothing to undo."""
+    turn = max((c.turn for c in entries), default=None)
+    if turn is None:
+        return None
+    files: dict[str, bool] = {}
+    for checkpoint in entries:
+        if checkpoint.turn == turn:
+            files.setdefault(checkpoint.rel, not checkpoint.existed_before)
+    return UndoPreview(turn, max(current_turn - turn, 0), list(files.items()))
 
 
 class _State(BaseModel):
@@ -263,6 +229,8 @@ class CheckpointStore:
         path = self.root / plan.rel
         if outcome.result == "restored":
             report.restored.append(path)
+            if plan.target is None:
+                report.removed.append(path)
         elif outcome.result == "kept":
             saved = self.root / outcome.saved_as if outcome.saved_as else None
             report.kept.append(KeptChange(path, outcome.reason, saved))
