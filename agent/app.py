@@ -32,6 +32,7 @@ from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_default
 from agent.setup.profiles import Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
+from agent.setup.skill_link import SkillLink
 from agent.setup.startup import Options, SetupError, secret_redactor
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
@@ -169,6 +170,9 @@ def build_agent(
         notices.append(Notice(text=permissions.mode_note))
     if config.plan_mode and previous is None and (note := plan_guard_note(sandbox)):
         notices.append(Notice(text=note))
+    skills = SkillLink(workspace, person_home, home, permissions, events)
+    events.subscribe(skills.on_event)
+    notices += skills.notices()
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
@@ -192,7 +196,7 @@ def build_agent(
                 lambda: modes.plan_mode,
             ),
             redact=redactor.text,
-            more_tools=mcp.tools,
+            more_tools=lambda: [*mcp.tools(), *skills.tools()],
             hooks=before_tool,
             runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
             read_denied=lambda path: permissions.refuses_read(path) is not None,
@@ -218,7 +222,7 @@ def build_agent(
     loop = AgentLoop(
         provider=provider,
         tools=tools,
-        system=build_system_prompt(workspace),
+        system=build_system_prompt(workspace) + skills.prompt_section(),
         history=loaded.view if loaded else (),
         transcript=session,
         events=events,

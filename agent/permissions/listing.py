@@ -16,7 +16,7 @@ CLAUDE_ONLY_TOOLS = frozenset(
         "Agent", "Artifact", "AskUserQuestion", "BashOutput", "CronCreate", "CronDelete",
         "CronList", "EnterPlanMode", "EnterWorktree", "ExitPlanMode", "ExitWorktree",
         "KillShell", "LS", "LSP", "ListMcpResourcesTool", "MultiEdit", "NotebookEdit",
-        "NotebookRead", "PowerShell", "ReadMcpResourceTool", "Skill", "SlashCommand", "Task",
+        "NotebookRead", "PowerShell", "ReadMcpResourceTool", "SlashCommand", "Task",
         "TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoRead",
         "TodoWrite", "ToolSearch", "WebFetch", "WebSearch",
     }

@@ -7,9 +7,10 @@ or its provider directly, so they can be tested with a small fake host and no te
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -27,6 +28,7 @@ from agent.terminal.repl_view import (
     print_picker,
     stats_table,
 )
+from agent.terminal.skills_view import skills_command
 from agent.terminal.status_line import detour_text
 from providers import Event, LlmError, Usage
 from providers.models import ModelRef
@@ -54,6 +56,9 @@ class CommandHost(Protocol):
 
     console: Console
     workspace: Path
+
+    @property
+    def environ(self) -> Mapping[str, str]: ...
 
     @property
     def session_id(self) -> str: ...
@@ -167,6 +172,8 @@ class SlashCommands:
             self._cost,
         )
         self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
+        skills = partial(skills_command, host)
+        self._add("/skills", "/skills [allow NAME]", "skills and where each came from", skills)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
         self._add("/exit", "/exit", "leave (the session is saved)", self._exit)
 
