@@ -7,7 +7,7 @@ from pathlib import Path
 
 from providers.messages import ToolResultBlock, ToolUseBlock
 from tests.tools.conftest import Harness, MakeHarness
-from tools.skills import SkillCatalog, SkillTool, find_skills, skill_dirs
+from tools.skills import Skill, SkillCatalog, SkillTool, find_skills, skill_dirs
 
 
 def write_skill(root: Path, folder: str, text: str) -> Path:
@@ -108,16 +108,20 @@ async def test_the_skill_tool_loads_the_body_then_a_file_beside_it(
     linked = await use(harness, name="pdf", file="link.md")
     unknown = await use(harness, name="nope")
 
-    assert early.is_error and "not loaded yet" in early.content
+    assert early.is_error
+    assert "not loaded yet" in early.content
     assert not loaded.is_error
     assert "Read FORMS.md first." in loaded.content
-    assert "FORMS.md" in loaded.content and "scripts/fill.py" in loaded.content
+    assert "FORMS.md" in loaded.content
+    assert "scripts/fill.py" in loaded.content
     assert "link.md" not in loaded.content
     assert "Fill forms field by field." in forms.content
     assert "print('fill')" in script.content
     for refused in (up, absolute, linked):
-        assert refused.is_error and "top secret" not in refused.content
-    assert unknown.is_error and "the skills are: pdf" in unknown.content
+        assert refused.is_error
+        assert "top secret" not in refused.content
+    assert unknown.is_error
+    assert "the skills are: pdf" in unknown.content
 
 
 async def test_a_loaded_skill_calls_back_once_with_its_allowed_tools(
@@ -130,8 +134,8 @@ async def test_a_loaded_skill_calls_back_once_with_its_allowed_tools(
     )
     seen: list[tuple[str, ...]] = []
 
-    def on_load(skill: object) -> str:
-        seen.append(getattr(skill, "allowed_tools"))
+    def on_load(skill: Skill) -> str:
+        seen.append(skill.allowed_tools)
         return "NOTE FROM CALLER"
 
     tool = SkillTool(lambda: catalog(workspace, decoy_home), on_load)
