@@ -100,7 +100,7 @@ async def test_the_skill_tool_loads_the_body_then_a_file_beside_it(
     harness = make_harness(more_tools=lambda: [tool])
 
     early = await use(harness, name="pdf", file="FORMS.md")
-    loaded = await use(harness, name="pdf")
+    loaded = await use(harness, skill="pdf")  # Claude Code's name for the argument
     forms = await use(harness, name="pdf", file="FORMS.md")
     script = await use(harness, name="pdf", file="scripts/fill.py")
     up = await use(harness, name="pdf", file="../../../secret.txt")

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.blocking import in_worker
@@ -26,7 +26,10 @@ MAX_LISTED = 50
 
 
 class SkillInput(BaseModel):
-    name: str = Field(description="The skill's name, as listed in the system prompt.")
+    name: str = Field(
+        description="The skill's name, as listed in the system prompt.",
+        validation_alias=AliasChoices("name", "skill"),  # Claude Code's Skill takes "skill"
+    )
     file: str | None = Field(
         default=None,
         description=(
