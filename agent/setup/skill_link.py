@@ -52,7 +52,7 @@ class SkillLink:
         self._applied: set[str] = set()
         self.catalog = SkillCatalog()
         self.refresh()
-        self.tool = SkillTool(lambda: self.catalog, self._on_load)
+        self.tool = SkillTool(lambda: self.catalog, self.on_load)
 
     def refresh(self) -> SkillCatalog:
         """Read the skill folders again (for ``/skills``; the system prompt keeps the list
@@ -109,7 +109,9 @@ class SkillLink:
             self._held.close()
             self._applied.clear()
 
-    def _on_load(self, skill: Skill) -> str:
+    def on_load(self, skill: Skill) -> str:
+        """Put ``skill``'s allowed-tools in force for the rest of the turn (if they may hold);
+        the note for the model says what holds."""
         if not skill.allowed_tools or self._permissions is None:
             return ""
         if self.needs_trust(skill):
