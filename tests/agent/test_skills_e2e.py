@@ -87,7 +87,7 @@ def test_allowed_tools_hold_for_a_users_skill_and_not_for_an_unallowed_projects(
 
 
 def test_skills_lists_each_with_where_it_came_from_and_allows_a_projects(
-    spawn: Spawn, workspace: Path, decoy_home: Path
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     write_skill(decoy_home / ".claude/skills", "notes", "Write meeting notes.", "Notes.")
     write_skill(
@@ -119,4 +119,12 @@ def test_skills_lists_each_with_where_it_came_from_and_allows_a_projects(
     term.send_line("y")
     assert "lint allowed" in clean(term.prompt())
     assert "/skills allow lint" not in clean(term.command("/skills"))
+    fake_llm.script(Reply.tool_call("skill", {"name": "lint"}), Reply.text("Linted."))
+    term.send_line("lint my code")
+    term.expect("Linted.")
+    term.prompt()
     term.exit()
+
+    loaded = str(fake_llm.requests[1].body["messages"][-1])
+    assert "Run ruff." in loaded
+    assert "hold until this turn ends: Bash(ruff check:*)" in loaded
