@@ -222,7 +222,8 @@ def build_agent(
     loop = AgentLoop(
         provider=provider,
         tools=tools,
-        system=build_system_prompt(workspace) + skills.prompt_section(),
+        system=build_system_prompt(workspace)
+        + skills.prompt_section(profiles.tool_settings(provider.current).enabled),
         history=loaded.view if loaded else (),
         transcript=session,
         events=events,

@@ -10,7 +10,9 @@ skill still loads, and its tools ask as any other call does.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
+from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -68,9 +70,12 @@ class SkillLink:
         """One warning per skipped skill file, for the start of a session."""
         return [Notice(text=problem.describe()) for problem in self.catalog.problems]
 
-    def prompt_section(self) -> str:
-        """The skills' names and descriptions for the system prompt; "" when there are none."""
-        if not self.catalog.skills:
+    def prompt_section(self, enabled: Sequence[str] | None = None) -> str:
+        """The skills' names and descriptions for the system prompt; "" when there are none,
+        or when ``enabled`` (``tools.enabled``: a tiny model's few tools) leaves out the
+        ``skill`` tool."""
+        offered = enabled is None or any(fnmatch.fnmatchcase("skill", p) for p in enabled)
+        if not self.catalog.skills or not offered:
             return ""
         lines = [
             "\nSkills (instructions for kinds of task, loaded on demand): when a task fits a "

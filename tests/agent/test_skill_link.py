@@ -39,6 +39,8 @@ def test_the_prompt_names_each_skill_and_holds_no_body(workspace: Path, decoy_ho
     assert "- beta: Use for beta." in section
     assert "SECRET-BODY" not in section
     assert link(workspace / "nothing", decoy_home / "none", None).prompt_section() == ""
+    tiny = ["read_file", "list_files", "search"]  # a tiny model is offered no skill tool
+    assert link(workspace, decoy_home, None).prompt_section(tiny) == ""
 
 
 def test_allowed_tools_hold_from_loading_until_the_turn_ends(
