@@ -28,7 +28,7 @@ from agent.terminal.repl_view import (
     print_picker,
     stats_table,
 )
-from agent.terminal.skills_view import skills_command
+from agent.terminal.skills_view import skill_choices, skills_command
 from agent.terminal.status_line import detour_text
 from providers import Event, LlmError, Usage
 from providers.models import ModelRef
@@ -172,8 +172,8 @@ class SlashCommands:
             self._cost,
         )
         self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
-        skills = partial(skills_command, host)
-        self._add("/skills", "/skills [allow NAME]", "skills and where each came from", skills)
+        skills, choices = partial(skills_command, host), partial(skill_choices, host)
+        self._add("/skills", "/skills [allow NAME]", "skills, and allowing one", skills, choices)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
         self._add("/exit", "/exit", "leave (the session is saved)", self._exit)
 

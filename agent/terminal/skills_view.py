@@ -43,6 +43,16 @@ async def skills_command(host: SkillsHost, arg: str) -> bool:
     return True
 
 
+def skill_choices(host: SkillsHost) -> list[tuple[str, str]]:
+    """Tab completion after ``/skills``: ``allow NAME`` for each project skill waiting."""
+    link = _link(host.workspace, host.environ)
+    return [
+        (f"allow {skill.name}", "let its allowed-tools hold")
+        for skill in link.catalog.skills.values()
+        if link.needs_trust(skill)
+    ]
+
+
 def skills_listing(link: SkillLink) -> RenderableType:
     """Each skill with its scope, file and allowed-tools; then the shadowed and skipped."""
     catalog = link.catalog

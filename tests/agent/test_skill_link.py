@@ -3,12 +3,14 @@ loading to the turn's end (a project's only once the person allowed that file)."
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.engine.outcome import TurnEnded
 from agent.permissions import PermissionCheck, PermissionSettings
 from agent.permissions.rules import Call, Verdict
 from agent.setup.skill_link import SkillLink
+from agent.terminal.skills_view import skill_choices
 from providers import Event
 from sessions import TurnStatus
 
@@ -78,3 +80,27 @@ def test_a_projects_allowed_tools_wait_until_the_person_allows_that_file(
     write_skill(folder, "theirs", "allowed-tools: Bash(echo hi)\n", body="Changed.")
     changed = link(workspace, decoy_home, check)
     assert changed.needs_trust(changed.catalog.skills["theirs"])
+
+
+@dataclass
+class Host:
+    workspace: Path
+    environ: dict[str, str]
+    shown: list[str] = field(default_factory=list)
+
+    def show(self, renderable: object) -> None:
+        self.shown.append(str(renderable))
+
+    async def ask(self, question: str) -> str:
+        return "y"
+
+
+def test_completion_after_skills_offers_allow_for_each_project_skill_waiting(
+    workspace: Path, decoy_home: Path
+) -> None:
+    write_skill(workspace / ".claude/skills", "waits", "allowed-tools: Read\n")
+    write_skill(workspace / ".claude/skills", "plain")
+    write_skill(decoy_home / ".claude/skills", "mine", "allowed-tools: Read\n")
+    host = Host(workspace, {"HOME": str(decoy_home), "AGENT_HOME": str(decoy_home / ".agent")})
+
+    assert [value for value, _ in skill_choices(host)] == ["allow waits"]
