@@ -173,7 +173,7 @@ class SlashCommands:
         )
         self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
         skills, choices = partial(skills_command, host), partial(skill_choices, host)
-        self._add("/skills", "/skills [allow NAME]", "skills, and allowing one", skills, choices)
+        self._add("/skills", "/skills [allow NAME]", "list skills or allow one", skills, choices)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
         self._add("/exit", "/exit", "leave (the session is saved)", self._exit)
 
