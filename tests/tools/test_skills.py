@@ -58,10 +58,12 @@ def test_a_broken_skill_file_is_reported_with_its_path_and_line_and_skipped(
     no_description = write_skill(skills, "bare", "---\nname: bare\n---\nbody\n")
     no_front = write_skill(skills, "plain", "Just text.\n")
     write_skill(skills, "good", skill_text("good", "Works."))
+    write_skill(skills, "windows", "\ufeff" + skill_text("windows", "CRLF.").replace("\n", "\r\n"))
 
     found = catalog(workspace, decoy_home)
 
-    assert list(found.skills) == ["good"]
+    assert list(found.skills) == ["good", "windows"]
+    assert found.skills["windows"].body == "Do it well."
     problems = {problem.path: problem for problem in found.problems}
     assert set(problems) == {bad_yaml, no_name, no_description, no_front}
     assert problems[bad_yaml].line is not None

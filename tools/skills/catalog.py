@@ -97,7 +97,11 @@ def find_skills(directories: Sequence[tuple[Path, Scope]], workspace: Path) -> S
         for entry in entries:
             if not (entry / SKILL_FILE).exists() and not (entry / SKILL_FILE).is_symlink():
                 continue
-            folder = entry.resolve()
+            try:
+                folder = entry.resolve()
+            except (OSError, RuntimeError):  # a loop of links
+                catalog.problems.append(SkillProblem(entry, "a loop of symbolic links"))
+                continue
             if scope == "project" and folder != root and root not in folder.parents:
                 catalog.problems.append(
                     SkillProblem(entry / SKILL_FILE, "its folder links outside the project")
@@ -120,6 +124,7 @@ def read_skill(folder: Path, scope: Scope) -> Skill | SkillProblem:
         text = read_regular(path, MAX_BYTES)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         return SkillProblem(path, _why(error))
+    text = text.removeprefix("\ufeff")  # a byte order mark some editors write
     if not text.startswith("---"):
         return SkillProblem(path, "no frontmatter: start the file with a --- block", 1)
     head, sep, body = text[3:].partition("\n---")
