@@ -146,3 +146,25 @@ async def test_a_loaded_skill_calls_back_once_with_its_allowed_tools(
 
     assert seen == [("Read, Bash(ruff check:*)",)]
     assert "NOTE FROM CALLER" in result.content
+
+
+async def test_a_read_deny_rule_withholds_a_skill_and_its_files(
+    workspace: Path, decoy_home: Path, make_harness: MakeHarness
+) -> None:
+    skills = decoy_home / ".claude/skills"
+    write_skill(skills, "private", skill_text("private", "Kept back."))
+    write_skill(skills, "open", skill_text("open", "Readable."))
+    (skills / "open" / "keys.txt").write_text("hidden\n")
+    tool = SkillTool(lambda: catalog(workspace, decoy_home))
+    denied = {skills / "private" / "SKILL.md", skills / "open" / "keys.txt"}
+    harness = make_harness(more_tools=lambda: [tool], read_denied=lambda path: path in denied)
+
+    private = await use(harness, name="private")
+    opened = await use(harness, name="open")
+    keys = await use(harness, name="open", file="keys.txt")
+
+    assert private.is_error
+    assert "Read deny rule" in private.content
+    assert not opened.is_error
+    assert keys.is_error
+    assert "hidden" not in keys.content

@@ -70,6 +70,8 @@ class SkillTool(Tool[SkillInput]):
     async def run(self, args: SkillInput, ctx: ToolContext) -> ToolOutput:
         if args.file is None:
             skill = self._find(args.name)
+            if ctx.read_denied(skill.path):
+                raise ToolError(f"skill {skill.name!r} is withheld by a Read deny rule")
             self.loaded[skill.name] = skill
             note = self._on_load(skill)
             files = await in_worker(_listing, skill.folder)
