@@ -67,8 +67,19 @@ class SkillLink:
         return [self.tool] if self.catalog.skills else []
 
     def notices(self) -> list[Notice]:
-        """One warning per skipped skill file, for the start of a session."""
-        return [Notice(text=problem.describe()) for problem in self.catalog.problems]
+        """One warning per skipped skill file, and a note naming the project's skills whose
+        allowed-tools wait for the person, for the start of a session."""
+        notices = [Notice(text=problem.describe()) for problem in self.catalog.problems]
+        waiting = [skill.name for skill in self.catalog.skills.values() if self.needs_trust(skill)]
+        if waiting and self._permissions is not None:
+            notices.append(
+                Notice(
+                    text=f"This project's skills {', '.join(waiting)} allow tools, which ask as "
+                    "usual until you allow them: /skills allow NAME in the REPL.",
+                    level="info",
+                )
+            )
+        return notices
 
     def prompt_section(self, enabled: Sequence[str] | None = None) -> str:
         """The skills' names and descriptions for the system prompt; "" when there are none,

@@ -70,6 +70,9 @@ def test_a_projects_allowed_tools_wait_until_the_person_allows_that_file(
     skills = link(workspace, decoy_home, check)
     skill = skills.catalog.skills["theirs"]
 
+    [waiting] = skills.notices()
+    assert "theirs" in waiting.text
+    assert "/skills allow" in waiting.text
     assert "not in force" in skills.on_load(skill)
     assert not echo_allowed(check)
     skills.trust(skill)
@@ -77,6 +80,7 @@ def test_a_projects_allowed_tools_wait_until_the_person_allows_that_file(
     assert echo_allowed(check)
     skills.on_event(TurnEnded(status=TurnStatus.DONE, steps=1))
 
+    assert link(workspace, decoy_home, check).notices() == []
     write_skill(folder, "theirs", "allowed-tools: Bash(echo hi)\n", body="Changed.")
     changed = link(workspace, decoy_home, check)
     assert changed.needs_trust(changed.catalog.skills["theirs"])
