@@ -163,6 +163,10 @@ class Recorder:
         self, kind: RequestKind, model: str, usage: Usage, seconds: float | None = None
     ) -> None:
         """Count one answer's tokens and cost, and tell of the request."""
+        cost = cost_of({model: usage})  # priced by the vendor's name for the model
+        current = self._model()
+        if current.partition(":")[2] == model:
+            model = current  # named as everywhere else here: the chain's ref
         attempt = 1
         for ref in [ref for ref in self._attempts if model in (ref, ref.partition(":")[2])]:
             attempt = self._attempts.pop(ref)
@@ -170,7 +174,6 @@ class Recorder:
         for label, field in _TOKEN_TYPES:
             if count := getattr(usage, field):
                 self._tokens.add(count, {**attrs, "type": label})
-        cost = cost_of({model: usage})
         if cost is not None:
             self._cost.add(cost, attrs)
         self._emit(
@@ -244,6 +247,7 @@ class Recorder:
     ) -> None:
         attributes = self._attrs(**{"event.name": name}, **fields)
         self._logger.emit(
+            timestamp=time.time_ns(),
             event_name=name,
             body=name,
             severity_number=severity,

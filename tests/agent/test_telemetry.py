@@ -169,6 +169,7 @@ def test_a_rate_limit_then_an_answer_arrives_as_metrics_and_events(
     [(retry, count)] = named(points, "agent.retry.count")
     assert count == 1
     assert retry == {"session.id": session_id, "model": PRICED, "reason": "rate_limit"}
+    assert {attrs["model"] for attrs, _ in named(points, "agent.token.usage")} == {PRICED}
     tokens = {attrs["type"]: value for attrs, value in named(points, "agent.token.usage")}
     assert tokens == {"input": 11, "output": 7}
     [(cost_attrs, cost)] = named(points, "agent.cost.usage")
@@ -187,6 +188,7 @@ def test_a_rate_limit_then_an_answer_arrives_as_metrics_and_events(
     assert error["session.id"] == session_id
     [request] = [e for e in events if e["event.name"] == "agent.api_request"]
     assert request["attempt"] == 2
+    assert request["model"] == PRICED
     assert request["input_tokens"] == 11
     assert request["output_tokens"] == 7
     assert request["cost_usd"] == pytest.approx(cost)
