@@ -96,7 +96,7 @@ class Recorder:
             self._emit(
                 "agent.fallback",
                 **moved,
-                reason=event.reason,
+                reason=self._redact(event.reason),
                 state="activated",
                 sticky=event.stays_because is not None,
                 returns_in_s=event.returns_in,

@@ -4,6 +4,7 @@ OTLP/HTTP exports received by a collector on loopback and decoded with opentelem
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import subprocess
 import sys
@@ -346,3 +347,20 @@ def test_the_variable_turns_telemetry_on_or_off_over_the_config(
 ) -> None:
     environ = {"AGENT_ENABLE_TELEMETRY": variable} if variable else {}
     assert telemetry_wanted(in_config, environ) is wanted
+
+
+def test_the_dashboard_charts_only_documented_metrics() -> None:
+    docs = Path(__file__).parents[2] / "docs"
+    documented = set(
+        re.findall(r"^\| `(agent\.[a-z_.]+)` \|", (docs / "telemetry.md").read_text(), re.M)
+    )
+    dashboard = json.loads((docs / "telemetry-dashboard.json").read_text())
+    queried = {
+        name
+        for panel in dashboard["panels"]
+        for target in panel["targets"]
+        for name in re.findall(r"\b(agent_[a-z_]+)", target["expr"])
+    }
+    assert "agent.retry.count" in documented
+    assert queried
+    assert {name.replace("_", ".", 2) for name in queried} <= documented
