@@ -216,11 +216,15 @@ def test_a_fallback_and_its_reason_are_exported(
     assert event["reason"]
 
 
-def test_no_key_no_command_and_no_prompt_leave_by_default(
+def test_no_key_no_command_no_file_and_no_prompt_leave_by_default(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
 ) -> None:
-    command = "echo telemetry-canary-5521"
-    fake_llm.script(Reply.tool_call("run_command", {"command": command}), Reply.text("done"))
+    written = {"path": "notes.txt", "content": "file-canary-3141\nsecond line\n"}
+    fake_llm.script(
+        Reply.tool_call("write_file", written),
+        Reply.tool_call("run_command", {"command": "echo telemetry-canary-5521"}),
+        Reply.text("done"),
+    )
     (workspace / "agent.yaml").write_text(FAST)
 
     done = run_agent(
@@ -229,18 +233,55 @@ def test_no_key_no_command_and_no_prompt_leave_by_default(
     )  # fmt: skip
 
     assert done.code == 0, done.stderr
+    assert (workspace / "notes.txt").read_text() == written["content"]
     raw = collector.raw()
     assert b"agent.tool_result" in raw
-    for secret in (KEY, "telemetry-canary-5521", "prompt-canary-9917"):
+    for secret in (KEY, "telemetry-canary-5521", "file-canary-3141", "prompt-canary-9917"):
         assert secret.encode() not in raw
-    [result] = [e for e in collector.events() if e["event.name"] == "agent.tool_result"]
-    assert (result["tool"], result["success"], result["decision"]) == (
+    results = [e for e in collector.events() if e["event.name"] == "agent.tool_result"]
+    assert [(e["tool"], e["success"], e["decision"]) for e in results] == [
+        ("write_file", True, "accept"),
+        ("run_command", True, "accept"),
+    ]
+    assert all("tool_input" not in e for e in results)
+    points = collector.metrics()
+    assert sorted(attrs["tool"] for attrs, _ in named(points, "agent.tool.duration")) == [
         "run_command",
-        True,
-        "accept",
+        "write_file",
+    ]
+    [(lines, added)] = named(points, "agent.lines_of_code.count")
+    assert (lines["type"], added) == ("added", 2)
+
+
+def test_a_refused_command_is_a_rejected_decision(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "echo telemetry-canary-5521"}),
+        Reply.text("done"),
     )
-    [(_, calls)] = named(collector.metrics(), "agent.tool.duration")
-    assert calls == 1
+
+    run(fake_llm, workspace, decoy_home, telemetry_env(collector))  # no --yes: not approved
+
+    [decision] = [e for e in collector.events() if e["event.name"] == "agent.tool_decision"]
+    assert (decision["tool"], decision["decision"]) == ("run_command", "reject")
+    assert decision["source"] in {"approval", "policy"}
+    [result] = [e for e in collector.events() if e["event.name"] == "agent.tool_result"]
+    assert (result["success"], result["decision"]) == (False, "reject")
+
+
+def test_grpc_is_a_protocol_too(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    fake_llm.script(Reply.text("done"))
+    grpc = telemetry_env(collector, OTEL_EXPORTER_OTLP_PROTOCOL="grpc")
+    grpc["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://127.0.0.1:9"  # nothing listens
+
+    done = run(fake_llm, workspace, decoy_home, grpc)
+
+    assert done.stdout.strip() == "done"
+    assert "Telemetry" not in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_tool_details_are_sent_redacted_only_when_asked_for(
