@@ -38,8 +38,10 @@ __all__ = ["SHUTDOWN_SECONDS", "Exporters", "TelemetryError", "start_exporters"]
 
 log = structlog.get_logger("agent.telemetry")
 
-SHUTDOWN_SECONDS = 2.0
-"""The longest exit waits for the last export (a collector that is down is not waited for)."""
+SHUTDOWN_SECONDS = 1.0
+"""The longest exit waits for the last export: a collector that answers takes far less; one
+that is down is given up on then. After a failed export, exit waits only `KNOWN_DOWN_SECONDS`."""
+KNOWN_DOWN_SECONDS = 0.2
 
 _KINDS = ("otlp", "console", "none")
 _PROTOCOLS = ("grpc", "http/protobuf")
@@ -62,8 +64,10 @@ class Exporters:
     meters: MeterProvider
     loggers: LoggerProvider
 
-    def shutdown(self, seconds: float = SHUTDOWN_SECONDS) -> None:
-        """Flush what is left and stop, waiting at most ``seconds``."""
+    def shutdown(self, seconds: float | None = None) -> None:
+        """Flush what is left and stop, waiting at most ``seconds`` (default: as above)."""
+        if seconds is None:
+            seconds = KNOWN_DOWN_SECONDS if _problems.count else SHUTDOWN_SECONDS
 
         def stop() -> None:
             try:
@@ -75,6 +79,12 @@ class Exporters:
         worker = threading.Thread(target=stop, name="telemetry-shutdown", daemon=True)
         worker.start()
         worker.join(seconds)
+        if _problems.count:  # said once, at the end, where it cannot break into a turn
+            print(
+                f"Telemetry: {_problems.count} export(s) failed or were dropped; check "
+                "OTEL_EXPORTER_OTLP_ENDPOINT and that the collector runs (details in the log).",
+                file=sys.stderr,
+            )
 
 
 def start_exporters(environ: Mapping[str, str], notify: Callable[[str], None]) -> Exporters:
@@ -189,13 +199,22 @@ def _log_exporter(kind: str, environ: Mapping[str, str]) -> LogRecordExporter:
 
 class _ToStructlog(logging.Handler):
     """The SDK's own messages (an export that failed, a full queue) go to the agent's log,
-    not the person's terminal."""
+    not the person's terminal; they are counted, for one line at exit."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
 
     def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
         log.warning("telemetry_sdk", logger=record.name, message=record.getMessage())
+
+
+_problems = _ToStructlog()
 
 
 def _quiet_sdk_logging() -> None:
     sdk = logging.getLogger("opentelemetry")
-    sdk.addHandler(_ToStructlog(logging.WARNING))
+    if _problems not in sdk.handlers:
+        sdk.addHandler(_problems)
     sdk.propagate = False
