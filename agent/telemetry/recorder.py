@@ -7,11 +7,13 @@ a prompt's text only with ``AGENT_LOG_USER_PROMPTS=1`` and a tool's input only w
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ParamSpec
 
+import structlog
 from opentelemetry._logs import SeverityNumber
 
 from agent.telemetry.export import Exporters
@@ -31,6 +33,24 @@ from recovery import FallbackActivated, GaveUp, ModelRestored, RetryScheduled
 from tools import ToolRefused, ToolStarted
 
 __all__ = ["Recorder"]
+
+log = structlog.get_logger("agent.telemetry")
+P = ParamSpec("P")
+
+
+def _never_raises(method: Callable[P, None]) -> Callable[P, None]:
+    """Telemetry is called in the middle of a request or a turn: a fault in it is logged,
+    never passed on."""
+
+    @functools.wraps(method)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            method(*args, **kwargs)
+        except Exception:
+            log.warning("telemetry_record_failed", method=method.__name__, exc_info=True)
+
+    return guarded
+
 
 _TOKEN_TYPES = (
     ("input", "input_tokens"),
@@ -80,12 +100,14 @@ class Recorder:
         """The attempt the next answer of each model is (a retry was scheduled)."""
         self._tools_started: dict[str, float] = {}
 
+    @_never_raises
     def started(self) -> None:
         """Count this session."""
         self._sessions.add(1, self._attrs(model=self._model()))
 
     # The event bus.
 
+    @_never_raises
     def on_event(self, event: Event) -> None:
         """Record what recovery, compaction and the tools did."""
         if isinstance(event, RetryScheduled):
@@ -159,6 +181,7 @@ class Recorder:
 
     # The usage ledger.
 
+    @_never_raises
     def on_usage(
         self, kind: RequestKind, model: str, usage: Usage, seconds: float | None = None
     ) -> None:
@@ -194,6 +217,7 @@ class Recorder:
     def on_delta(self, delta: StreamDelta) -> None:
         """Nothing: an answer's text never leaves."""
 
+    @_never_raises
     def on_message(self, message: Message) -> None:
         """Tell of the person's prompt: its length, its text only if asked for."""
         if message.role != "user" or any(
@@ -204,6 +228,7 @@ class Recorder:
         shown = self._redact(text)[:_DETAIL_CHARS] if self._prompts else None
         self._emit("agent.user_prompt", prompt_length=len(text), prompt=shown)
 
+    @_never_raises
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
         """Tell of a finished tool call: its time, whether it worked, lines it changed."""
         began = self._tools_started.pop(call.id, None)

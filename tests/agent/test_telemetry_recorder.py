@@ -17,7 +17,15 @@ from agent.telemetry.recorder import Recorder
 from compaction import CompactionApplied
 from compaction.events import Reason
 from compaction.stages import Stage
-from providers import ErrorKind, Event, Message, TextBlock, ToolResultBlock
+from providers import (
+    ErrorKind,
+    Event,
+    Message,
+    RequestKind,
+    TextBlock,
+    ToolResultBlock,
+    Usage,
+)
 from recovery import FallbackActivated, GaveUp, ModelRestored
 
 SESSION = "01testsession"
@@ -25,6 +33,7 @@ SESSION = "01testsession"
 
 @dataclass
 class Exported:
+    sdk: Exporters
     recorder: Recorder
     reader: InMemoryMetricReader
     logs: InMemoryLogRecordExporter
@@ -34,7 +43,8 @@ class Exported:
 
     def metric(self, name: str) -> list[tuple[dict[str, Any], Any]]:
         data = self.reader.get_metrics_data()
-        assert data is not None
+        if data is None:  # nothing was recorded
+            return []
         return [
             (dict(point.attributes or {}), point.value)
             for resource in data.resource_metrics
@@ -63,7 +73,7 @@ def exported() -> Iterator[Exported]:
         environ={},
         redact=lambda text: text.replace("sk-secret", "[redacted]"),
     )
-    yield Exported(recorder, reader, logs)
+    yield Exported(sdk, recorder, reader, logs)
     meters.shutdown()
     loggers.shutdown()
 
@@ -150,3 +160,21 @@ def test_only_the_persons_prompt_is_a_prompt(exported: Exported) -> None:
     [prompt] = exported.events()
     assert prompt["event.name"] == "agent.user_prompt"
     assert prompt["prompt_length"] == 5
+
+
+def test_a_fault_in_telemetry_never_reaches_the_turn(exported: Exported) -> None:
+    def broken() -> str:
+        raise RuntimeError("no model")
+
+    recorder = Recorder(
+        exported.sdk,
+        session_id=SESSION,
+        model=broken,
+        environ={},
+        redact=str,
+    )
+
+    recorder.started()  # logged, not raised
+    recorder.on_usage(RequestKind.TURN, "m", Usage(input_tokens=1))
+
+    assert exported.metric("agent.session.count") == []
