@@ -34,6 +34,7 @@ from agent.setup.profiles import Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.skill_link import SkillLink
 from agent.setup.startup import Options, SetupError, secret_redactor
+from agent.telemetry import start_recorder, telemetry_wanted
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
 from providers.chaos import ChaosPlan, ChaosSpec, chaos_start_notice
@@ -129,6 +130,21 @@ def build_agent(
     fleet = Fleet(shared, config.recovery)
     provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
     provider.usage.subscribe(saving_usage(session))
+    if telemetry_wanted(config.telemetry.enabled, environ) and (
+        recorder := start_recorder(
+            environ,
+            session_id=session.id,
+            model=lambda: str(provider.current),
+            redact=redactor.text,
+            notify=lambda text: notices.append(Notice(text=text)),
+        )
+    ):
+        events.subscribe(recorder.on_event)
+        ledger = provider.usage
+        ledger.subscribe(
+            lambda kind, model, usage: recorder.on_usage(kind, model, usage, ledger.last_seconds)
+        )
+        face = Faces([face, recorder])
     # The workspace files these run are protected (tools.guard.protected).
     runs = [hook.command for entries in config.hooks.values() for m in entries for hook in m.hooks]
     runs += [

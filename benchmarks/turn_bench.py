@@ -1,6 +1,7 @@
 """Per-step benchmark: the agent's own cost per model call + tool call, against a bare SDK loop.
 
-Run: ``python benchmarks/turn_bench.py`` (about a minute; ``--steps N --runs N``). Both sides
+Run: ``python benchmarks/turn_bench.py`` (about a minute; ``--steps N --runs N``;
+``--telemetry`` with OpenTelemetry export on, to a collector that is down). Both sides
 run in this process against the same local fake server (tests/fakes/llm_server.py, Anthropic
 protocol, streamed) in a process of its own, as a model server always is: in this one, its
 threads would take the interpreter's lock from ours. It answers each turn with ``--steps``
@@ -28,6 +29,7 @@ import asyncio
 import gc
 import io
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -121,10 +123,24 @@ Timing = tuple[float, float]
 """(wall-clock seconds, CPU seconds of this process) of one measured turn."""
 
 
-async def agent_turn(server: Endpoints, home: Path, work: Path, steps: int) -> Timing:
+TELEMETRY = {
+    "AGENT_ENABLE_TELEMETRY": "1",
+    "OTEL_METRICS_EXPORTER": "otlp",
+    "OTEL_LOGS_EXPORTER": "otlp",
+    "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+    "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",  # nothing listens: exports fail
+    "OTEL_METRIC_EXPORT_INTERVAL": "1000",
+    "OTEL_LOGS_EXPORT_INTERVAL": "1000",
+}
+"""``--telemetry``: on, exporting every second to a collector that is down (the worst case)."""
+
+
+async def agent_turn(
+    server: Endpoints, home: Path, work: Path, steps: int, telemetry: bool = False
+) -> Timing:
     """Wall and CPU seconds of one turn of ``steps`` tool steps (plus the final answer)
     through `Agent`."""
-    environ = agent_env(server, home)
+    environ = agent_env(server, home, TELEMETRY if telemetry else None)
     options = Options(
         workspace=work,
         overrides={"model": f"anthropic:{MODEL}", "max_steps": steps + 1, "approval": "full-auto"},
@@ -239,7 +255,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=41)
     parser.add_argument("--in-process", action="store_true", help="run the fake server here")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--telemetry",
+        action="store_true",
+        help="agent with telemetry on (a collector that is down)",
+    )
     args = parser.parse_args()
+    if args.telemetry:
+        os.environ.update(TELEMETRY)  # the OpenTelemetry SDK reads its settings from here
     if args.serve:
         serve(args.steps)
         return
@@ -252,12 +275,12 @@ def main() -> None:
         ours: list[Timing] = []
         bare: list[Timing] = []
         for _ in range(args.runs):  # interleaved: the machine's load hits both alike
-            ours.append(asyncio.run(agent_turn(server, home, work, args.steps)))
+            ours.append(asyncio.run(agent_turn(server, home, work, args.steps, args.telemetry)))
             bare.append(asyncio.run(bare_turn(server, work, args.steps)))
     per_step = args.steps + 1
     where = "in this process" if args.in_process else "in its own process"
     print(f"Per step ({args.steps} read_file calls + the answer; best of {args.runs})")
-    print(f"(the fake server runs {where})")
+    print(f"(the fake server runs {where}; telemetry {'on' if args.telemetry else 'off'})")
     print(f"{'':<10}{'wall':>10}{'CPU':>10}")
     for name, timings in (("agent", ours), ("bare SDK", bare)):
         wall, cpu = (min(t[i] for t in timings) / per_step * 1000 for i in (0, 1))

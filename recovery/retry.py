@@ -184,8 +184,10 @@ class RetryLoop:
         reported, answered = None, False
         stop_renewing = self.fleet.keep_alive(target.fleet_key) if self.fleet is not None else None
         try:
+            sent = self._clock()
             response = await target.provider.chat(request, on_delta)
-            self.usage.add(request.kind, response.model or target.ref.name, response.usage)
+            took = self._clock() - sent
+            self.usage.add(request.kind, response.model or target.ref.name, response.usage, took)
             reported = response.rate_limits
             answered = response.stop_reason is not StopReason.INCOMPLETE
         except LlmError as error:

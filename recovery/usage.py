@@ -24,13 +24,18 @@ class UsageLedger:
         self.by_model: dict[str, Usage] = {}
         self.by_kind: dict[str, Usage] = {}
         self._listeners: list[UsageListener] = []
+        self.last_seconds: float | None = None
+        """How long the request of the answer counted last took, from sending to its end."""
 
     def subscribe(self, listener: UsageListener) -> None:
         """Tell ``listener`` of every answer from now on (e.g. to save it in the session)."""
         self._listeners.append(listener)
 
-    def add(self, kind: RequestKind, model: str, usage: Usage) -> None:
-        """Count one answer's ``usage``."""
+    def add(
+        self, kind: RequestKind, model: str, usage: Usage, seconds: float | None = None
+    ) -> None:
+        """Count one answer's ``usage``; its request took ``seconds``."""
+        self.last_seconds = seconds
         self.total = self.total + usage
         self.by_model[model] = self.by_model.get(model, Usage()) + usage
         self.by_kind[kind.value] = self.by_kind.get(kind.value, Usage()) + usage

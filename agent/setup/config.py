@@ -125,6 +125,14 @@ BUILTIN_PROVIDERS: dict[str, ProviderSettings] = {
 }
 
 
+class TelemetrySettings(BaseModel):
+    """OpenTelemetry metrics and events (docs/telemetry.md); where they go is set by OTEL_*."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = False
+
+
 class Config(BaseModel):
     """The whole configuration. Every key is documented in ``config.example.yaml``."""
 
@@ -149,6 +157,7 @@ class Config(BaseModel):
     shell_env: ShellEnvSettings = Field(default_factory=ShellEnvSettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     hooks: dict[str, list[HookMatcher]] = Field(default_factory=dict)
     """Claude Code-style hooks, event name → matcher entries (`agent.hooks`)."""

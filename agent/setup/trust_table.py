@@ -185,6 +185,7 @@ TABLE: dict[str, Decision] = {
     "recovery": SECTION,
     "recovery.shared": SECTION,
     "recovery.shared.url": held("tell a server it names about your requests"),
+    "telemetry": held("send what this agent does to a telemetry collector"),
     # What runs without asking, and how confined it is.
     "approval": tighten(ordered("ask", "auto-edit", "full-auto"), "run tools without asking you"),
     "plan_mode": tighten(ordered(True, False, kind=bool), "turn plan mode off"),

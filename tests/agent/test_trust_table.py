@@ -142,6 +142,7 @@ LOOSER: list[tuple[str, str, str, Read]] = [
         "recovery: {shared: {url: 'redis://203.0.113.9:6379/0'}}",
         lambda c: c.recovery.shared.url,
     ),
+    ("telemetry", "max_steps: 9", "telemetry: {enabled: true}", lambda c: c.telemetry.enabled),
 ]
 
 # (the person's config, the project's stricter agent.yaml, what to read, what applies)

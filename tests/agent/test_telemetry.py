@@ -1,0 +1,410 @@
+"""OpenTelemetry export, end to end: the real ``agent -p`` against the fake LLM server, its
+OTLP/HTTP exports received by a collector on loopback and decoded with opentelemetry-proto."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest,
+)
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+from agent.telemetry import telemetry_wanted
+from tests.fakes.cli import AgentRun, agent_env, run_agent
+from tests.fakes.llm_script import Fault, Reply
+from tests.fakes.llm_server import FakeLlmServer
+
+PRICED = "anthropic:claude-sonnet-4-5"
+FALLBACK = "anthropic:claude-haiku-4-5"
+KEY = "sk-ant-test-key-0123456789"  # what tests.fakes.cli.agent_env hands the agent
+SDK = re.compile(r"opentelemetry\.(sdk|exporter)")
+"""The SDK and its exporters (the API alone comes with the provider SDKs, for their tracing)."""
+FAST = "recovery: {base_backoff: 0.05, max_backoff: 0.2, rate_limit_floor: 0.1}\n"
+
+
+@dataclass
+class Collector:
+    """An OTLP/HTTP receiver on loopback: keeps every body posted to it."""
+
+    server: ThreadingHTTPServer
+    posts: list[tuple[str, bytes]] = field(default_factory=list)
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def raw(self) -> bytes:
+        return b"".join(body for _, body in self.posts)
+
+    def metrics(self) -> list[tuple[str, dict[str, Any], float]]:
+        """Every data point: (metric name, its attributes, its value)."""
+        points = []
+        for path, body in self.posts:
+            if path != "/v1/metrics":
+                continue
+            request = ExportMetricsServiceRequest.FromString(body)
+            for resource in request.resource_metrics:
+                for scope in resource.scope_metrics:
+                    for metric in scope.metrics:
+                        data = metric.sum.data_points or metric.histogram.data_points
+                        for point in data:
+                            value = getattr(point, "as_double", 0) or getattr(point, "as_int", 0)
+                            if metric.HasField("histogram"):
+                                value = point.count
+                            points.append((metric.name, _attributes(point.attributes), value))
+        return points
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every log record's attributes (each has ``event.name``)."""
+        found = []
+        for path, body in self.posts:
+            if path != "/v1/logs":
+                continue
+            for resource in ExportLogsServiceRequest.FromString(body).resource_logs:
+                for scope in resource.scope_logs:
+                    found += [_attributes(record.attributes) for record in scope.log_records]
+        return found
+
+    def resources(self) -> list[dict[str, Any]]:
+        return [
+            _attributes(resource.resource.attributes)
+            for path, body in self.posts
+            if path == "/v1/metrics"
+            for resource in ExportMetricsServiceRequest.FromString(body).resource_metrics
+        ]
+
+
+def _value(value: AnyValue) -> Any:
+    kind = value.WhichOneof("value")
+    return getattr(value, kind) if kind is not None else None
+
+
+def _attributes(pairs: Any) -> dict[str, Any]:
+    return {pair.key: _value(pair.value) for pair in pairs}
+
+
+@pytest.fixture
+def collector() -> Iterator[Collector]:
+    posts: list[tuple[str, bytes]] = []
+
+    class Receive(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length", 0)))
+            if self.headers.get("content-encoding") == "gzip":
+                body = gzip.decompress(body)
+            posts.append((self.path, body))
+            self.send_response(200)
+            self.send_header("content-type", "application/x-protobuf")
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Receive)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield Collector(server, posts)
+    server.shutdown()
+    server.server_close()
+
+
+def telemetry_env(collector: Collector, **more: str) -> dict[str, str]:
+    return {
+        "AGENT_ENABLE_TELEMETRY": "1",
+        "OTEL_METRICS_EXPORTER": "otlp",
+        "OTEL_LOGS_EXPORTER": "otlp",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint,
+        "OTEL_RESOURCE_ATTRIBUTES": "team=platform",
+        **more,
+    }
+
+
+def run(
+    fake_llm: FakeLlmServer,
+    workspace: Path,
+    home: Path,
+    env: dict[str, str],
+    *args: str,
+) -> AgentRun:
+    (workspace / "agent.yaml").write_text(FAST)
+    done = run_agent(
+        "-p", "say it", "--model", PRICED, *args,
+        server=fake_llm, workspace=workspace, home=home, env=env,
+    )  # fmt: skip
+    assert done.code == 0, done.stderr
+    return done
+
+
+def named(points: list[tuple[str, dict[str, Any], float]], name: str) -> list[Any]:
+    return [(attrs, value) for metric, attrs, value in points if metric == name]
+
+
+def test_a_rate_limit_then_an_answer_arrives_as_metrics_and_events(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    fake_llm.script(Fault.status(429, "rate_limit_error"), Reply.text("done"))
+
+    done = run(fake_llm, workspace, decoy_home, telemetry_env(collector))
+
+    assert done.stdout.strip() == "done"
+    points = collector.metrics()
+    (session_attrs, sessions), *_ = named(points, "agent.session.count")
+    assert sessions == 1
+    session_id = session_attrs["session.id"]
+    assert session_attrs["model"] == PRICED
+    [(retry, count)] = named(points, "agent.retry.count")
+    assert count == 1
+    assert retry == {"session.id": session_id, "model": PRICED, "reason": "rate_limit"}
+    assert {attrs["model"] for attrs, _ in named(points, "agent.token.usage")} == {PRICED}
+    tokens = {attrs["type"]: value for attrs, value in named(points, "agent.token.usage")}
+    assert tokens == {"input": 11, "output": 7}
+    [(cost_attrs, cost)] = named(points, "agent.cost.usage")
+    assert cost > 0
+    assert cost_attrs["session.id"] == session_id
+    assert all(
+        r["service.name"] == "agent" and r["team"] == "platform" for r in collector.resources()
+    )
+
+    events = collector.events()
+    [error] = [e for e in events if e["event.name"] == "agent.api_error"]
+    assert error["status_code"] == 429
+    assert error["attempt"] == 1
+    assert error["error_kind"] == "rate_limit"
+    assert error["model"] == PRICED
+    assert error["session.id"] == session_id
+    [request] = [e for e in events if e["event.name"] == "agent.api_request"]
+    assert request["attempt"] == 2
+    assert request["model"] == PRICED
+    assert request["input_tokens"] == 11
+    assert request["output_tokens"] == 7
+    assert request["cost_usd"] == pytest.approx(cost)
+    assert request["duration_ms"] >= 0
+    [prompt] = [e for e in events if e["event.name"] == "agent.user_prompt"]
+    assert prompt["prompt_length"] == len("say it")
+    assert "prompt" not in prompt
+
+
+def test_a_fallback_and_its_reason_are_exported(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    overloaded = Fault.status(529, "overloaded_error")
+    fake_llm.script(overloaded, overloaded, overloaded, model=PRICED.split(":")[1])
+    fake_llm.script(Reply.text("done"), model=FALLBACK.split(":")[1])
+
+    run(fake_llm, workspace, decoy_home, telemetry_env(collector), "--fallback-model", FALLBACK)
+
+    [(attrs, count)] = named(collector.metrics(), "agent.fallback.count")
+    assert count == 1
+    assert (attrs["from"], attrs["to"]) == (PRICED, FALLBACK)
+    [event] = [e for e in collector.events() if e["event.name"] == "agent.fallback"]
+    assert (event["from"], event["to"], event["state"]) == (PRICED, FALLBACK, "activated")
+    assert event["reason"]
+
+
+def test_no_key_no_command_no_file_and_no_prompt_leave_by_default(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    written = {"path": "notes.txt", "content": "file-canary-3141\nsecond line\n"}
+    fake_llm.script(
+        Reply.tool_call("write_file", written),
+        Reply.tool_call("run_command", {"command": "echo telemetry-canary-5521"}),
+        Reply.text("done"),
+    )
+    (workspace / "agent.yaml").write_text(FAST)
+
+    done = run_agent(
+        "-p", "prompt-canary-9917", "--yes", "--model", PRICED,
+        server=fake_llm, workspace=workspace, home=decoy_home, env=telemetry_env(collector),
+    )  # fmt: skip
+
+    assert done.code == 0, done.stderr
+    assert (workspace / "notes.txt").read_text() == written["content"]
+    raw = collector.raw()
+    assert b"agent.tool_result" in raw
+    for secret in (KEY, "telemetry-canary-5521", "file-canary-3141", "prompt-canary-9917"):
+        assert secret.encode() not in raw
+    results = [e for e in collector.events() if e["event.name"] == "agent.tool_result"]
+    assert [(e["tool"], e["success"], e["decision"]) for e in results] == [
+        ("write_file", True, "accept"),
+        ("run_command", True, "accept"),
+    ]
+    assert all("tool_input" not in e for e in results)
+    points = collector.metrics()
+    assert sorted(attrs["tool"] for attrs, _ in named(points, "agent.tool.duration")) == [
+        "run_command",
+        "write_file",
+    ]
+    [(lines, added)] = named(points, "agent.lines_of_code.count")
+    assert (lines["type"], added) == ("added", 2)
+
+
+def test_a_refused_command_is_a_rejected_decision(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "echo telemetry-canary-5521"}),
+        Reply.text("done"),
+    )
+
+    run(fake_llm, workspace, decoy_home, telemetry_env(collector))  # no --yes: not approved
+
+    [decision] = [e for e in collector.events() if e["event.name"] == "agent.tool_decision"]
+    assert (decision["tool"], decision["decision"]) == ("run_command", "reject")
+    assert decision["source"] in {"approval", "policy"}
+    [result] = [e for e in collector.events() if e["event.name"] == "agent.tool_result"]
+    assert (result["success"], result["decision"]) == (False, "reject")
+
+
+def test_grpc_is_a_protocol_too(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    fake_llm.script(Reply.text("done"))
+    grpc = telemetry_env(collector, OTEL_EXPORTER_OTLP_PROTOCOL="grpc")
+    grpc["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://127.0.0.1:9"  # nothing listens
+
+    done = run(fake_llm, workspace, decoy_home, grpc)
+
+    assert done.stdout.strip() == "done"
+    assert "Telemetry is" not in done.stderr  # it started (its exports fail: nothing listens)
+    assert "Traceback" not in done.stderr
+
+
+def test_tool_details_are_sent_redacted_only_when_asked_for(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    command = f"echo telemetry-canary-5521 {KEY}"
+    fake_llm.script(Reply.tool_call("run_command", {"command": command}), Reply.text("done"))
+    env = telemetry_env(collector, AGENT_LOG_TOOL_DETAILS="1", AGENT_LOG_USER_PROMPTS="1")
+    (workspace / "agent.yaml").write_text(FAST)
+
+    done = run_agent(
+        "-p", "prompt-canary-9917", "--yes", "--model", PRICED,
+        server=fake_llm, workspace=workspace, home=decoy_home, env=env,
+    )  # fmt: skip
+
+    assert done.code == 0, done.stderr
+    raw = collector.raw()
+    assert b"telemetry-canary-5521" in raw
+    assert b"prompt-canary-9917" in raw
+    assert KEY.encode() not in raw
+
+
+def test_a_bad_setting_is_one_line_and_the_turn_still_runs(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    fake_llm.script(Reply.text("done"))
+
+    done = run(
+        fake_llm, workspace, decoy_home, telemetry_env(collector, OTEL_METRICS_EXPORTER="prom")
+    )
+
+    assert done.stdout.strip() == "done"
+    assert "Traceback" not in done.stderr
+    [line] = [line for line in done.stderr.splitlines() if "OTEL_METRICS_EXPORTER" in line]
+    assert "otlp, console or none" in line
+    assert collector.posts == []
+
+
+def test_a_collector_that_is_down_does_not_hold_up_the_exit(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    fake_llm.script(Reply.text("done"))
+    down = telemetry_env(collector, OTEL_EXPORTER_OTLP_TIMEOUT="30000")
+    down["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://127.0.0.1:9"  # discard: nothing listens
+
+    done = run(fake_llm, workspace, decoy_home, down)
+
+    assert done.stdout.strip() == "done"
+    assert "Traceback" not in done.stderr
+    assert "Failed to export" not in done.stderr  # the SDK's complaints go to the log...
+    said = [line for line in done.stderr.splitlines() if "elemetry" in line]
+    assert len(said) <= 1, said  # ... and at most one line says so at exit
+    assert all("OTEL_EXPORTER_OTLP_ENDPOINT" in line for line in said)
+
+
+def test_a_plain_start_never_imports_opentelemetry(
+    workspace: Path, decoy_home: Path, fake_llm: FakeLlmServer
+) -> None:
+    probe = (
+        "import sys, runpy\n"
+        "SDK = ('opentelemetry.sdk', 'opentelemetry.exporter')\n"
+        "sys.argv = ['agent', '--version']\n"
+        "try:\n"
+        "    runpy.run_module('agent', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "assert not [m for m in sys.modules if m.startswith(SDK)], 'imported'\n"
+        "from agent.setup.config import Config\n"
+        "from agent.app import build_agent\n"
+        "assert not [m for m in sys.modules if m.startswith(SDK)], 'imported'\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=workspace,
+        env=agent_env(fake_llm, decoy_home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_turn_without_telemetry_never_imports_opentelemetry(
+    workspace: Path, decoy_home: Path, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Reply.text("done"))
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "agent", "-p", "say it"],
+        cwd=workspace,
+        env=agent_env(fake_llm, decoy_home, {"AGENT_ENABLE_TELEMETRY": ""}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"
+    assert " agent.app\n" in done.stderr  # importtime's report is there
+    assert not SDK.search(done.stderr)
+
+
+@pytest.mark.parametrize(
+    ("in_config", "variable", "wanted"),
+    [(False, "", False), (True, "", True), (False, "1", True), (True, "0", False)],
+)
+def test_the_variable_turns_telemetry_on_or_off_over_the_config(
+    in_config: bool, variable: str, wanted: bool
+) -> None:
+    environ = {"AGENT_ENABLE_TELEMETRY": variable} if variable else {}
+    assert telemetry_wanted(in_config, environ) is wanted
+
+
+def test_the_dashboard_charts_only_documented_metrics() -> None:
+    docs = Path(__file__).parents[2] / "docs"
+    documented = set(
+        re.findall(r"^\| `(agent\.[a-z_.]+)` \|", (docs / "telemetry.md").read_text(), re.M)
+    )
+    dashboard = json.loads((docs / "telemetry-dashboard.json").read_text())
+    queried = {
+        name
+        for panel in dashboard["panels"]
+        for target in panel["targets"]
+        for name in re.findall(r"\b(agent_[a-z_]+)", target["expr"])
+    }
+    assert "agent.retry.count" in documented
+    assert queried
+    assert {name.replace("_", ".", 2) for name in queried} <= documented
