@@ -82,8 +82,8 @@ class TodoWrite(Tool[TodoWriteInput]):
         busy = [item.content for item in args.todos if item.status == "in_progress"]
         if len(busy) > 1:
             raise ToolError(
-                f"{len(busy)} items are in_progress ({', '.join(map(repr, busy))}); at most "
-                "one may be",
+                f"at most one item may be in_progress, and {len(busy)} are: "
+                f"{', '.join(map(repr, busy))}",
                 hint="mark one in_progress and the others pending or completed, then call "
                 "todo_write again with the whole list",
             )

@@ -108,6 +108,10 @@ class CommandHost(Protocol):
         """Continue the saved session ``target`` (an id or unique prefix)."""
         ...
 
+    def todo_list(self) -> RenderableType:
+        """``/todos``: the model's plan, every item."""
+        ...
+
 
 Handler = Callable[[str], Awaitable[bool]]
 """Runs a command with its argument; False ends the REPL."""
@@ -167,6 +171,7 @@ class SlashCommands:
             self._cost,
         )
         self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
+        self._add("/todos", "/todos", "the model's plan for this task", self._todos)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
         self._add("/exit", "/exit", "leave (the session is saved)", self._exit)
 
@@ -256,6 +261,10 @@ class SlashCommands:
 
     async def _mcp(self, _: str) -> bool:
         self.host.show(self.host.mcp_status())
+        return True
+
+    async def _todos(self, _: str) -> bool:
+        self.host.show(self.host.todo_list())
         return True
 
     async def _clear(self, _: str) -> bool:

@@ -33,7 +33,7 @@ async def test_two_items_in_progress_are_refused_and_nothing_is_announced(
     todos = [item("One", "in_progress"), item("Two", "in_progress")]
     result = await harness.run("todo_write", todos=todos)
     assert result.is_error
-    assert "2 items are in_progress ('One', 'Two'); at most one may be" in result.content
+    assert "at most one item may be in_progress, and 2 are: 'One', 'Two'" in result.content
     assert "mark one in_progress" in result.content
     assert harness.of_type("todos_changed") == []
 
