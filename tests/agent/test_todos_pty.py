@@ -3,6 +3,7 @@ after it, whole on /todos, and back again when the session is resumed."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from tests.fakes.llm_script import Reply
@@ -67,3 +68,28 @@ def test_a_second_item_in_progress_is_refused_and_the_model_is_told(
     terminal.exit()
     told = fake_llm.requests[-1].body["messages"][-1]
     assert "at most one item may be in_progress" in str(told)
+
+
+def test_after_a_compaction_the_model_is_told_its_plan_again(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    # Answers longer than the summary: a summary that would grow the context is discarded.
+    fake_llm.script(
+        Reply.tool_call("todo_write", PLAN),
+        Reply.text("Working. " + "The bug is in the parser, line by line. " * 20),
+        Reply.text("Still working. " + "The tests need a fixture too. " * 20),
+        Reply.text("SUMMARY: fixing the parser bug"),
+        Reply.text("Done."),
+    )
+    terminal = spawn()
+    terminal.prompt()
+    terminal.command("fix the bug")
+    terminal.command("go on")
+    assert "Compacted" in clean(terminal.command("/compact"))
+    terminal.command("and now?")
+    sent = json.dumps(fake_llm.requests[-1].body["messages"])
+    assert "SUMMARY: fixing the parser bug" in sent
+    assert "Your todo list, kept through the compaction" in sent
+    assert "Fixing the bug" in sent
+    assert "Plan · 1/3 done" in clean(terminal.command("/todos"))
+    terminal.exit()
