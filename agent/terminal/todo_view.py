@@ -8,7 +8,7 @@ as it happens, or read back from a resumed session's saved events.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from prompt_toolkit.formatted_text import FormattedText
@@ -27,8 +27,10 @@ NO_PLAN = "No plan yet: for work of several steps the model keeps one with todo_
 class TodoPanel:
     """The current todo list and its views; a face's ``on_event`` keeps it current."""
 
-    def __init__(self) -> None:
+    def __init__(self, redact: Callable[[str], str] = lambda text: text) -> None:
         self.todos: tuple[TodoItem, ...] = ()
+        self.redact = redact
+        """Hides secrets in what the model wrote, as in every other line it is shown."""
 
     def on_event(self, event: Event) -> None:
         """Take the list a `TodosChanged` carries."""
@@ -52,7 +54,7 @@ class TodoPanel:
             under_way = next((i for i, t in enumerate(items) if t.status != "completed"), 0)
             start = max(0, min(under_way - 1, len(items) - limit + 1))
             shown = items[start : start + limit - 1]
-        lines = [_line(item) for item in shown]
+        lines = [_line(item, self.redact) for item in shown]
         if start:
             lines.insert(0, Text(f"  … {start} done above", style="dim"))
         if (after := len(items) - start - len(shown)) > 0:
@@ -88,9 +90,9 @@ _MARKS = {"completed": ("☒ ", "dim strike"), "in_progress": ("▸ ", "bold cya
 _TOOLKIT_STYLES = {"dim strike": "fg:ansibrightblack strike", "bold cyan": "bold fg:ansicyan"}
 
 
-def _line(item: TodoItem) -> Text:
+def _line(item: TodoItem, redact: Callable[[str], str]) -> Text:
     mark, style = _MARKS.get(item.status, ("☐ ", ""))
-    text = item.activeForm if item.status == "in_progress" else item.content
+    text = redact(item.activeForm if item.status == "in_progress" else item.content)
     return Text(f"  {mark}{_one_line(text)}", style=style, no_wrap=True, overflow="ellipsis")
 
 

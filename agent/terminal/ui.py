@@ -93,7 +93,7 @@ class ConsoleUI:
         terminal = out.is_terminal and not out.is_dumb_terminal
         self.live_mode = live if live is not None else (err is None or err is out) and terminal
         self.status = StatusLine(clock=clock)
-        self.todos = TodoPanel()
+        self.todos = TodoPanel(redact)
         """The model's plan, shown above the status line."""
         self._answer = AnswerView(out, redact)
         self._writing = False

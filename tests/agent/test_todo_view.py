@@ -74,3 +74,10 @@ def test_restore_reads_the_saved_events_of_a_session() -> None:
     assert [line.plain for line in panel.while_working()] == ["  ▸ Resumeding"]
     panel.restore([])
     assert panel.todos == ()
+
+
+def test_secrets_in_the_plan_are_hidden() -> None:
+    panel = TodoPanel(redact=lambda text: text.replace("sk-secret", "****"))
+    panel.on_event(TodosChanged(todos=(todo("Use key sk-secret", "in_progress"),)))
+    assert "sk-secret" not in rendered(panel)
+    assert "****" in to_plain_text(panel.above("› "))

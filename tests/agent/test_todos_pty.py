@@ -94,4 +94,6 @@ def test_after_a_compaction_the_model_is_told_its_plan_again(
     assert "Your todo list, kept through the compaction" in sent
     assert "Fixing the bug" in sent
     assert "Plan · 1/3 done" in clean(terminal.command("/todos"))
+    terminal.command("/clear")  # a new session starts without a plan
+    assert "No plan yet" in clean(terminal.command("/todos"))
     terminal.exit()
