@@ -27,7 +27,7 @@ RESULT = (
 
 
 class TodoItem(BaseModel):
-    """One step of the plan, in Claude Code's shape."""
+    """One step of the plan."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -73,6 +73,13 @@ class TodoWrite(Tool[TodoWriteInput]):
     )
     input_model = TodoWriteInput
     idempotent = True
+
+    def input_schema(self) -> dict[str, Any]:
+        """The schema with the item inline: some OpenAI-compatible servers and small models'
+        templates do not follow a ``$ref``."""
+        schema = super().input_schema()
+        schema["properties"]["todos"]["items"] = schema.pop("$defs")["TodoItem"]
+        return schema
 
     def summary(self, args: TodoWriteInput) -> str:
         done = sum(item.status == "completed" for item in args.todos)

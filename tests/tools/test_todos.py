@@ -78,3 +78,13 @@ def test_the_last_saved_list_wins_and_a_damaged_one_is_passed_over() -> None:
     assert [t.content for t in last_todos(saved)] == ["B"]
     assert last_todos([first, second]) == second.todos
     assert last_todos([]) == ()
+
+
+def test_the_schema_has_the_item_inline_with_claude_codes_fields() -> None:
+    from tools.todos import TodoWrite
+
+    schema = TodoWrite().input_schema()
+    assert "$defs" not in schema
+    item = schema["properties"]["todos"]["items"]
+    assert item["required"] == ["content", "status", "activeForm"]
+    assert item["properties"]["status"]["enum"] == ["pending", "in_progress", "completed"]
