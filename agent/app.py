@@ -16,6 +16,7 @@ import structlog
 from agent.engine.face import Face, Faces
 from agent.engine.instructions import NearestInstructions
 from agent.engine.loop import AgentLoop
+from agent.engine.plan_note import PlanNote
 from agent.engine.system_prompt import build_system_prompt
 from agent.engine.tool_ids import ToolCallIds
 from agent.engine.turn import TurnRecoveryPolicy
@@ -48,6 +49,7 @@ from tools.chaos import ToolChaos
 from tools.guard.sandbox import Sandbox
 from tools.hooks import BeforeToolHook
 from tools.saved_output import prune_saved_outputs
+from tools.todos import last_todos
 
 __all__ = ["Agent", "build_agent"]
 
@@ -235,6 +237,8 @@ def build_agent(
         max_continuations=config.compaction.max_output_recovery_limit,
         model=lambda: str(provider.current),
     )
+    plan = PlanNote(last_todos(loaded.events), loaded.view) if loaded else PlanNote()
+    events.subscribe(plan.on_event)  # the model hears its plan again after a compaction
     loop = AgentLoop(
         provider=provider,
         tools=tools,
@@ -250,7 +254,7 @@ def build_agent(
         turn_timeout=config.turn_timeout,
         max_tokens=config.max_tokens,
         tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
-        tool_news=mcp.tool_news,
+        tool_news=plan.with_news(mcp.tool_news),
     )
     parts = Parts(
         config=config,

@@ -21,6 +21,7 @@ from agent.acp.updates import (
     edit_diff,
     message_chunk,
     notice_chunk,
+    plan_update,
     result_content,
     tool_call_start,
     tool_kind,
@@ -38,6 +39,7 @@ from providers import (
 )
 from recovery import GaveUp
 from tools import ToolStarted
+from tools.todos import TodosChanged
 
 log = structlog.get_logger("agent.acp.face")
 
@@ -145,6 +147,9 @@ class EditorFace:
         if isinstance(event, ContinuationExhausted):
             self.truncated = True
             self.notice(event.describe(), {"subtype": "continuation_exhausted"})
+            return
+        if isinstance(event, TodosChanged):
+            self.outbox.put(plan_update(event.todos))
             return
         if isinstance(event, ToolStarted):  # past every check and question: running now
             if (call := self._pending.get(event.tool_use_id)) is not None:

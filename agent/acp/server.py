@@ -46,6 +46,7 @@ from agent.acp.options import MODEL, config_options, options_update, set_option
 from agent.acp.replay import history_updates
 from agent.acp.sessions import EditorSession, open_session, prompt_text
 from agent.acp.transport import StdioTransport, claim_stdout
+from agent.acp.updates import plan_update
 from agent.engine.outcome import TurnResult, TurnStatus
 from agent.exit_codes import ExitCode
 from agent.permissions.plan import GO_AHEAD, planned
@@ -53,6 +54,7 @@ from agent.script.report import provider_unavailable
 from agent.setup.config import agent_home
 from agent.setup.startup import Options
 from providers import ErrorKind
+from tools.todos import last_todos
 
 log = structlog.get_logger("agent.acp")
 Done = TypeVar("Done")
@@ -142,6 +144,8 @@ class AcpServer:
         history = history_updates(loaded.messages if loaded else [], session.face.workspace)
         for update in history:
             session.outbox.put(update)
+        if loaded is not None and (todos := last_todos(loaded.events)):
+            session.outbox.put(plan_update(todos))  # the plan as the session left it
         session.show_start_notices()  # after the history they are about
         await session.outbox.drain()
         agent = session.agent

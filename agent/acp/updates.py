@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from acp.schema import (
     AgentMessageChunk,
+    AgentPlanUpdate,
     ContentToolCallContent,
     FileEditToolCallContent,
+    PlanEntry,
     TextContentBlock,
     ToolCallLocation,
     ToolCallStart,
@@ -23,6 +26,7 @@ from acp.schema import (
 )
 
 from providers import ToolResultBlock, ToolUseBlock
+from tools.todos import TodoItem
 
 Content = ContentToolCallContent | FileEditToolCallContent
 
@@ -33,6 +37,7 @@ _KINDS: dict[str, ToolKind] = {
     "list_files": "search",
     "search": "search",
     "run_command": "execute",
+    "todo_write": "think",
 }
 MAX_RESULT_CHARS = 20_000
 """A tool's output shown in the editor: the model's copy is trimmed already, this is a cap."""
@@ -161,3 +166,10 @@ def notice_chunk(text: str, fields: dict[str, Any] | None = None) -> AgentMessag
     """
     meta = {"agent": {"notice": True, **(fields or {})}}
     return message_chunk(f"\n\n> {text}\n\n", meta)
+
+
+def plan_update(todos: Sequence[TodoItem]) -> AgentPlanUpdate:
+    """The model's todo list as the spec's ``plan`` update: every entry, the whole list each
+    time (the editor replaces its plan with it). The list has no priorities: all are medium."""
+    entries = [PlanEntry(content=t.content, priority="medium", status=t.status) for t in todos]
+    return AgentPlanUpdate(session_update="plan", entries=entries)

@@ -42,6 +42,7 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "search": "Grep",
     "list_files": "Glob",
     "skill": "Skill",
+    "todo_write": "TodoWrite",
 }
 """Our tool names and the Claude Code names hooks know them by (MCP tools are the same in
 both: ``mcp__server__tool``)."""

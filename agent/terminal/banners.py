@@ -21,6 +21,7 @@ QUIET = frozenset(
         "circuit_closed",
         "tool_started",  # the tool line follows
         "mode_changed",  # the mode line under the prompt shows it
+        "todos_changed",  # the plan is drawn above the status line and the prompt
     }
 )
 

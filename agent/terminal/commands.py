@@ -113,6 +113,10 @@ class CommandHost(Protocol):
         """Continue the saved session ``target`` (an id or unique prefix)."""
         ...
 
+    def todo_list(self) -> RenderableType:
+        """``/todos``: the model's plan, every item."""
+        ...
+
 
 Handler = Callable[[str], Awaitable[bool]]
 """Runs a command with its argument; False ends the REPL."""
@@ -174,6 +178,7 @@ class SlashCommands:
         self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
         skills, choices = partial(skills_command, host), partial(skill_choices, host)
         self._add("/skills", "/skills [allow NAME]", "list skills or allow one", skills, choices)
+        self._add("/todos", "/todos", "the model's plan for this task", self._todos)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
         self._add("/exit", "/exit", "leave (the session is saved)", self._exit)
 
@@ -263,6 +268,10 @@ class SlashCommands:
 
     async def _mcp(self, _: str) -> bool:
         self.host.show(self.host.mcp_status())
+        return True
+
+    async def _todos(self, _: str) -> bool:
+        self.host.show(self.host.todo_list())
         return True
 
     async def _clear(self, _: str) -> bool:

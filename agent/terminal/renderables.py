@@ -63,6 +63,8 @@ def short_args(arguments: dict[str, object], limit: int = 80) -> str:
         value = arguments[key]
         text = value if isinstance(value, str) else json.dumps(value)
         text = text.replace("\n", "⏎")
+        if isinstance(value, list) and len(text) > 40:  # a todo list, say: its size says more
+            text = f"[{len(value)} items]"
         if len(text) > 40:
             text = text[:39] + "…"
         parts.append(text if key in ("path", "command") else f"{key}={text}")

@@ -90,7 +90,7 @@ class Repl:
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
         # The modes: as configured, then (``previous``) as the person left them.
-        return build_agent(
+        agent = build_agent(
             self.config,
             options,
             face=Faces([self.ui, self.changes]),
@@ -98,6 +98,8 @@ class Repl:
             environ=self.environ,
             previous=previous,
         )
+        self.ui.todos.restore(agent.loaded.events if agent.loaded is not None else ())
+        return agent
 
     def run(self) -> int:
         """Run until the person leaves; returns the exit code."""
@@ -134,7 +136,9 @@ class Repl:
             asyncio.get_running_loop().call_soon(self.agent.warm_up)
             self.typed.custom.refresh()
             try:
-                text = await self.prompt.prompt_async(lambda: self.typed.prompt or PROMPT)
+                text = await self.prompt.prompt_async(
+                    lambda: self.ui.todos.above(self.typed.prompt or PROMPT)
+                )
                 self.interrupts.arm()
             except (EmptyInterrupt, KeyboardInterrupt):
                 now = time.monotonic()
@@ -233,6 +237,9 @@ class Repl:
 
         agent = self.agent
         return status_table(agent.mcp.statuses(), agent.mcp.pending)
+
+    def todo_list(self) -> RenderableType:
+        return self.ui.todos.listing()
 
     async def _allow_project_servers(self) -> None:
         """Ask once about each server a project's .mcp.json adds; allowed ones start now."""

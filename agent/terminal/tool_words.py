@@ -133,4 +133,5 @@ _SUMMARIES: dict[str, Callable[[list[str]], str | None]] = {
     "list_files": _list_files,
     "search": _search,
     "run_command": _run_command,
+    "todo_write": lambda lines: "plan updated",  # the list itself is drawn above the prompt
 }

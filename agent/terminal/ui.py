@@ -36,6 +36,7 @@ from agent.terminal.renderables import (
 )
 from agent.terminal.status_line import WRITING, StatusLine, StatusSource, duration_text
 from agent.terminal.stream import RedactingStream
+from agent.terminal.todo_view import TodoPanel
 from compaction.events import CompactionStarted
 from providers import (
     ErrorKind,
@@ -92,6 +93,8 @@ class ConsoleUI:
         terminal = out.is_terminal and not out.is_dumb_terminal
         self.live_mode = live if live is not None else (err is None or err is out) and terminal
         self.status = StatusLine(clock=clock)
+        self.todos = TodoPanel(redact)
+        """The model's plan, shown above the status line."""
         self._answer = AnswerView(out, redact)
         self._writing = False
         self._plain = RedactingStream()
@@ -158,6 +161,7 @@ class ConsoleUI:
 
     def on_event(self, event: Event) -> None:
         """A one-line banner for recovery, compaction and continuation; a countdown for retries."""
+        self.todos.on_event(event)
         if isinstance(event, CheckpointRecorded):
             self._stash(event)
         if isinstance(event, ToolStarted):
@@ -353,11 +357,16 @@ class ConsoleUI:
         return printed, self._area(live)
 
     def _area(self, live: list[Row]) -> list[Row]:
-        """The line being written (a blank one between its lines), a blank, the status line."""
+        """The line being written (a blank one between its lines), a blank, the plan, the
+        status line."""
         if self._writing and not live:
             live = [[]]
         options = self.out.options.update(height=1)
-        status = self.out.render_lines(self.status, options, pad=False)[:1]
+        status = [
+            self.out.render_lines(line, options, pad=False)[0]
+            for line in self.todos.while_working()
+        ]
+        status += self.out.render_lines(self.status, options, pad=False)[:1]
         return [*live, [], *status] if live else status
 
 

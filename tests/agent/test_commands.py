@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console, RenderableType
+from rich.text import Text
 
 from agent.terminal.commands import SlashCommands, UsageSoFar
 from providers import ErrorKind, Event, LlmError, Usage
@@ -122,6 +123,10 @@ class FakeHost:
     def resume(self, target: str) -> None:
         self.calls.append(f"resume {target}")
 
+    def todo_list(self) -> RenderableType:
+        self.calls.append("todo_list")
+        return Text("the plan")
+
 
 async def test_help_lists_every_command() -> None:
     host = FakeHost()
@@ -231,3 +236,12 @@ async def test_a_failing_command_says_so_in_one_line_and_the_repl_goes_on() -> N
     assert lines[0] == "[connection] llamacpp:m: connection refused"
     assert lines[1].startswith("/undo failed: RuntimeError('disk on fire')")
     assert "Traceback" not in host.output
+
+
+async def test_todos_shows_the_hosts_plan() -> None:
+    host = FakeHost()
+
+    assert await SlashCommands(host).run("/todos")
+
+    assert host.calls == ["todo_list"]
+    assert "the plan" in host.output

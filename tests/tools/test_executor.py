@@ -75,6 +75,7 @@ def test_specs_carry_json_schema_of_each_input_model(harness: Harness) -> None:
         "list_files",
         "search",
         "run_command",
+        "todo_write",
     ]
     schema = specs["read_file"].input_schema
     assert schema["type"] == "object"
@@ -125,6 +126,7 @@ def test_builtin_tools_declare_idempotence_and_kind() -> None:
         "list_files": (True, "read"),
         "search": (True, "read"),
         "run_command": (False, "command"),
+        "todo_write": (True, "read"),
     }
 
 

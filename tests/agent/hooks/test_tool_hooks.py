@@ -263,3 +263,16 @@ async def test_continue_false_refuses_the_call(
     assert result.is_error
     assert "budget spent" in result.content
     assert not (workspace / "a.txt").exists()
+
+
+async def test_a_todowrite_matcher_sees_the_plan_under_claude_codes_name(
+    scripts: HookScripts, workspace: Path, decoy_home: Path
+) -> None:
+    command, out = scripts.recorder("pre")
+    tools, _ = executor(workspace, decoy_home, settings("PreToolUse", command, "TodoWrite"))
+    todos = [{"content": "Test", "status": "in_progress", "activeForm": "Testing"}]
+    result = await tools.execute(call("todo_write", todos=todos))
+    assert not result.is_error, result.content
+    await tools.execute(call("read_file", path="missing.txt"))
+    [record] = records(out)
+    assert (record["tool_name"], record["tool_input"]) == ("TodoWrite", {"todos": todos})

@@ -232,3 +232,9 @@ def test_the_refusal_names_the_part_that_writes() -> None:
     why = plan_refusal("run_command", "command", "./ls -la")
     assert why is not None
     assert "./ls" in why
+
+
+def test_the_todo_list_may_be_written_in_plan_mode() -> None:
+    from tools.todos import TodoWrite
+
+    assert plan_refusal(TodoWrite.name, TodoWrite.kind, None) is None

@@ -142,6 +142,7 @@ def test_claude_code_names_are_aliases_of_ours() -> None:
     assert parse_rule("Bash(ls)").tool == "run_command"
     assert parse_rule("Grep").tool == "search"
     assert parse_rule("Glob").tool == "list_files"
+    assert parse_rule("TodoWrite").tool == "todo_write"
 
 
 def test_a_rule_that_cannot_be_read_says_what_to_write() -> None:
