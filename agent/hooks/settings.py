@@ -41,6 +41,8 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "edit_file": "Edit",
     "search": "Grep",
     "list_files": "Glob",
+    "command_output": "BashOutput",
+    "kill_command": "KillShell",
 }
 """Our tool names and the Claude Code names hooks know them by (MCP tools are the same in
 both: ``mcp__server__tool``)."""

@@ -75,6 +75,8 @@ def test_specs_carry_json_schema_of_each_input_model(harness: Harness) -> None:
         "list_files",
         "search",
         "run_command",
+        "command_output",
+        "kill_command",
     ]
     schema = specs["read_file"].input_schema
     assert schema["type"] == "object"
@@ -125,6 +127,8 @@ def test_builtin_tools_declare_idempotence_and_kind() -> None:
         "list_files": (True, "read"),
         "search": (True, "read"),
         "run_command": (False, "command"),
+        "command_output": (False, "read"),
+        "kill_command": (False, "read"),
     }
 
 
