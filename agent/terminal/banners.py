@@ -21,6 +21,7 @@ QUIET = frozenset(
         "circuit_closed",
         "tool_started",  # the tool line follows
         "mode_changed",  # the mode line under the prompt shows it
+        "background_started",  # the tool line says it
     }
 )
 
@@ -48,6 +49,7 @@ _STYLES: dict[str, tuple[str, str]] = {
     "workspace_moved": ("!", "yellow"),
     "endpoint_unreachable": ("⏳", "yellow"),
     "endpoint_answers": ("✓", "green"),
+    "background_ended": ("•", "dim"),
 }
 
 

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from agent.setup.config import ConfigError
 from agent.setup.doctor import Finding
+from agent.terminal.bashes_view import bashes
 from agent.terminal.input_line import CommandInfo
 from agent.terminal.repl_view import (
     cost_table,
@@ -33,6 +34,7 @@ from providers.models import ModelRef
 from recovery import RecoveryStats
 from sessions import SessionError, SessionSummary
 from tools import UndoPreview, UndoReport
+from tools.background import BackgroundShells
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,10 @@ class CommandHost(Protocol):
         """Continue the saved session ``target`` (an id or unique prefix)."""
         ...
 
+    def background_shells(self) -> BackgroundShells:
+        """The background commands the model started in this session."""
+        ...
+
 
 Handler = Callable[[str], Awaitable[bool]]
 """Runs a command with its argument; False ends the REPL."""
@@ -167,6 +173,7 @@ class SlashCommands:
             self._cost,
         )
         self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
+        self._add("/bashes", "/bashes [kill ID]", "background commands; stop one", self._bashes)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
         self._add("/exit", "/exit", "leave (the session is saved)", self._exit)
 
@@ -256,6 +263,10 @@ class SlashCommands:
 
     async def _mcp(self, _: str) -> bool:
         self.host.show(self.host.mcp_status())
+        return True
+
+    async def _bashes(self, arg: str) -> bool:
+        self.host.show(await bashes(self.host.background_shells(), arg))
         return True
 
     async def _clear(self, _: str) -> bool:

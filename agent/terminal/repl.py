@@ -48,6 +48,7 @@ from recovery.chaos_report import chaos_report
 from recovery.usage import merged_usage
 from sessions import SessionError, SessionSummary
 from tools import UndoPreview, UndoReport
+from tools.background import BackgroundShells
 
 DOUBLE_INTERRUPT = 2.0
 STOPPED_MID_TURN = (
@@ -74,7 +75,9 @@ class Repl:
         self.interrupts = Interrupts()
         self.agent = self._make_agent(options)
         self._answered = False
-        self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
+        source = StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage)
+        source.background = lambda: self.agent.shells.running_count
+        self.ui.bind(source)
         custom = CustomCommands(self.workspace, self.environ, started.home, set())
         self.typed = TypedInput(self, custom)
         self.commands = SlashCommands(self, self.typed.command_infos)
@@ -200,6 +203,9 @@ class Repl:
     def saved_sessions(self) -> list[SessionSummary]:
         return self.agent.saved_sessions()
 
+    def background_shells(self) -> BackgroundShells:
+        return self.agent.shells
+
     async def ask(self, question: str) -> str:
         """One line of input outside the main prompt (a picker); empty on Ctrl-C or Ctrl-D."""
         try:
@@ -231,8 +237,7 @@ class Repl:
         """``/mcp``: each server's state, and the project's servers not allowed yet."""
         from agent.setup.mcp_setup import status_table
 
-        agent = self.agent
-        return status_table(agent.mcp.statuses(), agent.mcp.pending)
+        return status_table(self.agent.mcp.statuses(), self.agent.mcp.pending)
 
     async def _allow_project_servers(self) -> None:
         """Ask once about each server a project's .mcp.json adds; allowed ones start now."""
@@ -368,6 +373,8 @@ class Repl:
         usage = self.agent.usage
         tokens = compact_number(usage.input_tokens + usage.output_tokens)
         line = f" {self.agent.model} · {tokens} tokens · session {self.agent.session_id} "
+        if running := self.agent.shells.running_count:
+            line = f" {running} background (/bashes) ·{line}"
         if mode := self.typed.mode_line:
             line = f" {mode} ·{line}"
         if self.agent.mcp.servers is not None:
