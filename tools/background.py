@@ -71,7 +71,7 @@ class BackgroundShell:
     process: subprocess.Popen[bytes]
     started: float = field(default_factory=time.monotonic)
     stopped_by: str = ""
-    """Who stopped it ("kill_command", "/bashes", "the agent's exit"); "" while it ran on."""
+    """Who stopped it ("kill_command", "/bashes", "the session's end"); "" while it ran on."""
     announced: bool = False
     """Whether the model heard that it ended."""
     recorded: bool = False
@@ -248,7 +248,7 @@ class BackgroundShells:
         """Stop every running command (SIGTERM, then SIGKILL): none outlives the agent."""
         running = [shell for shell in self._shells.values() if shell.running]
         for shell in running:
-            shell.stopped_by = "the agent's exit"
+            shell.stopped_by = "the session's end"
             shell.signal(signal.SIGTERM)
         deadline = time.monotonic() + TERM_GRACE
         for shell in running:

@@ -92,7 +92,7 @@ async def test_close_stops_every_command_and_records_the_ends(
     shells.close()
     assert wait_until_gone("sleep 300.4") == []
     ends = [e for e in harness.events if e.type == "background_ended"]
-    assert [e.model_dump()["status"] for e in ends] == ["stopped by the agent's exit"] * 2
+    assert [e.model_dump()["status"] for e in ends] == ["stopped by the session's end"] * 2
 
 
 async def test_an_end_is_announced_once_and_output_is_filtered_and_redacted(
