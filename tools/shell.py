@@ -166,7 +166,7 @@ class RunCommand(Tool[RunCommandInput]):
 
     def summary(self, args: RunCommandInput) -> str:
         first = args.command.strip().splitlines()[0] if args.command.strip() else ""
-        return f"run: {first[:120]}"
+        return f"{'run in the background' if args.run_in_background else 'run'}: {first[:120]}"
 
     def details(self, args: RunCommandInput, ctx: ToolContext) -> str:
         return args.command

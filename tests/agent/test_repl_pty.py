@@ -364,6 +364,7 @@ def test_background_commands_show_in_the_status_line_and_bashes_stops_one(
     Screen(term, answer_cursor_queries=True)
     term.prompt()
     term.send_line("start it")
+    term.expect("in the background as bash_1")  # the call's line
     term.expect(r"running run_command .*· 1 background")  # the status line, mid-turn
     term.expect("Server up")
     term.expect(r"1 background \(/bashes\)")  # the line under the prompt
