@@ -380,3 +380,28 @@ def test_background_commands_show_in_the_status_line_and_bashes_stops_one(
     assert running("sleep 300.92")
     term.exit()
     assert wait_until_gone("sleep 300.92") == []
+
+
+@pytest.mark.parametrize("how", ["sigterm", "ctrl-c twice"])
+def test_leaving_the_repl_stops_its_background_commands(
+    how: str, spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    marker = "sleep 300.93" if how == "sigterm" else "sleep 300.94"
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": marker, "run_in_background": True}),
+        Reply.text("Running."),
+    )
+    term = spawn("--yes")
+    term.prompt()
+    term.send_line("start it")
+    term.expect("Running")
+    term.prompt()
+    assert running(marker)
+    if how == "sigterm":
+        term.child.kill(signal.SIGTERM)
+    else:
+        term.interrupt()
+        term.expect("Press Ctrl-C again")
+        term.interrupt()
+    term.ended()
+    assert wait_until_gone(marker) == []
