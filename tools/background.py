@@ -272,6 +272,8 @@ class BackgroundShells:
                 f"background commands of this session were lost when the agent restarted: "
                 f"{lost}; start them again if they are still needed"
             )
+            for name in self._lost:  # told once: a later resume does not tell it again
+                self._say(BackgroundEnded(shell_id=name, status="lost with a restart"))
             self._lost = {}
         ended = [s for s in self._shells.values() if not s.announced and not s.running]
         for shell in ended:

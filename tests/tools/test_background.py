@@ -6,6 +6,7 @@ import re
 import time
 from pathlib import Path
 
+from providers.events import Event
 from tests.tools.conftest import Harness, MakeHarness
 from tests.tools.test_run_command import running, wait_until_gone
 from tools.background import BackgroundShells, lost_commands
@@ -148,9 +149,15 @@ def test_a_resumed_session_knows_which_commands_it_lost(tmp_path: Path) -> None:
     ]
     lost = lost_commands(events)
     assert lost == {"bash_1": "npm run dev"}
-    shells = BackgroundShells(lost=lost)
+    told: list[Event] = []
+    shells = BackgroundShells(told.append, lost=lost)
     news = shells.news()
     assert news is not None
     assert "bash_1 (`npm run dev`)" in news
     assert "restarted" in news
     assert shells.news() is None
+    recorded = [event.model_dump() for event in told]
+    assert recorded == [
+        {"type": "background_ended", "shell_id": "bash_1", "status": "lost with a restart"}
+    ]
+    assert lost_commands([*events, *recorded]) == {}  # the next resume has nothing to tell
