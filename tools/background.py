@@ -94,6 +94,11 @@ class BackgroundShell:
     def running(self) -> bool:
         return self.process.poll() is None
 
+    def wait(self, seconds: float) -> None:
+        """Wait up to ``seconds`` for the command to end (blocking: call it off the loop)."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(max(0.0, seconds))
+
     def status(self) -> str:
         """``running``, ``exited with code N``, ``killed by signal N`` or ``stopped by X``."""
         code = self.process.poll()
@@ -132,11 +137,6 @@ class BackgroundShell:
                 data = data[:cut]
             self._read_to = start + len(data)
         return data, lost
-
-    def peek(self, limit: int = 2000) -> str:
-        """The latest output, without marking it read (for the person's listing)."""
-        with self._lock:
-            return decode(bytes(self._ring[-limit:]))
 
     def signal(self, sig: signal.Signals) -> None:
         if self.running:
@@ -237,9 +237,9 @@ class BackgroundShells:
         if shell.running:
             shell.stopped_by = by
             shell.signal(signal.SIGTERM)
-            await in_worker(_wait, shell, TERM_GRACE)
+            await in_worker(shell.wait, TERM_GRACE)
             _kill_group(shell.pid, signal.SIGKILL)  # what is left, the launcher included
-            await in_worker(_wait, shell, 5.0)
+            await in_worker(shell.wait, 5.0)
         shell.announced = True
         self._record_ends()
         return shell.status()
@@ -252,10 +252,10 @@ class BackgroundShells:
             shell.signal(signal.SIGTERM)
         deadline = time.monotonic() + TERM_GRACE
         for shell in running:
-            _wait(shell, deadline - time.monotonic())
+            shell.wait(deadline - time.monotonic())
         for shell in running:
             _kill_group(shell.pid, signal.SIGKILL)  # what the launcher may have left
-            _wait(shell, 1.0)
+            shell.wait(1.0)
         self._record_ends()
 
     @property
@@ -314,11 +314,6 @@ async def _drain(shell: BackgroundShell) -> None:
     """Give the reader a moment to take what an ended command left in the pipe."""
     if not shell.eof.is_set():
         await in_worker(shell.eof.wait, 1.0)
-
-
-def _wait(shell: BackgroundShell, seconds: float) -> None:
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        shell.process.wait(max(0.0, seconds))
 
 
 def _number(shell_id: str) -> int:

@@ -35,6 +35,8 @@ async def start_in_background(
         raise ToolError(f"could not start bash: {exc}") from None
     if await in_worker(shell.stirred.wait, FIRST_OUTPUT_WAIT) and not shell.eof.is_set():
         await in_worker(shell.eof.wait, _BURST)  # the rest of the first burst
+    if shell.eof.is_set():  # the output ended: so, nearly always, did the command
+        await in_worker(shell.wait, _BURST)
     read = await shells.read(shell, None, ctx.redact)
     head = f"Started in the background as {shell.id} (pid {shell.pid})."
     if read.status != "running":
@@ -45,7 +47,7 @@ async def start_in_background(
     )
     body = read.text.rstrip("\n")
     text = f"{head}\n{body}\n{tail}" if body else f"{head}\n(no output yet)\n{tail}"
-    return ToolOutput(text, is_error=read.status.startswith(("exited with code", "killed")))
+    return ToolOutput(text, is_error=shell.process.returncode not in (None, 0))
 
 
 def _known(shells: BackgroundShells, shell_id: str) -> BackgroundShell:

@@ -135,6 +135,8 @@ async def test_bad_ids_and_filters_are_clear_errors(harness: Harness) -> None:
     assert killed.is_error
     assert "started ones: none" in killed.content
     started = await harness.run("run_command", command="echo hi", run_in_background=True)
+    assert not started.is_error
+    assert started.content.startswith("bash_1 ended at once: exited with code 0.\nhi\n")
     bad = await harness.run("command_output", shell_id=_shell_id(started.content), filter="(")
     assert bad.is_error
     assert "not a valid regular expression" in bad.content
