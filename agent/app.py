@@ -45,6 +45,8 @@ from recovery.usage import UsageListener
 from sessions import SessionStore, SessionWriter
 from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace
 from tools.attempts import run_tool
+from tools.background import BackgroundShells, lost_commands
+from tools.builtin import builtin_tools
 from tools.chaos import ToolChaos
 from tools.guard.sandbox import Sandbox
 from tools.hooks import BeforeToolHook
@@ -191,6 +193,9 @@ def build_agent(
     skills = SkillLink(workspace, person_home, home, permissions, events)
     events.subscribe(skills.on_event)
     notices += skills.notices()
+    shells = BackgroundShells(events, lost_commands(loaded.events) if loaded else None)
+    if lost := shells.lost:
+        notices.append(Notice(text=f"Background commands stopped with the last run: {lost}"))
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
@@ -198,6 +203,12 @@ def build_agent(
         prune_undo_copies(home, store.directory, session.id, config.tools)
         max_age = config.tools.checkpoint_max_age_days * 86_400
         prune_saved_outputs(home / "outputs", keep=session.id, max_age=max_age)
+        commands_sandbox = PlanAwareSandbox.around(
+            replace(
+                sandbox, denied=lambda: denied_patterns(permissions.rules, workspace, person_home)
+            ),
+            lambda: modes.plan_mode,
+        )
         tools = ToolExecutor(
             workspace=workspace,
             settings=lambda: profiles.tool_settings(provider.current),
@@ -206,13 +217,8 @@ def build_agent(
             events=events,
             checkpoint_dir=checkpoints / session.id,
             home=person_home,
-            sandbox=PlanAwareSandbox.around(
-                replace(
-                    sandbox,
-                    denied=lambda: denied_patterns(permissions.rules, workspace, person_home),
-                ),
-                lambda: modes.plan_mode,
-            ),
+            sandbox=commands_sandbox,
+            tools=builtin_tools(commands_sandbox, shells),
             redact=redactor.text,
             more_tools=lambda: [*mcp.tools(), *skills.tools()],
             hooks=before_tool,
@@ -254,7 +260,7 @@ def build_agent(
         turn_timeout=config.turn_timeout,
         max_tokens=config.max_tokens,
         tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
-        tool_news=plan.with_news(mcp.tool_news),
+        tool_news=plan.with_news(lambda specs: joined_news(mcp.tool_news(specs), shells.news())),
     )
     parts = Parts(
         config=config,
@@ -273,6 +279,7 @@ def build_agent(
         sandbox=sandbox,
         mcp=mcp,
         tools=tools,
+        shells=shells,
         turn_recovery=turn_recovery,
         loop=loop,
         hooks=hooks,
@@ -281,6 +288,11 @@ def build_agent(
         chaos=chaos,
     )
     return Agent(parts)
+
+
+def joined_news(*notes: str | None) -> str | None:
+    """What the model hears with a request (MCP tools that changed, commands that ended)."""
+    return "\n".join(note for note in notes if note) or None
 
 
 def persisting(session: SessionWriter, workspace: Path) -> EventSink:

@@ -44,6 +44,7 @@ from sessions import (
     is_shell_run,
 )
 from tools import ToolExecutor, UndoPreview, UndoReport, undo_preview
+from tools.background import BackgroundShells
 from tools.guard.sandbox import Sandbox
 
 log = structlog.get_logger("agent.session")
@@ -69,6 +70,7 @@ class Parts:
     sandbox: Sandbox
     mcp: McpLink
     tools: ToolExecutor
+    shells: BackgroundShells
     turn_recovery: TurnRecoveryPolicy
     loop: AgentLoop
     hooks: Hooks | None
@@ -98,6 +100,7 @@ class Agent:
         self.sandbox = parts.sandbox
         self.mcp = parts.mcp
         self.tools = parts.tools
+        self.shells = parts.shells
         self.turn_recovery = parts.turn_recovery
         self.loop = parts.loop
         self.hooks = parts.hooks
@@ -164,8 +167,7 @@ class Agent:
         return self.profiles.of(self.provider.current)
 
     def tiny_notice(self) -> str | None:
-        """What applies to the current model if it is a tiny one (`agent.setup.profiles`):
-        three tools and a short turn, unless the person chose otherwise."""
+        """What applies to the current model if tiny: few tools, short turns (`setup.profiles`)."""
         return self.profiles.notice(self.provider.current)
 
     def warm_up(self) -> None:
@@ -259,9 +261,8 @@ class Agent:
     def stopped_mid_turn(self) -> bool:
         """Whether the conversation ends on a user message the model has not answered yet.
 
-        A session resumed after Ctrl-C, a crash or ``kill -9`` in the middle of a turn does;
-        the next turn continues it, with the person's new prompt (if any) in the same request.
-        ``!command`` runs alone wait for the next prompt instead.
+        A session resumed after Ctrl-C, a crash or ``kill -9`` mid-turn does; the next turn
+        continues it, with the person's new prompt (if any). ``!command`` runs alone wait.
         """
         last = self.loop.messages[-1] if self.loop.messages else None
         return last is not None and last.role == "user" and not is_shell_run(last)
@@ -346,6 +347,7 @@ class Agent:
 
         A new session in which nothing was said is deleted rather than saved.
         """
+        self.shells.close()  # while the session is open: it records their ends
         self.mcp.close()
         try:
             self.fleet.flush()  # the last request's release, held back for a next one

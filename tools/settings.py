@@ -5,12 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 BUILTIN_TOOL_NAMES = (
-    "read_file",
-    "write_file",
-    "edit_file",
-    "list_files",
-    "search",
-    "run_command",
+    *("read_file", "write_file", "edit_file", "list_files", "search", "run_command"),
+    *("command_output", "kill_command"),
     "todo_write",
 )
 MCP_PREFIX = "mcp__"

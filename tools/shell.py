@@ -13,6 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from tools.background import BackgroundShells
+from tools.background_tools import FIRST_OUTPUT_WAIT, start_in_background
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.blocking import in_worker
 from tools.events import ProtectedPathsRestored
@@ -46,6 +48,11 @@ class RunCommandInput(BaseModel):
     command: str = Field(description="Shell command, run with `bash -c` in the workspace root.")
     timeout: float | None = Field(
         default=None, gt=0, description="Seconds before the command is killed (optional)."
+    )
+    run_in_background: bool = Field(
+        default=False,
+        description="Start it in the background and return at once with a shell id (for "
+        "servers and watchers); read it with command_output, stop it with kill_command.",
     )
 
 
@@ -122,15 +129,20 @@ class RunCommand(Tool[RunCommandInput]):
     description = (
         "Run a shell command (bash -c) in the workspace root and return its combined "
         "stdout/stderr and exit code. stdin is closed: do not run interactive programs. "
-        "Background processes are killed when the command ends. Commands run in a sandbox: "
+        "Processes it leaves behind are killed when the command ends; for a server or a "
+        "watcher, pass run_in_background. Commands run in a sandbox: "
         "they may write only inside the workspace and the temp directory, and may not "
         "change .git/config, .git/hooks or the agent's configuration."
     )
     input_model = RunCommandInput
     kind = "command"
 
-    def __init__(self, sandbox: Sandbox | None = None) -> None:
+    def __init__(
+        self, sandbox: Sandbox | None = None, shells: BackgroundShells | None = None
+    ) -> None:
         self._sandbox = sandbox
+        self.shells = shells if shells is not None else BackgroundShells()
+        """This agent's background commands."""
 
     @property
     def sandbox(self) -> Sandbox:
@@ -142,6 +154,8 @@ class RunCommand(Tool[RunCommandInput]):
     def timeout(self, args: RunCommandInput, settings: ToolSettings) -> float:
         # The command enforces its own limit (to return the output so far); this outer
         # bound only catches a failure to stop the process group.
+        if args.run_in_background:
+            return FIRST_OUTPUT_WAIT + _DRAIN + 10.0
         return self._limit(args, settings) + _TERM_GRACE + _DRAIN + 5.0
 
     def _limit(self, args: RunCommandInput, settings: ToolSettings) -> float:
@@ -152,7 +166,7 @@ class RunCommand(Tool[RunCommandInput]):
 
     def summary(self, args: RunCommandInput) -> str:
         first = args.command.strip().splitlines()[0] if args.command.strip() else ""
-        return f"run: {first[:120]}"
+        return f"{'run in the background' if args.run_in_background else 'run'}: {first[:120]}"
 
     def details(self, args: RunCommandInput, ctx: ToolContext) -> str:
         return args.command
@@ -162,7 +176,10 @@ class RunCommand(Tool[RunCommandInput]):
             ProtectedSnapshot.take, ctx.workspace, self.sandbox.hook_commands
         )
         try:
-            output = await self._run(args, ctx, snapshot.names())
+            if args.run_in_background:
+                output = await start_in_background(self.shells, self.sandbox, args.command, ctx)
+            else:
+                output = await self._run(args, ctx, snapshot.names())
         finally:
             restored = await asyncio.shield(in_worker(snapshot.restore))
             if restored:

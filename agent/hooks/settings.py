@@ -43,6 +43,8 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "list_files": "Glob",
     "skill": "Skill",
     "todo_write": "TodoWrite",
+    "command_output": "BashOutput",
+    "kill_command": "KillShell",
 }
 """Our tool names and the Claude Code names hooks know them by (MCP tools are the same in
 both: ``mcp__server__tool``)."""

@@ -13,9 +13,9 @@ KNOWN_TOOLS = frozenset(CLAUDE_TOOL_NAMES)
 """Our built-in tools; MCP tools are ``mcp__server__tool``."""
 CLAUDE_ONLY_TOOLS = frozenset(
     {
-        "Agent", "Artifact", "AskUserQuestion", "BashOutput", "CronCreate", "CronDelete",
+        "Agent", "Artifact", "AskUserQuestion", "CronCreate", "CronDelete",
         "CronList", "EnterPlanMode", "EnterWorktree", "ExitPlanMode", "ExitWorktree",
-        "KillShell", "LS", "LSP", "ListMcpResourcesTool", "MultiEdit", "NotebookEdit",
+        "LS", "LSP", "ListMcpResourcesTool", "MultiEdit", "NotebookEdit",
         "NotebookRead", "PowerShell", "ReadMcpResourceTool", "SlashCommand", "Task",
         "TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoRead",
         "ToolSearch", "WebFetch", "WebSearch",

@@ -22,6 +22,7 @@ QUIET = frozenset(
         "tool_started",  # the tool line follows
         "mode_changed",  # the mode line under the prompt shows it
         "todos_changed",  # the plan is drawn above the status line and the prompt
+        "background_started",  # the tool line says it
     }
 )
 
@@ -49,6 +50,7 @@ _STYLES: dict[str, tuple[str, str]] = {
     "workspace_moved": ("!", "yellow"),
     "endpoint_unreachable": ("⏳", "yellow"),
     "endpoint_answers": ("✓", "green"),
+    "background_ended": ("•", "dim"),
 }
 
 

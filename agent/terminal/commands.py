@@ -20,6 +20,7 @@ from rich.text import Text
 
 from agent.setup.config import ConfigError
 from agent.setup.doctor import Finding
+from agent.terminal.bashes_view import bashes
 from agent.terminal.input_line import CommandInfo
 from agent.terminal.repl_view import (
     cost_table,
@@ -35,6 +36,7 @@ from providers.models import ModelRef
 from recovery import RecoveryStats
 from sessions import SessionError, SessionSummary
 from tools import UndoPreview, UndoReport
+from tools.background import BackgroundShells
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,10 @@ class CommandHost(Protocol):
         """``/todos``: the model's plan, every item."""
         ...
 
+    def background_shells(self) -> BackgroundShells:
+        """The background commands the model started in this session."""
+        ...
+
 
 Handler = Callable[[str], Awaitable[bool]]
 """Runs a command with its argument; False ends the REPL."""
@@ -179,6 +185,7 @@ class SlashCommands:
         skills, choices = partial(skills_command, host), partial(skill_choices, host)
         self._add("/skills", "/skills [allow NAME]", "list skills or allow one", skills, choices)
         self._add("/todos", "/todos", "the model's plan for this task", self._todos)
+        self._add("/bashes", "/bashes [kill ID]", "background commands; stop one", self._bashes)
         self._add("/clear", "/clear", "start a fresh session", self._clear)
         self._add("/exit", "/exit", "leave (the session is saved)", self._exit)
 
@@ -272,6 +279,10 @@ class SlashCommands:
 
     async def _todos(self, _: str) -> bool:
         self.host.show(self.host.todo_list())
+        return True
+
+    async def _bashes(self, arg: str) -> bool:
+        self.host.show(await bashes(self.host.background_shells(), arg))
         return True
 
     async def _clear(self, _: str) -> bool:

@@ -34,9 +34,8 @@ from agent.terminal.console import SafeConsole
 from agent.terminal.escalation import try_again
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
 from agent.terminal.interrupts import Interrupts
-from agent.terminal.repl_view import last_exchange, typed_by_person
+from agent.terminal.repl_view import last_exchange, toolbar_line, typed_by_person
 from agent.terminal.setup_view import local_server_line
-from agent.terminal.status_line import compact_number
 from agent.terminal.trust_view import ask_to_trust
 from agent.terminal.turn_changes import TurnChanges
 from agent.terminal.typed_input import TypedInput
@@ -48,6 +47,7 @@ from recovery.chaos_report import chaos_report
 from recovery.usage import merged_usage
 from sessions import SessionError, SessionSummary
 from tools import UndoPreview, UndoReport
+from tools.background import BackgroundShells
 
 DOUBLE_INTERRUPT = 2.0
 STOPPED_MID_TURN = (
@@ -74,7 +74,9 @@ class Repl:
         self.interrupts = Interrupts()
         self.agent = self._make_agent(options)
         self._answered = False
-        self.ui.bind(StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage))
+        source = StatusSource(model=lambda: self.agent.model, usage=lambda: self.agent.usage)
+        source.background = lambda: self.agent.shells.running_count
+        self.ui.bind(source)
         custom = CustomCommands(self.workspace, self.environ, started.home, set())
         self.typed = TypedInput(self, custom)
         self.commands = SlashCommands(self, self.typed.command_infos)
@@ -204,6 +206,9 @@ class Repl:
     def saved_sessions(self) -> list[SessionSummary]:
         return self.agent.saved_sessions()
 
+    def background_shells(self) -> BackgroundShells:
+        return self.agent.shells
+
     async def ask(self, question: str) -> str:
         """One line of input outside the main prompt (a picker); empty on Ctrl-C or Ctrl-D."""
         try:
@@ -235,8 +240,7 @@ class Repl:
         """``/mcp``: each server's state, and the project's servers not allowed yet."""
         from agent.setup.mcp_setup import status_table
 
-        agent = self.agent
-        return status_table(agent.mcp.statuses(), agent.mcp.pending)
+        return status_table(self.agent.mcp.statuses(), self.agent.mcp.pending)
 
     def todo_list(self) -> RenderableType:
         return self.ui.todos.listing()
@@ -372,17 +376,13 @@ class Repl:
             self.ui.show(Text(STOPPED_MID_TURN, style="yellow"))
 
     def _toolbar(self) -> str:
-        usage = self.agent.usage
-        tokens = compact_number(usage.input_tokens + usage.output_tokens)
-        line = f" {self.agent.model} · {tokens} tokens · session {self.agent.session_id} "
-        if mode := self.typed.mode_line:
-            line = f" {mode} ·{line}"
-        if self.agent.mcp.servers is not None:
+        agent, down = self.agent, None
+        if agent.mcp.servers is not None:
             from agent.setup.mcp_setup import down_summary
 
-            if down := down_summary(self.agent.mcp.statuses()):
-                line += f"· {down} "
-        return line
+            down = down_summary(agent.mcp.statuses())
+        running, mode = agent.shells.running_count, self.typed.mode_line
+        return toolbar_line(agent.model, agent.usage, agent.session_id, running, mode, down)
 
 
 def run_interactive(options: Options) -> int:

@@ -256,3 +256,24 @@ def print_picker(console: Console, rows: Sequence[tuple[str, str, str]]) -> None
         # A prompt is the person's text: as markup, "[/b]" in it would crash the REPL.
         table.add_row(str(number), session_id, when, Text(prompt))
     console.print(table)
+
+
+def toolbar_line(
+    model: str,
+    usage: Usage,
+    session_id: str,
+    background: int = 0,
+    mode: str | None = None,
+    mcp_down: str | None = None,
+) -> str:
+    """The line under the prompt: the mode, running background commands, the model, tokens,
+    the session, and MCP servers that are down."""
+    tokens = compact_number(usage.input_tokens + usage.output_tokens)
+    line = f" {model} · {tokens} tokens · session {session_id} "
+    if background:
+        line = f" {background} background (/bashes) ·{line}"
+    if mode:
+        line = f" {mode} ·{line}"
+    if mcp_down:
+        line += f"· {mcp_down} "
+    return line

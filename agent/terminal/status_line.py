@@ -27,6 +27,8 @@ class StatusSource:
 
     model: Callable[[], str]
     usage: Callable[[], Usage]
+    background: Callable[[], int] = lambda: 0
+    """How many background commands run."""
 
 
 def compact_number(value: int) -> str:
@@ -139,6 +141,8 @@ class StatusLine:
             total = usage.input_tokens + usage.output_tokens
             if total:
                 parts.insert(1, f"{compact_number(total)} tokens")
+            if running := self.source.background():
+                parts.append(f"{running} background")
         line.append(" · " + " · ".join(parts), style="dim")
         line.append(" · Ctrl-C to interrupt", style="dim")
         return line

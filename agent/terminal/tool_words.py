@@ -94,6 +94,8 @@ def _search(lines: list[str]) -> str | None:
 
 
 def _run_command(lines: list[str]) -> str | None:
+    if lines and (started := _BACKGROUND.match(lines[0])):
+        return f"in the background as {started.group(1)}"
     status = _command_status(lines)
     output = [line for line in _content(lines) if line != "(no output)"]
     if not output:
@@ -103,6 +105,9 @@ def _run_command(lines: list[str]) -> str | None:
     else:
         body = _count(len(output), "line", "lines")
     return f"{status} · {body}" if status else body
+
+
+_BACKGROUND = re.compile(r"Started in the background as (bash_\d+)")
 
 
 def _command_status(lines: list[str]) -> str:

@@ -16,6 +16,7 @@ from providers.models import ModelRef
 from recovery import DetourView, RecoveryStats
 from sessions import SessionSummary
 from tools import UndoPreview, UndoReport
+from tools.background import BackgroundShells
 
 
 def _summary(session_id: str, prompt: str) -> SessionSummary:
@@ -46,6 +47,7 @@ class FakeHost:
     detour: DetourView | None = None
     broken: Exception | None = None
     """Raised by /compact and /undo, as a host that fails unexpectedly would."""
+    shells: BackgroundShells = field(default_factory=BackgroundShells)
 
     @property
     def session_id(self) -> str:
@@ -126,6 +128,9 @@ class FakeHost:
     def todo_list(self) -> RenderableType:
         self.calls.append("todo_list")
         return Text("the plan")
+
+    def background_shells(self) -> BackgroundShells:
+        return self.shells
 
 
 async def test_help_lists_every_command() -> None:
@@ -245,3 +250,26 @@ async def test_todos_shows_the_hosts_plan() -> None:
 
     assert host.calls == ["todo_list"]
     assert "the plan" in host.output
+
+
+async def test_bashes_lists_the_background_commands_and_stops_one(workspace: Path) -> None:
+    host = FakeHost()
+    commands = SlashCommands(host)
+    assert await commands.run("/bashes")
+    assert "No background commands in this session." in host.output
+    shells, events = host.shells, []
+    # Plain argv, no sandbox: the command only sleeps, in the decoy workspace.
+    shell = shells.start(
+        "sleep 300.83", ["sleep", "300.83"], cwd=workspace, env={}, emit=events.append
+    )
+    assert await commands.run("/bashes")
+    assert "bash_1  running" in host.output
+    assert "sleep 300.83" in host.output
+    assert await commands.run("/bashes kill bash_9")
+    assert "No background command 'bash_9' (started: bash_1)." in host.output
+    assert await commands.run("/bashes stop")
+    assert "Usage: /bashes lists" in host.output
+    assert await commands.run("/bashes kill bash_1")
+    assert "bash_1 stopped by /bashes." in host.output
+    assert shell.process.poll() is not None
+    assert [event.type for event in events] == ["background_started", "background_ended"]

@@ -12,7 +12,8 @@ import pytest
 from tests.fakes.cli import run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.terminal import Spawn, clean
+from tests.fakes.terminal import Screen, Spawn, clean
+from tests.tools.test_run_command import running, wait_until_gone
 
 
 def test_a_turn_with_a_tool_call_shows_the_call_and_the_answer(
@@ -347,3 +348,60 @@ def test_sessions_does_not_list_the_empty_session_just_started(
 
     assert old in shown
     assert new not in shown
+
+
+def test_background_commands_show_in_the_status_line_and_bashes_stops_one(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "sleep 300.91", "run_in_background": True}),
+        Reply.tool_call("run_command", {"command": "sleep 3"}),
+        Reply.text("Server up."),
+        Reply.tool_call("run_command", {"command": "sleep 300.92", "run_in_background": True}),
+        Reply.text("Another one."),
+    )
+    term = spawn("--yes", env={"PROMPT_TOOLKIT_NO_CPR": ""})  # the toolbar needs known rows
+    Screen(term, answer_cursor_queries=True)
+    term.prompt()
+    term.send_line("start it")
+    term.expect("in the background as bash_1")  # the call's line
+    term.expect(r"running run_command .*· 1 background")  # the status line, mid-turn
+    term.expect("Server up")
+    term.expect(r"1 background \(/bashes\)")  # the line under the prompt
+    listed = clean(term.command("/bashes"))
+    assert re.search(r"bash_1 +running +\d+s +sleep 300\.91", listed), listed
+    term.send_line("/bashes kill bash_1")
+    term.expect("bash_1 stopped by /bashes")
+    term.prompt()
+    assert wait_until_gone("sleep 300.91") == []
+    term.send_line("one more")
+    term.expect("Another one")
+    term.prompt()
+    assert running("sleep 300.92")
+    term.exit()
+    assert wait_until_gone("sleep 300.92") == []
+
+
+@pytest.mark.parametrize("how", ["sigterm", "ctrl-c twice"])
+def test_leaving_the_repl_stops_its_background_commands(
+    how: str, spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    marker = "sleep 300.93" if how == "sigterm" else "sleep 300.94"
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": marker, "run_in_background": True}),
+        Reply.text("Running."),
+    )
+    term = spawn("--yes")
+    term.prompt()
+    term.send_line("start it")
+    term.expect("Running")
+    term.prompt()
+    assert running(marker)
+    if how == "sigterm":
+        term.child.kill(signal.SIGTERM)
+    else:
+        term.interrupt()
+        term.expect("Press Ctrl-C again")
+        term.interrupt()
+    term.ended()
+    assert wait_until_gone(marker) == []

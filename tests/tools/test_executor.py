@@ -75,6 +75,8 @@ def test_specs_carry_json_schema_of_each_input_model(harness: Harness) -> None:
         "list_files",
         "search",
         "run_command",
+        "command_output",
+        "kill_command",
         "todo_write",
     ]
     schema = specs["read_file"].input_schema
@@ -127,6 +129,8 @@ def test_builtin_tools_declare_idempotence_and_kind() -> None:
         "search": (True, "read"),
         "run_command": (False, "command"),
         "todo_write": (True, "read"),
+        "command_output": (False, "read"),
+        "kill_command": (False, "read"),
     }
 
 

@@ -185,3 +185,12 @@ def test_remembered_rules_are_private_and_per_workspace(tmp_path: Path) -> None:
     assert rules.path.stat().st_mode & 0o777 == 0o600
     assert rules.path.parent.stat().st_mode & 0o777 == 0o700
     assert ProjectRules(tmp_path / "home", tmp_path / "other").load() == []
+
+
+def test_claude_codes_names_for_the_background_tools_name_ours() -> None:
+    kill = Call(tool="kill_command", kind="read", workspace=WS)
+    read = Call(tool="command_output", kind="read", workspace=WS)
+    assert parse_rule("KillShell").tool == "kill_command"
+    assert verdict(kill, deny=["KillShell"]) is Verdict.DENY
+    assert verdict(read, deny=["KillShell"]) is None
+    assert verdict(read, allow=["BashOutput"]) is Verdict.ALLOW
