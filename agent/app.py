@@ -135,11 +135,24 @@ def build_agent(
         for server in config.mcp_servers.values()
         if server.command
     ]
-    sandbox = Sandbox.create(
-        config.sandbox,
-        scratch=scratch_dir(home),
-        hook_commands=tuple(runs),
-        env=command_env(config),
+    person_home = Path(environ.get("HOME", "~")).expanduser()
+    permissions = PermissionCheck(
+        config.permissions,
+        ProjectRules(home, workspace),
+        workspace=workspace,
+        home=person_home,
+        modes=modes,
+        granted=was.granted if was is not None else (),
+    )
+    sandbox = replace(
+        Sandbox.create(
+            config.sandbox,
+            scratch=scratch_dir(home),
+            hook_commands=tuple(runs),
+            env=command_env(config),
+        ),
+        # Commands and MCP servers alike: deny rules' paths are masked in their namespaces.
+        denied=lambda: denied_patterns(permissions.rules, workspace, person_home),
     )
     if notice := sandbox.notice():
         notices.append(Notice(text=notice))
@@ -154,21 +167,12 @@ def build_agent(
     )
     mcp.start(config.mcp_servers, previous.mcp if previous is not None else None)
     checkpoints = home / "checkpoints"
-    person_home = Path(environ.get("HOME", "~")).expanduser()
-    # After the other hooks, so the rules also see an input a hook rewrote.
-    permissions = PermissionCheck(
-        config.permissions,
-        ProjectRules(home, workspace),
-        workspace=workspace,
-        home=person_home,
-        modes=modes,
-        granted=was.granted if was is not None else (),
-    )
     notices += [Notice(text=warning) for warning in permissions.warnings]
     if permissions.mode_note is not None and previous is None:
         notices.append(Notice(text=permissions.mode_note))
     if config.plan_mode and previous is None and (note := plan_guard_note(sandbox)):
         notices.append(Notice(text=note))
+    # After the other hooks, so the rules also see an input a hook rewrote.
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
@@ -184,13 +188,7 @@ def build_agent(
             events=events,
             checkpoint_dir=checkpoints / session.id,
             home=person_home,
-            sandbox=PlanAwareSandbox.around(
-                replace(
-                    sandbox,
-                    denied=lambda: denied_patterns(permissions.rules, workspace, person_home),
-                ),
-                lambda: modes.plan_mode,
-            ),
+            sandbox=PlanAwareSandbox.around(sandbox, lambda: modes.plan_mode),
             redact=redactor.text,
             more_tools=mcp.tools,
             hooks=before_tool,
