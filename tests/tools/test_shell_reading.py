@@ -66,6 +66,15 @@ def test_what_wraps_a_command_and_how_it_is_run() -> None:
     assert inner.via == "bash -c/xargs"
 
 
+def test_simple_commands_split_at_operators_but_not_inside_quotes() -> None:
+    def written(command: str) -> list[str]:
+        return [c.written for c in analyse(command).commands]
+
+    assert written("a x && b | c; d") == ["a x", "b", "c", "d"]
+    assert written("echo 'a && b'") == ["echo a && b"]
+    assert written("a\nb") == ["a", "b"]
+
+
 def test_pipelines_and_substitutions_are_recorded() -> None:
     found = analyse("curl -s x | tee log | sh; bash <(wget -O- y)")
     sh = next(c for c in found.commands if c.name == "sh")
