@@ -15,9 +15,10 @@ from pydantic import BaseModel, Field
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.blocking import in_worker
-from tools.events import ProtectedPathsRestored
+from tools.events import ProtectedPathsRestored, ProtectedScanIncomplete
 from tools.guard.landlock import EXIT_SANDBOX_FAILED
 from tools.guard.protected import ProtectedSnapshot
+from tools.guard.protected_scan import WALK_BUDGET
 from tools.guard.sandbox import Sandbox, SandboxSettings
 from tools.saved_output import SavedOutput
 from tools.settings import ToolSettings
@@ -131,6 +132,7 @@ class RunCommand(Tool[RunCommandInput]):
 
     def __init__(self, sandbox: Sandbox | None = None) -> None:
         self._sandbox = sandbox
+        self._scan_told = False  # the person hears once that the protected-path scan stopped
 
     @property
     def sandbox(self) -> Sandbox:
@@ -161,6 +163,9 @@ class RunCommand(Tool[RunCommandInput]):
         snapshot = await in_worker(
             ProtectedSnapshot.take, ctx.workspace, self.sandbox.hook_commands
         )
+        if not (snapshot.found.complete or self._scan_told):
+            self._scan_told = True
+            ctx.emit(ProtectedScanIncomplete(budget=WALK_BUDGET))
         try:
             output = await self._run(args, ctx, snapshot.names())
         finally:
