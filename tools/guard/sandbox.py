@@ -69,8 +69,8 @@ class SandboxSettings(BaseModel):
     )
     network: bool = Field(
         default=True,
-        description="false: commands and MCP servers get no network (a network namespace of "
-        "their own, else no TCP with Linux 6.7+).",
+        description="false: commands and MCP servers get no network: no TCP, UDP or Unix "
+        "sockets (a network namespace and a seccomp filter; Landlock alone: TCP, Linux 6.7+).",
     )
     writable_paths: list[str] = Field(
         default_factory=list,
