@@ -156,11 +156,24 @@ def build_agent(
         for server in config.mcp_servers.values()
         if server.command
     ]
-    sandbox = Sandbox.create(
-        config.sandbox,
-        scratch=scratch_dir(home),
-        hook_commands=tuple(runs),
-        env=command_env(config),
+    person_home = Path(environ.get("HOME", "~")).expanduser()
+    permissions = PermissionCheck(
+        config.permissions,
+        ProjectRules(home, workspace),
+        workspace=workspace,
+        home=person_home,
+        modes=modes,
+        granted=was.granted if was is not None else (),
+    )
+    sandbox = replace(
+        Sandbox.create(
+            config.sandbox,
+            scratch=scratch_dir(home),
+            hook_commands=tuple(runs),
+            env=command_env(config),
+        ),
+        # Commands and MCP servers alike: deny rules' paths are masked in their namespaces.
+        denied=lambda: denied_patterns(permissions.rules, workspace, person_home),
     )
     if notice := sandbox.notice():
         notices.append(Notice(text=notice))
@@ -175,16 +188,6 @@ def build_agent(
     )
     mcp.start(config.mcp_servers, previous.mcp if previous is not None else None)
     checkpoints = home / "checkpoints"
-    person_home = Path(environ.get("HOME", "~")).expanduser()
-    # After the other hooks, so the rules also see an input a hook rewrote.
-    permissions = PermissionCheck(
-        config.permissions,
-        ProjectRules(home, workspace),
-        workspace=workspace,
-        home=person_home,
-        modes=modes,
-        granted=was.granted if was is not None else (),
-    )
     notices += [Notice(text=warning) for warning in permissions.warnings]
     if permissions.mode_note is not None and previous is None:
         notices.append(Notice(text=permissions.mode_note))
@@ -196,6 +199,7 @@ def build_agent(
     shells = BackgroundShells(events, lost_commands(loaded.events) if loaded else None)
     if lost := shells.lost:
         notices.append(Notice(text=f"Background commands stopped with the last run: {lost}"))
+    # After the other hooks, so the rules also see an input a hook rewrote.
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
@@ -203,12 +207,7 @@ def build_agent(
         prune_undo_copies(home, store.directory, session.id, config.tools)
         max_age = config.tools.checkpoint_max_age_days * 86_400
         prune_saved_outputs(home / "outputs", keep=session.id, max_age=max_age)
-        commands_sandbox = PlanAwareSandbox.around(
-            replace(
-                sandbox, denied=lambda: denied_patterns(permissions.rules, workspace, person_home)
-            ),
-            lambda: modes.plan_mode,
-        )
+        commands_sandbox = PlanAwareSandbox.around(sandbox, lambda: modes.plan_mode)
         tools = ToolExecutor(
             workspace=workspace,
             settings=lambda: profiles.tool_settings(provider.current),

@@ -171,6 +171,21 @@ class ProtectedPathsRestored(Event):
         return f"put back protected files a command changed: {', '.join(self.paths)}"
 
 
+class ProtectedScanIncomplete(Event):
+    """The search for protected paths stopped at its entry budget: what lies beyond was not
+    looked at (told once per session)."""
+
+    type: Literal["protected_scan_incomplete"] = "protected_scan_incomplete"
+    budget: int
+
+    def describe(self) -> str:
+        return (
+            f"Protection of git config, hooks and agent settings covers the first "
+            f"{self.budget:,} entries of this large workspace only: start agent in a smaller "
+            "folder to cover all of it."
+        )
+
+
 class McpServerChanged(Event):
     """An MCP server went down (its tools answer that it is unavailable) or came back up."""
 

@@ -17,9 +17,10 @@ from tools.background import BackgroundShells
 from tools.background_tools import FIRST_OUTPUT_WAIT, start_in_background
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.blocking import in_worker
-from tools.events import ProtectedPathsRestored
+from tools.events import ProtectedPathsRestored, ProtectedScanIncomplete
 from tools.guard.landlock import EXIT_SANDBOX_FAILED
 from tools.guard.protected import ProtectedSnapshot
+from tools.guard.protected_scan import WALK_BUDGET
 from tools.guard.sandbox import Sandbox, SandboxSettings
 from tools.saved_output import SavedOutput
 from tools.settings import ToolSettings
@@ -143,6 +144,7 @@ class RunCommand(Tool[RunCommandInput]):
         self._sandbox = sandbox
         self.shells = shells if shells is not None else BackgroundShells()
         """This agent's background commands."""
+        self._scan_told = False  # the person hears once that the protected-path scan stopped
 
     @property
     def sandbox(self) -> Sandbox:
@@ -175,6 +177,9 @@ class RunCommand(Tool[RunCommandInput]):
         snapshot = await in_worker(
             ProtectedSnapshot.take, ctx.workspace, self.sandbox.hook_commands
         )
+        if not (snapshot.found.complete or self._scan_told):
+            self._scan_told = True
+            ctx.emit(ProtectedScanIncomplete(budget=WALK_BUDGET))
         try:
             if args.run_in_background:
                 output = await start_in_background(self.shells, self.sandbox, args.command, ctx)

@@ -31,7 +31,6 @@ from pathlib import Path
 from agent.hooks.settings import CLAUDE_TOOL_NAMES
 from agent.permissions.commands import CommandTargets, deny_forms, inside, targets
 from tools.ignore import glob_to_regex
-from tools.shell_reading import analyse
 
 _OUR_NAMES = {claude: ours for ours, claude in CLAUDE_TOOL_NAMES.items()}
 """Claude Code's tool names → ours (``Bash`` → ``run_command``)."""
@@ -238,11 +237,6 @@ def _file_rule(rules: list[Rule], touched: CommandTargets, call: Call) -> Rule |
         if not whole:  # too big to look through: it may reach what the rule names
             return reading[0]
     return None
-
-
-def command_parts(command: str) -> list[str]:
-    """The simple commands of ``command`` as written (quoting removed), nested ones too."""
-    return [c.written for c in analyse(command).commands] or [command.strip()]
 
 
 def _command_matches(spec: str, command: str) -> bool:

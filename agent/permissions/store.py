@@ -10,10 +10,10 @@ import contextlib
 import hashlib
 import json
 import os
-import shlex
 from pathlib import Path
 
-from agent.permissions.rules import command_parts, parse_rule
+from agent.permissions.rules import parse_rule
+from tools.shell_reading import analyse
 
 _DIRECTORY = "permissions"
 _WITH_SUBCOMMANDS = frozenset(
@@ -51,17 +51,18 @@ _WITH_SUBCOMMANDS = frozenset(
 
 def command_prefix(command: str) -> str | None:
     """The prefix "always allow" offers for ``command``: its program and, for a program with
-    subcommands (``git push``, ``npm test``), the subcommand. None for a compound
-    command, or one that substitutes another, which no single prefix describes."""
-    if "$(" in command or "`" in command or len(command_parts(command)) != 1:
+    subcommands (``git push``, ``npm test``), the subcommand. None unless the command is one
+    simple command, read before it runs, with nothing around it (no assignment, wrapper,
+    nested shell or substitution), which no single prefix would describe."""
+    reading = analyse(command)
+    if not reading.knowable or len(reading.commands) != 1:
         return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
+    (only,) = reading.commands
+    plain = not (only.assignments or only.wrappers or only.via or only.substituted)
+    if not (plain and only.name and only.literal[:1] == (True,)):
         return None
-    if not words or "=" in words[0]:
-        return None
-    second = words[1] if len(words) > 1 else ""
+    words = only.argv
+    second = words[1] if len(words) > 1 and only.literal[1] else ""
     if words[0] in _WITH_SUBCOMMANDS and second[:1].isalpha():
         return f"{words[0]} {second}"
     return words[0]

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.fakes.cli import MODELS, agent_env, run_agent
@@ -17,6 +18,8 @@ from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.mcp_harness import answer_once_ready, stdio_entry
 from tests.fakes.terminal import Spawn, clean
+from tools.guard.landlock import abi_version
+from tools.guard.sandbox import namespaces_missing
 
 TIMEOUT = 180
 
@@ -251,3 +254,28 @@ def test_nothing_mcp_is_imported_without_servers(
     )
 
     assert run.stdout.strip() == "[]", run.stderr
+
+
+def test_a_server_cannot_read_what_a_read_rule_denies(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+) -> None:
+    missing = namespaces_missing()
+    if abi_version() < 1 or missing:
+        pytest.skip(f"no namespaces here ({missing or 'no Landlock'}): nothing masks the file")
+    (workspace / ".env").write_text("TOKEN=sk-live-hunter2\n")
+    config = decoy_home / ".config" / "agent" / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    server = stdio_entry(tmp_path, env={"FAKE_MCP_COPY": ".env"})
+    config.write_text(
+        yaml.safe_dump({"mcp_servers": {"fake": server}, "permissions": {"deny": ["Read(.env)"]}})
+    )
+    answer_once_ready(fake_llm, decoy_home, Reply.text("done"))
+
+    run = run_agent(
+        "-p", "hello", "--model", MODELS["anthropic"],
+        server=fake_llm, workspace=workspace, home=decoy_home, timeout=TIMEOUT,
+    )  # fmt: skip
+
+    assert run.code == 0, run.stderr
+    assert (tmp_path / "copied").read_text() == "read: ''"  # an empty file masks it
+    assert (workspace / ".env").read_text() == "TOKEN=sk-live-hunter2\n"

@@ -16,6 +16,7 @@ from tests.fakes.cli import MODELS, run_agent
 from tests.fakes.hostile_repo import HOOK, TARGETS, make_hostile_repository
 from tests.fakes.llm_server import FakeLlmServer, Reply
 from tools.guard.landlock import abi_version
+from tools.guard.protected_scan import WALK_BUDGET
 
 pytestmark = pytest.mark.skipif(
     abi_version() < 1, reason="the kernel has no Landlock (Linux 5.13+ with it enabled)"
@@ -70,3 +71,41 @@ def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
     for text in edits:
         assert "is protected" in text, text
         assert "non-interactively" in text, text
+
+
+def test_the_person_hears_once_when_the_workspace_is_too_large_to_search_whole(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    data = workspace / "data"
+    data.mkdir()
+    for number in range(WALK_BUDGET + 10):
+        (data / f"{number}.txt").touch()
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "true"}),
+        Reply.tool_call("run_command", {"command": "echo again"}),
+        Reply.text("done"),
+    )
+
+    run = run_agent(
+        "-p", "look", "--yes", "--model", MODELS["anthropic"],
+        server=fake_llm, workspace=workspace, home=decoy_home, timeout=120,
+    )  # fmt: skip
+
+    assert run.code == 0, run.stderr
+    said = " ".join(run.stderr.split())
+    assert said.count("covers the first 20,000 entries") == 1, run.stderr
+    assert "start agent in a smaller folder" in said
+
+
+def test_a_workspace_searched_whole_says_nothing_about_it(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.tool_call("run_command", {"command": "true"}), Reply.text("done"))
+
+    run = run_agent(
+        "-p", "look", "--yes", "--model", MODELS["anthropic"],
+        server=fake_llm, workspace=workspace, home=decoy_home, timeout=120,
+    )  # fmt: skip
+
+    assert run.code == 0, run.stderr
+    assert "large workspace" not in " ".join(run.stderr.split())

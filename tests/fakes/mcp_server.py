@@ -13,6 +13,8 @@ runs, so a test can tell whether it was retried. The environment shapes the whol
 - ``FAKE_MCP_SECRET``: printed to stderr at start (to test that logs redact it).
 - ``FAKE_MCP_ENV_FILE``: a file the server writes its whole environment to at start, as a
   JSON object (to test what the agent passes it).
+- ``FAKE_MCP_COPY``: a file the server reads at start (relative to its working directory);
+  what it got, or why it got nothing, goes to ``copied`` in ``FAKE_MCP_STATE``.
 """
 
 from __future__ import annotations
@@ -136,6 +138,12 @@ def main() -> None:
             starts.write(f"{os.getpid()}\n")
     if os.environ.get("FAKE_MCP_ENV_FILE"):
         Path(os.environ["FAKE_MCP_ENV_FILE"]).write_text(json.dumps(dict(os.environ)))
+    if os.environ.get("FAKE_MCP_COPY"):
+        try:
+            copied = f"read: {Path(os.environ['FAKE_MCP_COPY']).read_text()!r}"
+        except OSError as exc:
+            copied = f"refused: {exc.strerror}"
+        (_state() / "copied").write_text(copied)
     if os.environ.get("FAKE_MCP_SECRET"):
         print(f"starting with token {os.environ['FAKE_MCP_SECRET']}", file=sys.stderr, flush=True)
     if os.environ.get("FAKE_MCP_NEVER_START"):

@@ -1,4 +1,4 @@
-"""Landlock, through ctypes, and the launcher that runs one command inside it.
+"""The launcher that runs one command inside the sandbox (Landlock itself: `ruleset.py`).
 
 This file is both a module (`abi_version` for the agent's probe) and a script: the agent runs
 ``python -I -S landlock.py [options] -- bash -c COMMAND``. The launcher
@@ -9,11 +9,13 @@ This file is both a module (`abi_version` for the agent's probe) and a script: t
    ``--protect`` paths too, the paths below ``--deny-root`` that a ``--deny-read`` pattern
    matches are masked and those a ``--deny-edit`` one matches are read-only, and the
    command's first process is PID 1 of its own namespace;
-3. forks the command, which restricts itself with Landlock before it runs: writes are allowed
-   only beneath the ``--write`` directories and to the ``--write-file`` files; reads and
-   execution stay unrestricted; ``--no-network`` also denies TCP connect and bind; signals to
-   processes outside the sandbox (the launcher included) are denied where the kernel can
-   express that (Landlock ABI 6);
+3. forks the command, which restricts itself with Landlock (`tools/guard/ruleset.py`) before
+   it runs: writes are allowed only beneath the ``--write`` directories and to the
+   ``--write-file`` files; reads and execution stay unrestricted; signals to processes
+   outside the sandbox (the launcher included) are denied where the kernel can express that
+   (Landlock ABI 6). ``--no-network`` turns the network off with every layer there is: a
+   network namespace of its own (with ``--namespaces``), Landlock's TCP rules (ABI 4) and a
+   seccomp filter that refuses sockets (`tools/guard/signal_guard.py`);
 4. forwards SIGTERM/SIGINT/SIGHUP, and when the command ends (or on such a signal) kills every
    descendant that is left and exits with the command's status;
 5. with ``--parent PID``, asks the kernel for SIGTERM when the agent dies (``PR_SET_PDEATHSIG``),
@@ -28,157 +30,28 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import errno
 import os
 import signal
 import sys
 from collections.abc import MutableMapping
 from types import ModuleType
 
-_SYS_CREATE_RULESET = 444  # The same number on every architecture Linux supports.
-_SYS_ADD_RULE = 445
-_SYS_RESTRICT_SELF = 446
-_CREATE_RULESET_VERSION = 1 << 0
-_RULE_PATH_BENEATH = 1
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
-
-# Filesystem rights (ABI version that introduced them in the comments).
-_WRITE_FILE = 1 << 1
-_REMOVE_DIR = 1 << 4
-_REMOVE_FILE = 1 << 5
-_MAKE_CHAR = 1 << 6
-_MAKE_DIR = 1 << 7
-_MAKE_REG = 1 << 8
-_MAKE_SOCK = 1 << 9
-_MAKE_FIFO = 1 << 10
-_MAKE_BLOCK = 1 << 11
-_MAKE_SYM = 1 << 12
-_REFER = 1 << 13  # ABI 2
-_TRUNCATE = 1 << 14  # ABI 3
-_NET_BIND_TCP = 1 << 0  # ABI 4
-_NET_CONNECT_TCP = 1 << 1  # ABI 4
-_SCOPE_SIGNAL = 1 << 1  # ABI 6
-
-_WRITE_V1 = (
-    _WRITE_FILE
-    | _REMOVE_DIR
-    | _REMOVE_FILE
-    | _MAKE_CHAR
-    | _MAKE_DIR
-    | _MAKE_REG
-    | _MAKE_SOCK
-    | _MAKE_FIFO
-    | _MAKE_BLOCK
-    | _MAKE_SYM
-)
-_FILE_RIGHTS = _WRITE_FILE | _TRUNCATE
-"""The write rights that apply to a file rather than a directory."""
 
 EXIT_SANDBOX_FAILED = 125
 """The launcher's exit status when it could not set up the sandbox (nothing ran)."""
 
 
-class _RulesetAttr(ctypes.Structure):
-    _fields_ = (
-        ("handled_access_fs", ctypes.c_uint64),
-        ("handled_access_net", ctypes.c_uint64),
-        ("scoped", ctypes.c_uint64),
-    )
-
-
-class _PathBeneathAttr(ctypes.Structure):
-    _pack_ = 1
-    _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
+def abi_version() -> int:
+    """The kernel's Landlock ABI version, or 0 when Landlock cannot be used here."""
+    version: int = _sibling("ruleset").abi_version()
+    return version
 
 
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
-
-
-def abi_version() -> int:
-    """The kernel's Landlock ABI version, or 0 when Landlock cannot be used here."""
-    if not sys.platform.startswith("linux"):
-        return 0
-    try:
-        libc = _libc()
-        libc.syscall.restype = ctypes.c_long
-        version = libc.syscall(
-            _SYS_CREATE_RULESET, None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION
-        )
-    except (OSError, AttributeError):
-        return 0
-    return max(int(version), 0)
-
-
-def _check(result: int, what: str) -> int:
-    if result < 0:
-        code = ctypes.get_errno()
-        raise OSError(code, f"{what}: {os.strerror(code)}")
-    return result
-
-
-def _handled_fs(abi: int) -> int:
-    rights = _WRITE_V1
-    if abi >= 2:
-        rights |= _REFER
-    if abi >= 3:
-        rights |= _TRUNCATE
-    return rights
-
-
-def restrict(
-    write_dirs: list[str], write_files: list[str], *, network: bool = True, abi: int | None = None
-) -> None:
-    """Restrict this process (and everything it starts) to writing only where allowed.
-
-    Paths that do not exist are skipped. Raises OSError when Landlock refuses.
-    """
-    abi = abi_version() if abi is None else abi
-    if abi < 1:
-        raise OSError(errno.ENOSYS, "Landlock is not available")
-    libc = _libc()
-    libc.syscall.restype = ctypes.c_long
-    handled = _handled_fs(abi)
-    attr = _RulesetAttr(handled_access_fs=handled)
-    size = 8
-    if abi >= 4 and not network:
-        attr.handled_access_net = _NET_BIND_TCP | _NET_CONNECT_TCP
-        size = 16
-    if abi >= 6:
-        attr.scoped = _SCOPE_SIGNAL
-        size = 24
-    ruleset = _check(
-        libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0),
-        "landlock_create_ruleset",
-    )
-    try:
-        for path, rights in [(d, handled) for d in write_dirs] + [
-            (f, handled & _FILE_RIGHTS) for f in write_files
-        ]:
-            _allow(libc, ruleset, path, rights)
-        _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
-        _check(libc.syscall(_SYS_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
-    finally:
-        os.close(ruleset)
-
-
-def _allow(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
-    try:
-        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except OSError:
-        return  # a path that does not exist cannot be written through either
-    try:
-        if not os.path.isdir(f"/proc/self/fd/{fd}"):
-            rights &= _FILE_RIGHTS
-        rule = _PathBeneathAttr(allowed_access=rights, parent_fd=fd)
-        _check(
-            libc.syscall(_SYS_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0),
-            f"landlock_add_rule({path})",
-        )
-    finally:
-        os.close(fd)
 
 
 def _children(pid: int) -> list[int]:
@@ -290,8 +163,14 @@ def _parse(argv: list[str]) -> _Launch:
     return launch
 
 
+_LOADED: dict[str, ModuleType] = {}
+
+
 def _sibling(name: str) -> ModuleType:
-    """``tools/guard/<name>.py``, loaded by path: ``-I`` leaves this directory off sys.path."""
+    """``tools/guard/<name>.py``, loaded by path (once): ``-I`` leaves this directory off
+    sys.path."""
+    if name in _LOADED:
+        return _LOADED[name]
     import importlib.util
 
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
@@ -300,6 +179,7 @@ def _sibling(name: str) -> ModuleType:
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    _LOADED[name] = module
     return module
 
 
@@ -310,7 +190,7 @@ def _start(launch: _Launch) -> None:
             signal.signal(sig, signal.SIG_DFL)
         if launch.dirs is not None and launch.landlock:
             try:
-                restrict(launch.dirs, launch.files, network=launch.network)
+                _sibling("ruleset").restrict(launch.dirs, launch.files, network=launch.network)
             except OSError as exc:
                 sys.stderr.write(f"sandbox: could not restrict the command ({exc.strerror})\n")
                 os._exit(EXIT_SANDBOX_FAILED)
@@ -319,6 +199,10 @@ def _start(launch: _Launch) -> None:
             if not launch.namespaces:  # in a PID namespace the launcher has no pid to name
                 launcher = os.getppid()
                 _sibling("signal_guard").install(launcher, os.getpgid(launcher))
+        if not launch.network:
+            # On an architecture the filter does not know, the other layers are what is left.
+            _libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+            _sibling("signal_guard").install_offline()
         os.execvp(launch.command[0], launch.command)
     except OSError as exc:
         sys.stderr.write(f"sandbox: could not run {launch.command[0]}: {exc.strerror}\n")
@@ -351,7 +235,12 @@ def main(argv: list[str]) -> int:
         try:
             root = launch.deny_root[-1] if launch.deny_root else None
             namespaces.enter(
-                launch.dirs or [], launch.protect, root, launch.deny_read, launch.deny_edit
+                launch.dirs or [],
+                launch.protect,
+                root,
+                launch.deny_read,
+                launch.deny_edit,
+                network=launch.network,
             )
         except OSError as exc:
             sys.stderr.write(f"sandbox: could not set up namespaces ({exc.strerror})\n")

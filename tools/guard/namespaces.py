@@ -19,6 +19,8 @@ unprivileged process create user namespaces, calls `enter` before it forks the c
 - the command's first process is PID 1 of a new PID namespace (`run_init`): when it ends, the
   kernel kills every process left in the namespace, whatever they did to their session or to
   the launcher, and none of them can name a process outside it to signal it;
+- with the network off, a new network namespace: only a loopback that is down, so no TCP,
+  UDP or raw socket reaches anything, and abstract Unix sockets outside are out of reach;
 - the user namespace maps only the caller's own uid and gid, and the command starts with an
   empty capability bounding set, so it cannot undo the mounts even when the agent runs as root.
 
@@ -36,6 +38,7 @@ import signal
 from collections.abc import Callable, Sequence
 
 _CLONE_NEWNS = 0x00020000
+_CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
 _MS_RDONLY = 1
@@ -116,8 +119,11 @@ def enter(
     deny_root: str | None = None,
     deny_read: Sequence[str] = (),
     deny_edit: Sequence[str] = (),
+    *,
+    network: bool = True,
 ) -> None:
-    """Move this process into new user, mount and PID namespaces set up as described above.
+    """Move this process into new user, mount and PID namespaces (and network namespace when
+    ``network`` is False) set up as described above.
 
     ``writable`` are directories (or files) that stay writable; ``protected`` are paths inside
     them that become read-only; below ``deny_root``, what the ``deny_read`` patterns match is
@@ -131,7 +137,8 @@ def enter(
         protected = [*protected, *locked]
     libc = _libc()
     uid, gid = os.geteuid(), os.getegid()
-    _check(libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID), "unshare")
+    flags = _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID | (0 if network else _CLONE_NEWNET)
+    _check(libc.unshare(flags), "unshare")
     try:
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{uid} {uid} 1")
@@ -255,7 +262,7 @@ def run_init(start: Callable[[], object]) -> int:
 def probe() -> str | None:
     """Why `enter` would fail here, or None when it works (run in a process of its own)."""
     try:
-        enter([os.getcwd()], [])
+        enter([os.getcwd()], [], network=False)
     except NamespaceError as exc:
         return exc.strerror or str(exc)
     return None

@@ -68,7 +68,9 @@ class SandboxSettings(BaseModel):
         description="; ".join(f"{mode}: {help}" for mode, help in _MODE_HELP.items()) + ".",
     )
     network: bool = Field(
-        default=True, description="false: commands may not open TCP connections (Linux 6.7+)."
+        default=True,
+        description="false: commands and MCP servers get no network: no TCP, UDP or Unix "
+        "sockets (a network namespace and a seccomp filter; Landlock alone: TCP, Linux 6.7+).",
     )
     writable_paths: list[str] = Field(
         default_factory=list,
@@ -170,7 +172,11 @@ class Sandbox:
 
     @property
     def blocks_network(self) -> bool:
-        return self.enforced and not self.network and self.abi >= 4
+        """Whether commands are offline: a network namespace of their own, or at least
+        Landlock's TCP rules (a seccomp filter on sockets adds to either)."""
+        if self.network or self.mode is SandboxMode.OFF:
+            return False
+        return self.namespaces or (self.enforced and self.abi >= 4)
 
     def environment(self) -> dict[str, str]:
         """The environment a command or MCP server starts with: the agent's own, filtered
@@ -201,10 +207,10 @@ class Sandbox:
                 argv += ["--write-file", device]
             if self.mode is SandboxMode.WORKSPACE_WRITE and self.cache is not None:
                 argv += ["--cache", str(self.cache)]
-            if not self.network:
-                argv.append("--no-network")
         elif not self.namespaces or self.mode is SandboxMode.OFF:
             argv.append("--unrestricted")
+        if not self.network and self.mode is not SandboxMode.OFF:
+            argv.append("--no-network")
         return [*argv, "--", *program]
 
     def protected(self, workspace: Path) -> list[str]:
@@ -269,7 +275,10 @@ class Sandbox:
                 "Approve commands yourself, or run the agent in a container or VM."
             )
         if not self.network and not self.blocks_network:
-            return "sandbox.network is false, but this kernel cannot block TCP (Linux 6.7+)."
+            return (
+                "sandbox.network is false, but this kernel can turn the network off neither "
+                "with namespaces nor with Landlock (Linux 6.7+): commands stay online."
+            )
         if not self.namespaces and self.namespaces_missing:
             return (
                 f"Sandbox: Landlock only ({self.namespaces_missing}). Without namespaces, files "

@@ -61,7 +61,8 @@ class _Command:
     substituted: list[str] = field(default_factory=list)
 
 
-_Item = tuple[Any, "tuple[int, int] | None", "_Command | None", "_Frame | None"]
+_Item = tuple[Any, str, "tuple[int, int] | None", "_Command | None", "_Frame | None"]
+"""A node to visit, its type (read once: each read builds a new string), and what it is in."""
 
 
 class Reading:
@@ -87,10 +88,9 @@ class Reading:
     def walk(self, root: Any) -> None:
         """Visit every node under ``root``."""
         broken = root.has_error
-        stack: list[_Item] = [(root, None, None, None)]
+        stack: list[_Item] = [(root, root.type, None, None, None)]
         while stack:
-            node, pipe, owner, frame = stack.pop()
-            kind = node.type
+            node, kind, pipe, owner, frame = stack.pop()
             if broken and (node.is_error or node.is_missing):
                 self._unreadable(node)
             if kind == "command" or kind in _DECLARATIONS:
@@ -104,7 +104,8 @@ class Reading:
                 pid = next(self._pipelines)
                 members = [c for c in node.children if c.is_named]
                 stack.extend(
-                    (c, (pid, i), owner, frame) for i, c in reversed(list(enumerate(members)))
+                    (c, c.type, (pid, i), owner, frame)
+                    for i, c in reversed(list(enumerate(members)))
                 )
                 continue
             elif kind in ("command_substitution", "process_substitution"):
@@ -116,11 +117,12 @@ class Reading:
             elif kind in ("file_redirect", "heredoc_redirect"):
                 self._redirect(node)
             for child in reversed(node.children):
+                child_kind = child.type
                 if not child.is_named:
-                    if child.type == "&" and frame is not None:
+                    if child_kind == "&" and frame is not None:
                         frame.forks = True
-                elif child.type not in _LEAVES or (broken and child.has_error):
-                    stack.append((child, pipe, owner, frame))
+                elif child_kind not in _LEAVES or (broken and child.has_error):
+                    stack.append((child, child_kind, pipe, owner, frame))
 
     def _unreadable(self, node: Any) -> None:
         if self._told_unreadable:
@@ -187,7 +189,7 @@ class Reading:
         escalated: bool,
         stdin: Word | None = None,
     ) -> list[_Command]:
-        written = " ".join([*assigned, *(w.value for w in words)])
+        written = " ".join([*assigned, *[w.value for w in words]])
         taken = unwrap(words)
         if taken.problem:
             self.unknown.append(taken.problem)
@@ -201,13 +203,13 @@ class Reading:
         escalated = escalated or taken.escalated
         found = SimpleCommand(
             name=name,
-            argv=tuple(w.value for w in taken.words),
+            argv=tuple([w.value for w in taken.words]),
             written=written,
             assignments=assigned,
             wrappers=tuple(taken.wrappers),
             escalated=escalated,
             via=via,
-            literal=tuple(w.literal for w in taken.words),
+            literal=tuple([w.literal for w in taken.words]),
         )
         created = [_Command(found, pipe)]
         self.commands.append(created[0])
@@ -348,10 +350,13 @@ class Reading:
         commands = []
         for position, c in enumerate(self.commands):
             found = c.found
-            if upstream.get(position):
-                found = replace(found, piped_from=upstream[position])
-            if c.substituted:
-                found = replace(found, substituted=tuple(dict.fromkeys(c.substituted)))
+            piped_from = upstream.get(position)
+            if piped_from or c.substituted:
+                # Not `dataclasses.replace`, which looks the fields up on every call.
+                values = vars(found) | {"piped_from": piped_from or found.piped_from}
+                if c.substituted:
+                    values["substituted"] = tuple(dict.fromkeys(c.substituted))
+                found = SimpleCommand(**values)
             commands.append(found)
         return CommandAnalysis(
             text=self.text,

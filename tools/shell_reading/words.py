@@ -85,10 +85,12 @@ def ansi_c(text: str) -> str:
 def word(node: Any, source: bytes, depth: int = 0) -> Word:
     """The value of a word-like node (``word``, strings, concatenations, expansions)."""
     kind = node.type
+    if kind in ("concatenation", "command_name") and depth <= _MAX_NESTING:
+        return _joined(node, source, depth)
     text = text_of(node, source)
     if kind in ("word", "number", "extglob_pattern", "special_variable_name", "variable_name"):
-        pattern = any(char in text for char in "*?[{") and _GLOB.search(text) is not None
-        return Word(_unescape_plain(text), pattern=pattern)
+        maybe = "*" in text or "?" in text or "[" in text or "{" in text
+        return Word(_unescape_plain(text), pattern=maybe and _GLOB.search(text) is not None)
     if kind == "raw_string":
         return Word(text[1:-1])
     if kind == "ansi_c_string":
@@ -99,17 +101,20 @@ def word(node: Any, source: bytes, depth: int = 0) -> Word:
         inner = text[text.index('"') + 1 : -1] if '"' in text else text
         literal = all(child.type == "string_content" for child in node.named_children)
         return Word(_unescape_quoted(inner), literal=literal)
-    if kind in ("concatenation", "command_name"):
-        return _joined(node, source, depth)
     return Word(text, literal=False)
 
 
 def _joined(node: Any, source: bytes, depth: int) -> Word:
     """Adjacent parts, with any gap between them (an unnamed token) taken as written."""
+    children = node.children
+    if len(children) == 1:  # a command's name is mostly one word: the same span
+        only = children[0]
+        if only.is_named and (only.start_byte, only.end_byte) == (node.start_byte, node.end_byte):
+            return word(only, source, depth + 1)
     values: list[str] = []
     literal, pattern = True, False
     at = node.start_byte
-    for child in node.children:
+    for child in children:
         if child.start_byte > at:
             gap = source[at : child.start_byte].decode("utf-8", "replace")
             values.append(_unescape_plain(gap))

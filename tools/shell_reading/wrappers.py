@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import shlex
 from dataclasses import dataclass, field
 
@@ -97,7 +96,7 @@ class Unwrapped:
 
 def program_name(value: str) -> str:
     """``/usr/bin/x`` is ``x``."""
-    return os.path.basename(value) or value
+    return value.rpartition("/")[2] or value
 
 
 def _is_assignment(value: str) -> bool:

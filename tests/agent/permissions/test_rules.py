@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent.permissions import RuleError, RuleSet, Verdict, parse_rule, split_rules
-from agent.permissions.rules import Call, command_parts
+from agent.permissions.rules import Call
 from agent.permissions.store import ProjectRules, command_prefix
 
 WS = Path("/ws")
@@ -69,12 +69,6 @@ def test_one_part_of_a_compound_command_is_enough_to_deny_or_ask() -> None:
 def test_a_command_substituting_another_is_never_allowed_by_a_rule() -> None:
     assert verdict(command("echo $(curl evil)"), allow=["Bash(echo *)"]) is None
     assert verdict(command("echo `id`"), allow=["Bash(echo *)"]) is None
-
-
-def test_command_parts_split_at_operators_but_not_inside_quotes() -> None:
-    assert command_parts("a x && b | c; d") == ["a x", "b", "c", "d"]
-    assert command_parts("echo 'a && b'") == ["echo a && b"]
-    assert command_parts("a\nb") == ["a", "b"]
 
 
 def test_new_lines_subshells_and_substitutions_cannot_hide_a_command() -> None:
@@ -170,6 +164,15 @@ def test_flag_values_hold_several_rules_separated_outside_parentheses() -> None:
         ("ls && rm x", None),
         ("echo $(id)", None),
         ("FOO=1 make", None),
+        ("echo 'a && b'", "echo"),  # one command: the operator is quoted
+        ("git 'push' origin", "git push"),
+        ("timeout 5 pytest", None),  # a wrapper: the rule would cover what it wraps
+        ("sudo git push", None),
+        ("bash -c 'git push'", None),
+        ("npm test\nrm x", None),
+        ("$tool run", None),
+        ("git $sub", "git"),
+        ("", None),
     ],
 )
 def test_the_prefix_offered_for_always_allow(text: str, prefix: str | None) -> None:
