@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tools.shell_reading import MAX_DEPTH, CommandAnalysis, analyse
+from tools.shell_reading import MAX_DEPTH, CommandAnalysis, analyse, reading
 from tools.shell_reading.reading import read_at
 
 
@@ -64,6 +64,15 @@ def test_what_wraps_a_command_and_how_it_is_run() -> None:
     inner = analyse("bash -c 'xargs rm'").commands[-1]
     assert inner.name == "rm"
     assert inner.via == "bash -c/xargs"
+
+
+def test_simple_commands_split_at_operators_but_not_inside_quotes() -> None:
+    def written(command: str) -> list[str]:
+        return [c.written for c in analyse(command).commands]
+
+    assert written("a x && b | c; d") == ["a x", "b", "c", "d"]
+    assert written("echo 'a && b'") == ["echo a && b"]
+    assert written("a\nb") == ["a", "b"]
 
 
 def test_pipelines_and_substitutions_are_recorded() -> None:
@@ -226,3 +235,17 @@ def test_the_grammar_loads_on_first_use_not_at_start() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert shown.stdout.split() == ["False", "True"]
+
+
+def test_a_parse_stopped_for_time_does_not_carry_over_into_the_next_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(reading, "PARSE_SECONDS", -1.0)  # every parse stops at once
+    stopped = reading.read_at("echo " + "word " * 20_000, 0)
+    assert not stopped.parsed
+    monkeypatch.undo()
+
+    fresh = reading.read_at("touch made", 0)
+
+    assert fresh.parsed
+    assert [command.name for command in fresh.commands] == ["touch"]
