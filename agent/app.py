@@ -32,6 +32,7 @@ from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_default
 from agent.setup.profiles import Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
+from agent.setup.small_model import side_provider
 from agent.setup.startup import Options, SetupError, secret_redactor
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
@@ -46,6 +47,7 @@ from tools.chaos import ToolChaos
 from tools.guard.sandbox import Sandbox
 from tools.hooks import BeforeToolHook
 from tools.saved_output import prune_saved_outputs
+from tools.web import WebFetch
 
 __all__ = ["Agent", "build_agent"]
 
@@ -128,6 +130,11 @@ def build_agent(
     fleet = Fleet(shared, config.recovery)
     provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
     provider.usage.subscribe(saving_usage(session))
+    side, side_notice = side_provider(
+        config, environ, session=provider, events=events, fleet=fleet, chaos=chaos
+    )
+    notices += [Notice(text=side_notice)] if side_notice else []
+    web = WebFetch(side)
     # The workspace files these run are protected (tools.guard.protected).
     runs = [hook.command for entries in config.hooks.values() for m in entries for hook in m.hooks]
     runs += [
@@ -192,7 +199,7 @@ def build_agent(
                 lambda: modes.plan_mode,
             ),
             redact=redactor.text,
-            more_tools=mcp.tools,
+            more_tools=lambda: [web, *mcp.tools()],
             hooks=before_tool,
             runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
             read_denied=lambda path: permissions.refuses_read(path) is not None,

@@ -33,6 +33,7 @@ _KINDS: dict[str, ToolKind] = {
     "list_files": "search",
     "search": "search",
     "run_command": "execute",
+    "web_fetch": "fetch",
 }
 MAX_RESULT_CHARS = 20_000
 """A tool's output shown in the editor: the model's copy is trimmed already, this is a cap."""

@@ -41,6 +41,7 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "edit_file": "Edit",
     "search": "Grep",
     "list_files": "Glob",
+    "web_fetch": "WebFetch",
 }
 """Our tool names and the Claude Code names hooks know them by (MCP tools are the same in
 both: ``mcp__server__tool``)."""

@@ -18,7 +18,7 @@ CLAUDE_ONLY_TOOLS = frozenset(
         "KillShell", "LS", "LSP", "ListMcpResourcesTool", "MultiEdit", "NotebookEdit",
         "NotebookRead", "PowerShell", "ReadMcpResourceTool", "Skill", "SlashCommand", "Task",
         "TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoRead",
-        "TodoWrite", "ToolSearch", "WebFetch", "WebSearch",
+        "TodoWrite", "ToolSearch", "WebSearch",
     }
 )  # fmt: skip
 """Claude Code's tools this agent lacks. A rule naming one matches nothing here, which

@@ -134,6 +134,7 @@ class Config(BaseModel):
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     model: str = "anthropic:claude-sonnet-4-5"
     fallback_models: list[str] = Field(default_factory=list)
+    small_model: str | None = None
     models: dict[str, ModelOverride] = Field(default_factory=dict)
     max_tokens: int | None = Field(default=None, gt=0)
     max_steps: int = Field(default=50, gt=0)
