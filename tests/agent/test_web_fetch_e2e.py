@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.fakes.cli import MODELS, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.terminal import Spawn, clean
 from tests.fakes.web_server import FakeWebServer, WebPage
 from tools.web.tool import ANSWER_SYSTEM
 
@@ -116,3 +117,37 @@ def test_a_prompt_over_a_long_page_is_answered_by_the_small_model(
     assert "Change 1234 is the one about caching." in result
     assert "change number 2999" not in result
     assert "web_fetch" in run.json()["usage_by_purpose"]
+
+
+def test_the_repl_asks_per_domain_and_always_allows_only_that_domain(
+    spawn: Spawn, fake_llm: FakeLlmServer, web_server: FakeWebServer
+) -> None:
+    web_server.pages["/changelog"] = WebPage(PAGE)
+    web_server.pages["/other"] = WebPage(b"<p>other page</p>")
+    fake_llm.script(
+        Reply.tool_call("web_fetch", {"url": web_server.url("/changelog")}),
+        Reply.tool_call("web_fetch", {"url": web_server.url("/other")}),
+        Reply.tool_call("web_fetch", {"url": web_server.url("/other", host="localhost")}),
+        Reply.text("Read them."),
+    )
+    term = spawn()
+    term.prompt()
+    term.send_line("read the changelog")
+    asked = clean(term.expect("lways for 127.0.0.1 this session", timeout=60))
+    term.send_line("a")
+    again = clean(term.expect("lways for localhost this session", timeout=60))
+    term.send_line("n")
+    term.expect("Read them.", timeout=60)
+    term.prompt(timeout=60)
+    listed = term.command("/permissions")
+    term.exit()
+
+    assert f"web_fetch {web_server.url('/changelog')}" in asked
+    # From the answer "a" on: the second fetch from 127.0.0.1 is not asked about.
+    questions = [line for line in again.splitlines() if line.startswith("Allow?")]
+    assert len(questions) == 2
+    assert questions[0].endswith("lways for 127.0.0.1 this session: a")
+    assert "lways for localhost" in questions[1]
+    assert f"web_fetch(url={web_server.url('/other')})" in again
+    assert web_server.hits == {"/changelog": 1, "/other": 1}
+    assert "web_fetch(domain:127.0.0.1)" in listed
