@@ -215,11 +215,13 @@ class ApprovalGate:
                 by="approval",
             )
         if self._approver is None:
+            domain = tool.domain(args)
+            rule = f" or --allowedTools '{tool.name}(domain:{domain})'" if domain else ""
             return Refusal(
                 f"{tool.name} needs the person's approval (approval mode '{mode}'), "
                 "but the agent is running non-interactively",
                 "do not retry this call; finish what you can without it and tell the person "
-                "to re-run with --yes (or a less strict --approval) to allow it",
+                f"to re-run with --yes{rule} (or a less strict --approval) to allow it",
                 by="approval",
             )
         try:

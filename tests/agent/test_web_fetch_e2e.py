@@ -63,7 +63,9 @@ def test_without_a_rule_or_yes_a_print_run_refuses_the_fetch(
     )  # fmt: skip
 
     assert run.code == 0, run.stderr
-    assert "web_fetch needs the person's approval" in _bodies(fake_llm)[1]
+    result = _bodies(fake_llm)[1]
+    assert "web_fetch needs the person's approval" in result
+    assert "--allowedTools 'web_fetch(domain:127.0.0.1)'" in result
     assert web_server.hits["/changelog"] == 0
 
 
