@@ -178,6 +178,13 @@ class Config(BaseModel):
         _check_provider_known(ModelRef.parse(value), value, info)
         return value
 
+    @field_validator("small_model")
+    @classmethod
+    def _check_small_model(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None:
+            _check_provider_known(ModelRef.parse(value), value, info)
+        return value
+
     @field_validator("fallback_models")
     @classmethod
     def _check_fallbacks(cls, value: list[str], info: ValidationInfo) -> list[str]:
