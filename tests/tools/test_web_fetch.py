@@ -164,6 +164,9 @@ def test_an_error_status_is_reported(web_server: FakeWebServer, tmp_path: Path) 
         "http://[fd00:ec2::254]/latest/",
         "http://[::ffff:169.254.169.254]/",
         "http://[fe80::1]/",
+        "http://docs.example.com@169.254.169.254/",  # the host is after the @
+        "http://2852039166/",  # 169.254.169.254 as one number
+        "http://0xa9fea9fe/",
     ],
 )
 def test_metadata_and_link_local_addresses_are_refused(url: str, tmp_path: Path) -> None:
