@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-
-import httpx2
+from typing import TYPE_CHECKING
 
 from tools.web.addresses import RefusedAddress, Resolver, checked_addresses, refused_ip
+
+if TYPE_CHECKING:
+    import httpx2
 
 USER_AGENT = "agent-web-fetch/1 (terminal coding agent)"
 
@@ -91,6 +93,8 @@ async def fetch(url: str, limits: FetchLimits, resolve: Resolver) -> Page | Redi
         FetchError: a bad URL, a refused address, a timeout, an HTTP error status, or a
             body that is not text.
     """
+    import httpx2  # on the first fetch: ~40 ms a session that never fetches does not pay
+
     current = _parse(url)
     timeout = httpx2.Timeout(limits.read_timeout, connect=limits.connect_timeout)
     try:
@@ -121,7 +125,21 @@ async def fetch(url: str, limits: FetchLimits, resolve: Resolver) -> Page | Redi
     raise FetchError(f"{url} redirects more than {limits.max_redirects} times")
 
 
+def url_host(url: str) -> str | None:
+    """The host ``url`` names, lower case, as `fetch` reads it (one parser for the rules
+    and the connection); None when it names none."""
+    import httpx2
+
+    try:
+        host = httpx2.URL(url.strip()).host
+    except httpx2.InvalidURL:
+        return None
+    return host.lower().rstrip(".") or None
+
+
 def _parse(url: str) -> httpx2.URL:
+    import httpx2
+
     try:
         parsed = httpx2.URL(url)
     except httpx2.InvalidURL as error:
@@ -136,6 +154,8 @@ def _parse(url: str) -> httpx2.URL:
 async def _get(
     client: httpx2.AsyncClient, url: httpx2.URL, limits: FetchLimits, resolve: Resolver
 ) -> Page | _Hop | Redirect:
+    import httpx2
+
     port = url.port or (443 if url.scheme == "https" else 80)
     addresses = await checked_addresses(url.host, port, resolve)
     last: httpx2.ConnectError | None = None

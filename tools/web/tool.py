@@ -8,14 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-import httpx2
 from pydantic import BaseModel, Field
 
 from providers import ChatRequest, LlmError, Message, Provider, Purpose, RequestKind, StopReason
 from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
 from tools.settings import ToolSettings
 from tools.web.addresses import Resolver, system_resolver
-from tools.web.fetching import FetchError, FetchLimits, Redirect, fetch
+from tools.web.fetching import FetchError, FetchLimits, Redirect, fetch, url_host
 from tools.web.markdown import page_text
 
 CACHE_SECONDS = 15 * 60
@@ -109,11 +108,7 @@ class WebFetch(Tool[WebFetchInput]):
 
     def domain(self, args: WebFetchInput) -> str | None:
         """The host the URL names, for ``domain:`` rules; None when it names none."""
-        try:
-            host = httpx2.URL(args.url.strip()).host
-        except httpx2.InvalidURL:
-            return None
-        return host.lower().rstrip(".") or None
+        return url_host(args.url)
 
     def summary(self, args: WebFetchInput) -> str:
         return f"web_fetch {args.url}"
