@@ -34,6 +34,7 @@ from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_defau
 from agent.setup.profiles import Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.skill_link import SkillLink
+from agent.setup.small_model import side_provider
 from agent.setup.startup import Options, SetupError, secret_redactor
 from agent.telemetry import start_recorder, telemetry_wanted
 from compaction import Compactor
@@ -52,6 +53,7 @@ from tools.guard.sandbox import Sandbox
 from tools.hooks import BeforeToolHook
 from tools.saved_output import prune_saved_outputs
 from tools.todos import last_todos
+from tools.web import WebFetch
 
 __all__ = ["Agent", "build_agent"]
 
@@ -149,6 +151,11 @@ def build_agent(
             lambda kind, model, usage: recorder.on_usage(kind, model, usage, ledger.last_seconds)
         )
         face = Faces([face, recorder])
+    side, side_notice = side_provider(
+        config, environ, session=provider, events=events, fleet=fleet, chaos=chaos
+    )
+    notices += [Notice(text=side_notice)] if side_notice else []
+    web = WebFetch(side)
     # The workspace files these run are protected (tools.guard.protected).
     runs = [hook.command for entries in config.hooks.values() for m in entries for hook in m.hooks]
     runs += [
@@ -219,7 +226,7 @@ def build_agent(
             sandbox=commands_sandbox,
             tools=builtin_tools(commands_sandbox, shells),
             redact=redactor.text,
-            more_tools=lambda: [*mcp.tools(), *skills.tools()],
+            more_tools=lambda: [web, *mcp.tools(), *skills.tools()],
             hooks=before_tool,
             runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
             read_denied=lambda path: permissions.refuses_read(path) is not None,

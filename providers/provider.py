@@ -47,6 +47,8 @@ class RequestKind(StrEnum):
 
     TURN = "turn"
     COMPACTION = "compaction"
+    WEB_FETCH = "web_fetch"
+    """web_fetch's answer to a prompt over a long page."""
 
 
 class ToolSpec(CachingModel):

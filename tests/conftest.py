@@ -12,6 +12,14 @@ import structlog
 from agent.setup.logs import stop_library_logs
 from tests.fakes.clock import VirtualClock
 from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.web_server import FakeWebServer
+
+
+@pytest.fixture
+def web_server() -> Iterator[FakeWebServer]:
+    """A real HTTP server on 127.0.0.1; set ``web_server.pages[path] = WebPage(...)``."""
+    with FakeWebServer() as server:
+        yield server
 
 
 @pytest.fixture

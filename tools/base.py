@@ -20,9 +20,9 @@ from tools.settings import ToolSettings
 from tools.text import Gap
 from tools.workspace import resolve_in_workspace
 
-ToolKind = Literal["read", "edit", "command"]
+ToolKind = Literal["read", "edit", "command", "network"]
 """What approval a tool needs: reads never, edits unless `ApprovalMode.AUTO_EDIT`, commands
-unless `ApprovalMode.FULL_AUTO`."""
+and network reads (web_fetch) unless `ApprovalMode.FULL_AUTO`."""
 
 
 class ErrorCategory(StrEnum):
@@ -130,6 +130,10 @@ class Tool(ABC, Generic[InputT]):
 
     def command(self, args: InputT) -> str | None:
         """The shell command this call runs, if any (checked by the safety policy)."""
+        return None
+
+    def domain(self, args: InputT) -> str | None:
+        """The host this call reaches over the network, if any (``domain:`` rules)."""
         return None
 
     def summary(self, args: InputT) -> str:

@@ -51,6 +51,8 @@ class ApprovalRequest:
     details: str
     """A diff for file changes, the full command for commands."""
     kind: ToolKind
+    domain: str | None = None
+    """The host a network tool reaches (``[a]lways for this domain``)."""
 
 
 class Approver(Protocol):
@@ -106,7 +108,7 @@ def needs_approval(mode: ApprovalMode, kind: ToolKind) -> bool:
     """Whether a tool of ``kind`` must be approved by the person under ``mode``."""
     if kind == "read" or mode == ApprovalMode.FULL_AUTO:
         return False
-    return mode == ApprovalMode.ASK or kind == "command"
+    return mode == ApprovalMode.ASK or kind in ("command", "network")
 
 
 def _protected_write(invocation: ToolInvocation, commands: tuple[str, ...]) -> str | None:
@@ -213,11 +215,13 @@ class ApprovalGate:
                 by="approval",
             )
         if self._approver is None:
+            domain = tool.domain(args)
+            rule = f" or --allowedTools '{tool.name}(domain:{domain})'" if domain else ""
             return Refusal(
                 f"{tool.name} needs the person's approval (approval mode '{mode}'), "
                 "but the agent is running non-interactively",
                 "do not retry this call; finish what you can without it and tell the person "
-                "to re-run with --yes (or a less strict --approval) to allow it",
+                f"to re-run with --yes{rule} (or a less strict --approval) to allow it",
                 by="approval",
             )
         try:
@@ -238,7 +242,7 @@ class ApprovalGate:
             summary = f"{summary}  [{protected}]"
         if decision == "ask" and permit is not None and permit.reason:
             summary = f"{summary}  [hook: {permit.reason}]"
-        request = ApprovalRequest(tool.name, summary, details, tool.kind)
+        request = ApprovalRequest(tool.name, summary, details, tool.kind, tool.domain(args))
         if await self._approver.approve(request):
             return None
         return Refusal(

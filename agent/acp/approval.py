@@ -52,12 +52,14 @@ class EditorApprover:
         self.remember = remember
         """Saves a permission rule for this project (set once the agent is built)."""
         self.always: dict[str, bool] = {}
-        """The "always" answers so far, by tool name."""
+        """The "always" answers so far, by tool name (a network tool's: by its domain)."""
         self._asked = 0
 
     async def approve(self, request: ApprovalRequest) -> bool:
-        if request.tool in self.always:
-            return self.always[request.tool]
+        # A network tool's "always" holds for its domain: web_fetch(domain:example.com).
+        key = f"{request.tool}(domain:{request.domain})" if request.domain else request.tool
+        if key in self.always:
+            return self.always[key]
         call = self._face.running_call(request.tool)
         self._asked += 1
         update = ToolCallUpdate(
@@ -86,9 +88,9 @@ class EditorApprover:
                 self.remember(f"run_command({prefix} *)")
             except OSError as error:  # it still holds for this session
                 log.warning("permission_rule_not_saved", error=str(error))
-                self.always[request.tool] = True
+                self.always[key] = True
         elif choice.endswith("always"):
-            self.always[request.tool] = allowed
+            self.always[key] = allowed
         return allowed  # the call's update to in_progress comes when it starts (ToolStarted)
 
 

@@ -38,6 +38,7 @@ _KINDS: dict[str, ToolKind] = {
     "search": "search",
     "run_command": "execute",
     "todo_write": "think",
+    "web_fetch": "fetch",
 }
 MAX_RESULT_CHARS = 20_000
 """A tool's output shown in the editor: the model's copy is trimmed already, this is a cap."""

@@ -45,6 +45,7 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "todo_write": "TodoWrite",
     "command_output": "BashOutput",
     "kill_command": "KillShell",
+    "web_fetch": "WebFetch",
 }
 """Our tool names and the Claude Code names hooks know them by (MCP tools are the same in
 both: ``mcp__server__tool``)."""

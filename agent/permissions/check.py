@@ -226,6 +226,7 @@ class PermissionCheck:
             paths=tuple(paths),
             workspace=root,
             home=self._home,
+            domain=tool.domain(args),
         )
 
     def _named(self, rule: Rule, verdict: Verdict = Verdict.DENY) -> str:

@@ -54,7 +54,7 @@ def plan_refusal(
     if kind == "edit":
         return f"plan mode: {tool} changes files, and the plan is not approved yet"
     if command is None:
-        return None if kind == "read" else f"plan mode: {tool} may change things"
+        return None if kind in ("read", "network") else f"plan mode: {tool} may change things"
     why = not_read_only(command)
     if why is not None:
         return f"plan mode: only read-only commands run before the plan is approved ({why})"

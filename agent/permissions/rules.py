@@ -18,6 +18,8 @@ Claude Code's syntax and meaning:
   workspace root, ``p`` without a slash at any depth, ``//p`` absolute, ``~/p`` from home.
   ``Read`` covers every tool that only reads (read_file, list_files, search); ``Edit``
   every tool that writes files (edit_file, write_file).
+- ``WebFetch(domain:example.com)`` (or ``web_fetch(...)``): fetches from that host;
+  ``domain:*.example.com`` its subdomains too.
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ class Call:
     """Resolved, absolute."""
     workspace: Path = Path(".")
     home: Path = Path("~")
+    domain: str | None = None
+    """The host a network tool reaches, lower case."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,8 @@ class Rule:
             return _command_matches(self.spec, call.command if part is None else part)
         if call.paths:
             return any(_path_matches(self.spec, path, call) for path in call.paths)
+        if call.domain is not None:
+            return _domain_matches(self.spec, call.domain)
         return False
 
     def _names(self, call: Call) -> bool:
@@ -251,6 +257,18 @@ def _command_matches(spec: str, command: str) -> bool:
         return True
     pattern = ".*".join(re.escape(piece) for piece in spec.split("*"))
     return re.fullmatch(pattern, command, re.DOTALL) is not None
+
+
+def _domain_matches(spec: str, domain: str) -> bool:
+    """``domain:example.com`` covers that host; ``domain:*.example.com`` its subdomains and
+    itself."""
+    key, _, wanted = spec.partition(":")
+    if key.strip() != "domain":
+        return False
+    wanted = wanted.strip().lower().rstrip(".")
+    if wanted.startswith("*."):
+        return domain == wanted[2:] or domain.endswith(wanted[1:])
+    return domain == wanted
 
 
 def _path_matches(spec: str, path: Path, call: Call) -> bool:

@@ -142,6 +142,7 @@ class Config(BaseModel):
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     model: str = "anthropic:claude-sonnet-4-5"
     fallback_models: list[str] = Field(default_factory=list)
+    small_model: str | None = None
     models: dict[str, ModelOverride] = Field(default_factory=dict)
     max_tokens: int | None = Field(default=None, gt=0)
     max_steps: int = Field(default=50, gt=0)
@@ -184,6 +185,13 @@ class Config(BaseModel):
     @classmethod
     def _check_model(cls, value: str, info: ValidationInfo) -> str:
         _check_provider_known(ModelRef.parse(value), value, info)
+        return value
+
+    @field_validator("small_model")
+    @classmethod
+    def _check_small_model(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None:
+            _check_provider_known(ModelRef.parse(value), value, info)
         return value
 
     @field_validator("fallback_models")

@@ -180,6 +180,7 @@ TABLE: dict[str, Decision] = {
     "providers": held("send requests and your API key there"),
     "model": held("use a provider this file defines"),
     "fallback_models": held("use a provider this file defines"),
+    "small_model": held("use a provider this file defines"),
     "mcp_servers": held("start programs"),
     "hooks": held("run commands as you, outside the sandbox"),
     "recovery": SECTION,
@@ -242,7 +243,7 @@ TABLE: dict[str, Decision] = {
 
 A key added to `Config` gets its row here."""
 
-_NAMES_PROVIDERS = ("model", "fallback_models")
+_NAMES_PROVIDERS = ("model", "fallback_models", "small_model")
 
 
 def split(

@@ -16,6 +16,7 @@ from agent.terminal.ui import ConsoleUI
 from tools import ApprovalRequest
 
 QUESTION = "Allow? [y]es / [n]o / [a]lways for this tool: "
+DOMAIN_QUESTION = "Allow? [y]es / [n]o / [a]lways for {} this session: "
 PREFIX_CHOICE = "[p] always `{prefix} …` in this project"
 
 Ask = Callable[[str], Awaitable[str]]
@@ -68,7 +69,8 @@ class PromptApprover:
             ``[a]lways for this tool`` becomes a rule for the session, which ``/permissions``
             lists and can remove, and a command's question also offers to always allow the
             command's prefix in this project (``run_command(git push *)``, saved). Without
-            one, ``[a]lways`` is kept here.
+            one, ``[a]lways`` is kept here. A network tool's ``[a]lways`` is for its
+            domain only (``web_fetch(domain:example.com)``).
     """
 
     def __init__(
@@ -84,13 +86,15 @@ class PromptApprover:
 
     async def approve(self, request: ApprovalRequest) -> bool:
         """True if the person allows the call."""
-        if request.tool in self.always:
+        # A network tool is allowed per host: ``web_fetch(domain:example.com)``.
+        key = f"{request.tool}(domain:{request.domain})" if request.domain else request.tool
+        if key in self.always:
             return True
         rules = self.rules()
         prefix = None
         if rules is not None and request.tool == "run_command":
             prefix = command_prefix(request.details)
-        question = QUESTION
+        question = QUESTION if not request.domain else DOMAIN_QUESTION.format(request.domain)
         if prefix is not None:
             question = f"{QUESTION[:-2]} / {PREFIX_CHOICE.format(prefix=prefix)}: "
         choices = {"y", "yes", "n", "no", "", "a", "always"} | ({"p"} if prefix else set())
@@ -108,8 +112,8 @@ class PromptApprover:
                 keys = "y, n, a" + (" or p" if prefix else "")
                 self.ui.show(Text(f"  {choice!r} is not an answer: type {keys}", style="yellow"))
         if choice in {"a", "always"}:
-            if rules is None or not self._allow_for_session(rules, request.tool):
-                self.always.add(request.tool)
+            if rules is None or not self._allow_for_session(rules, key):
+                self.always.add(key)
             return True
         if prefix is not None and rules is not None and choice == "p":
             self._remember(rules, f"run_command({prefix} *)")

@@ -202,13 +202,13 @@ def test_rules_for_tools_this_agent_lacks_are_kept_listed_as_ignored_and_match_n
     assert found.warnings == []
     assert notes == {
         "NotebookEdit": "ignored: no NotebookEdit tool here",
-        "WebFetch(domain:example.com)": "ignored: no WebFetch tool here",
+        "WebFetch(domain:example.com)": "",
         "WebSearch": "ignored: no WebSearch tool here",
         "mcp__github__*": "",
         "Read": "",
     }
     assert _verdict(check, "ls") is None
-    assert "ignored: no WebFetch tool here" in shown
+    assert "ignored: no WebSearch tool here" in shown
     assert "~/.claude/settings.json" in shown
     assert "! x.json: not valid JSON" in shown
 

@@ -1,0 +1,57 @@
+"""The provider for side requests (web_fetch's answer over a long page): ``small_model``
+when one is configured, the session's own otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from agent.setup.config import Config
+from agent.setup.model_chain import build_chain
+from providers import Event, EventSink, Provider
+from providers.chaos import ChaosPlan
+from recovery import FallbackActivated, ModelRestored, RecoveringProvider
+from recovery.fleet import Fleet
+
+
+def side_provider(
+    config: Config,
+    environ: Mapping[str, str],
+    *,
+    session: RecoveringProvider,
+    events: EventSink,
+    fleet: Fleet,
+    chaos: ChaosPlan | None = None,
+) -> tuple[Provider, str | None]:
+    """The provider side requests go through, and a notice when ``small_model`` cannot be
+    used.
+
+    With ``small_model`` set it is a `RecoveringProvider` (the same recovery as every call)
+    over ``small_model`` and then the session's chain; its tokens count in the session's
+    usage. Its model switches are its own: they are not the session's, so they are kept
+    out of the session's events (a resume would take them for the session's model).
+    """
+    if not config.small_model:
+        return session, None
+    chain_config = config.model_copy(
+        update={
+            "model": config.small_model,
+            "fallback_models": [str(ref) for ref in config.model_chain()],
+        }
+    )
+    targets = build_chain(chain_config, environ, chaos, events)
+    notice = None
+    if str(targets[0].ref) != str(chain_config.model_chain()[0]):
+        notice = (
+            f"small_model {config.small_model} cannot be used (see `agent doctor`); "
+            "side requests go to the session's models"
+        )
+
+    def own_switches_kept_out(event: Event) -> None:
+        if not isinstance(event, (FallbackActivated, ModelRestored)):
+            events(event)
+
+    small = RecoveringProvider(
+        targets, settings=config.recovery, events=own_switches_kept_out, fleet=fleet
+    )
+    small.usage.subscribe(session.usage.add)
+    return small, notice
