@@ -33,6 +33,7 @@ from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_defau
 from agent.setup.profiles import Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.startup import Options, SetupError, secret_redactor
+from agent.subagents import ChildParts, TaskTool
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
 from providers.chaos import ChaosPlan, ChaosSpec, chaos_start_notice
@@ -42,6 +43,7 @@ from recovery.usage import UsageListener
 from sessions import SessionStore, SessionWriter
 from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace
 from tools.attempts import run_tool
+from tools.builtin import builtin_tools
 from tools.chaos import ToolChaos
 from tools.guard.sandbox import Sandbox
 from tools.hooks import BeforeToolHook
@@ -172,6 +174,36 @@ def build_agent(
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
+    guarded = PlanAwareSandbox.around(
+        replace(sandbox, denied=lambda: denied_patterns(permissions.rules, workspace, person_home)),
+        lambda: modes.plan_mode,
+    )
+    system = build_system_prompt(workspace)
+    children = ChildParts(
+        workspace=workspace,
+        home=person_home,
+        provider=provider,
+        tools=lambda: builtin_tools(guarded),
+        more_tools=mcp.tools,
+        settings=lambda: profiles.tool_settings(provider.current),
+        approval=lambda: modes.approval,
+        approver=approver,
+        hooks=before_tool,
+        sandbox=guarded,
+        events=events,
+        face=face,
+        store=store,
+        parent_id=session.id,
+        model_chain=[str(ref) for ref in config.model_chain()],
+        system=system,
+        redact=redactor.text,
+        read_denied=lambda path: permissions.refuses_read(path) is not None,
+        checkpoints=checkpoints / session.id / "subagents",
+        outputs=home / "outputs" / session.id,
+        max_turns=config.subagents.max_turns,
+        max_tokens=config.max_tokens,
+    )
+    task = TaskTool(children, config.subagents.max_concurrent)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         max_age = config.tools.checkpoint_max_age_days * 86_400
@@ -184,13 +216,8 @@ def build_agent(
             events=events,
             checkpoint_dir=checkpoints / session.id,
             home=person_home,
-            sandbox=PlanAwareSandbox.around(
-                replace(
-                    sandbox,
-                    denied=lambda: denied_patterns(permissions.rules, workspace, person_home),
-                ),
-                lambda: modes.plan_mode,
-            ),
+            tools=[*builtin_tools(guarded), task],
+            sandbox=guarded,
             redact=redactor.text,
             more_tools=mcp.tools,
             hooks=before_tool,
@@ -218,7 +245,7 @@ def build_agent(
     loop = AgentLoop(
         provider=provider,
         tools=tools,
-        system=build_system_prompt(workspace),
+        system=system,
         history=loaded.view if loaded else (),
         transcript=session,
         events=events,
@@ -230,6 +257,7 @@ def build_agent(
         max_tokens=config.max_tokens,
         tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
         tool_news=mcp.tool_news,
+        together=TaskTool.runs_together,
     )
     parts = Parts(
         config=config,

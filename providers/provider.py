@@ -47,6 +47,8 @@ class RequestKind(StrEnum):
 
     TURN = "turn"
     COMPACTION = "compaction"
+    SUBAGENT = "subagent"
+    """A sub-agent's turn (the `task` tool)."""
 
 
 class ToolSpec(CachingModel):

@@ -13,10 +13,10 @@ KNOWN_TOOLS = frozenset(CLAUDE_TOOL_NAMES)
 """Our built-in tools; MCP tools are ``mcp__server__tool``."""
 CLAUDE_ONLY_TOOLS = frozenset(
     {
-        "Agent", "Artifact", "AskUserQuestion", "BashOutput", "CronCreate", "CronDelete",
+        "Artifact", "AskUserQuestion", "BashOutput", "CronCreate", "CronDelete",
         "CronList", "EnterPlanMode", "EnterWorktree", "ExitPlanMode", "ExitWorktree",
         "KillShell", "LS", "LSP", "ListMcpResourcesTool", "MultiEdit", "NotebookEdit",
-        "NotebookRead", "PowerShell", "ReadMcpResourceTool", "Skill", "SlashCommand", "Task",
+        "NotebookRead", "PowerShell", "ReadMcpResourceTool", "Skill", "SlashCommand",
         "TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoRead",
         "TodoWrite", "ToolSearch", "WebFetch", "WebSearch",
     }

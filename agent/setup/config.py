@@ -113,6 +113,15 @@ class LocalSettings(BaseModel):
     max_output_tokens: int = Field(default=1024, gt=0)
 
 
+class SubagentSettings(BaseModel):
+    """The `task` tool's children (`agent.subagents`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_concurrent: int = Field(default=4, gt=0, le=64)
+    max_turns: int = Field(default=30, gt=0)
+
+
 BUILTIN_PROVIDERS: dict[str, ProviderSettings] = {
     "anthropic": ProviderSettings(type="anthropic", api_key_env="ANTHROPIC_API_KEY"),
     "openai": ProviderSettings(type="openai", api_key_env="OPENAI_API_KEY"),
@@ -148,6 +157,7 @@ class Config(BaseModel):
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     shell_env: ShellEnvSettings = Field(default_factory=ShellEnvSettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     hooks: dict[str, list[HookMatcher]] = Field(default_factory=dict)

@@ -1,0 +1,125 @@
+"""The `task` tool (Claude Code's ``Task``/``Agent``): start a child agent on one job.
+
+Several `task` calls of one answer run at the same time (the loop runs neighbouring calls
+that may run together at once; `TaskTool.runs_together`), at most ``max_concurrent``; the
+rest wait for a place. A child that fails for good is this call's error result, saying why
+and what the child did; it never fails the parent's turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.engine.outcome import TurnStatus
+from agent.subagents.child import ChildOutcome, ChildParts, run_child
+from agent.subagents.kinds import BUILTIN_TYPES, SubagentType
+from providers import ToolUseBlock
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.settings import ToolSettings
+
+TASK_NAMES = frozenset({"task", "Task", "Agent"})
+"""The names a call of this tool may come under; a child is refused all of them."""
+TIMEOUT = 24 * 3600.0
+"""A child's own limits (turns, the turn timeout, recovery's) end it long before this."""
+LAST_STEPS = 5
+
+
+class TaskInput(BaseModel):
+    """The arguments of a `task` call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    description: str = Field(
+        min_length=1, max_length=200, description="A short (3-5 word) description of the job"
+    )
+    prompt: str = Field(min_length=1, description="The whole job, for the sub-agent to do")
+    subagent_type: str = Field(
+        default="general-purpose", description="Which kind of sub-agent does it"
+    )
+
+
+class TaskTool(Tool[TaskInput]):
+    """Starts a sub-agent (see the module's docstring)."""
+
+    name = "task"
+    input_model = TaskInput
+    kind = "read"  # starting one asks nothing: each of the child's calls is checked
+
+    def __init__(
+        self,
+        parts: ChildParts,
+        max_concurrent: int,
+        kinds: Mapping[str, SubagentType] = BUILTIN_TYPES,
+    ) -> None:
+        self.parts = parts
+        self.kinds = dict(kinds)
+        self.places = asyncio.Semaphore(max_concurrent)
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        listed = "\n".join(f"- {kind.name}: {kind.description}" for kind in self.kinds.values())
+        return (
+            "Hand a self-contained job to a sub-agent with its own conversation; you get back "
+            "its final answer only. Give it everything it needs in `prompt`: it sees nothing "
+            "of this conversation. Several task calls in one answer run at the same time. "
+            f"Sub-agent types (`subagent_type`):\n{listed}"
+        )
+
+    @staticmethod
+    def runs_together(call: ToolUseBlock) -> bool:
+        """Whether ``call`` may run at the same time as its neighbours."""
+        return call.name in TASK_NAMES
+
+    def timeout(self, args: TaskInput, settings: ToolSettings) -> float:
+        return TIMEOUT
+
+    def summary(self, args: TaskInput) -> str:
+        return f"task ({args.subagent_type}): {args.description}"
+
+    async def run(self, args: TaskInput, ctx: ToolContext) -> ToolOutput:
+        kind = self.kinds.get(args.subagent_type)
+        if kind is None:
+            raise ToolError(
+                f"there is no sub-agent type {args.subagent_type!r}",
+                hint=f"use one of: {', '.join(self.kinds)}",
+            )
+        async with self.places:
+            outcome = await run_child(self.parts, kind, args.prompt, ctx.tool_use_id, TASK_NAMES)
+        return report(outcome)
+
+
+def report(outcome: ChildOutcome) -> ToolOutput:
+    """The call's result: the child's answer and a footer, or why it failed and what it did."""
+    result = outcome.result
+    calls = outcome.tool_calls
+    usage = result.usage
+    tokens = usage.input_tokens + usage.output_tokens
+    footer = (
+        f"[sub-agent: {result.steps} turn{'s' if result.steps != 1 else ''}, "
+        f"{len(calls)} tool call{'s' if len(calls) != 1 else ''}, {tokens} tokens, "
+        f"transcript {outcome.transcript or 'not saved'}]"
+    )
+    if result.status is TurnStatus.DONE:
+        return ToolOutput(content=f"{result.answer.strip() or '(no answer)'}\n\n{footer}")
+    why = result.error or result.status.value
+    lines = [f"The sub-agent failed: {why}"]
+    if outcome.changed:
+        lines.append(f"Files it changed: {', '.join(outcome.changed)}")
+    if calls:
+        lines.append("Its last steps:")
+        lines += [f"- {call.name} {_brief(call)}" for call in calls[-LAST_STEPS:]]
+    if result.answer.strip():
+        lines.append(f"Its last words: {result.answer.strip()[:500]}")
+    lines.append(footer)
+    return ToolOutput(content="\n".join(lines), is_error=True)
+
+
+def _brief(call: ToolUseBlock) -> str:
+    for key in ("path", "command", "pattern", "description"):
+        value = call.input.get(key)
+        if isinstance(value, str):
+            return value.splitlines()[0][:100] if value.strip() else ""
+    return ""

@@ -1,0 +1,196 @@
+"""Sub-agents end to end: ``agent -p`` against the fake LLM server, with several `task` calls in
+one answer. Children are told apart by their system prompt and their job's text."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.cli import MODELS, Protocol, run_agent
+from tests.fakes.llm_script import Fault, Reply, Step, ToolCallPart
+from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+
+CHILD_MARK = "You are a sub-agent"
+
+
+def task_calls(*jobs: tuple[str, str]) -> Reply:
+    """One answer that starts a child per ``(job, subagent_type)``."""
+    parts = tuple(
+        ToolCallPart(
+            "task",
+            json.dumps({"description": f"do {job}", "prompt": job, "subagent_type": kind}),
+        )
+        for job, kind in jobs
+    )
+    return Reply(parts=parts, stop="tool_use")
+
+
+def text_of(request: RecordedRequest) -> str:
+    return json.dumps(request.body)
+
+
+def is_child(request: RecordedRequest) -> bool:
+    return CHILD_MARK in text_of(request)
+
+
+def job_of(request: RecordedRequest) -> str:
+    """The job a child's request is for (its first user message)."""
+    messages = [m for m in request.body["messages"] if m["role"] != "system"]
+    return json.dumps(messages[0]["content"])
+
+
+def answered(request: RecordedRequest) -> bool:
+    """Whether the request carries tool results (the answer's calls ran)."""
+    last = json.dumps(request.body["messages"][-1])
+    return '"tool_result"' in last or '"role": "tool"' in last
+
+
+def tool_names(request: RecordedRequest) -> set[str]:
+    names = set()
+    for tool in request.body.get("tools", []):
+        names.add(tool.get("name") or tool["function"]["name"])
+    return names
+
+
+def run(fake: FakeLlmServer, workspace: Path, home: Path, protocol: Protocol, *extra: str) -> Any:
+    return run_agent(
+        "-p",
+        "split the work",
+        "--yes",
+        "--model",
+        MODELS[protocol],
+        *extra,
+        server=fake,
+        workspace=workspace,
+        home=home,
+    )
+
+
+@pytest.mark.parametrize("protocol", ["anthropic", "openai"])
+def test_children_run_at_once_and_the_parent_gets_their_answers(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, protocol: Protocol
+) -> None:
+    both_asked = threading.Barrier(2, timeout=30)
+    overlapped: list[bool] = []
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            job = "alpha" if "alpha" in job_of(request) else "beta"
+            try:  # each child's first request waits for the other's: only at once can both
+                both_asked.wait()
+                overlapped.append(True)
+            except threading.BrokenBarrierError:
+                overlapped.append(False)
+            return Reply.text(f"{job} found 42", input_tokens=100, output_tokens=10)
+        if answered(request):
+            return Reply.text("Both done.")
+        return task_calls(("alpha", "general-purpose"), ("beta", "explore"))
+
+    fake_llm.respond_with(respond)
+    result = run(fake_llm, workspace, decoy_home, protocol, "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    assert overlapped == [True, True]
+    data = result.json()
+    assert data["result"] == "Both done."
+    assert data["usage_by_purpose"]["subagent"]["input_tokens"] == 200
+    final = text_of(fake_llm.requests[-1])
+    assert "alpha found 42" in final
+    assert "beta found 42" in final
+    assert "[sub-agent: 1 turn, 0 tool calls, 110 tokens, transcript " in final
+    children = [r for r in fake_llm.requests if is_child(r)]
+    assert all("task" not in tool_names(r) for r in children)
+    explore = next(r for r in children if "beta" in job_of(r))
+    assert tool_names(explore) == {"read_file", "search", "list_files", "run_command"}
+    sessions = decoy_home / ".agent" / "sessions"
+    headers = [json.loads(p.read_text().splitlines()[0]) for p in sessions.glob("*.jsonl")]
+    [parent] = [h for h in headers if h.get("parent") is None]
+    kids = [h for h in headers if h.get("parent") == parent["id"]]
+    assert len(kids) == 2
+    assert all(h["parent_tool_use_id"] for h in kids)
+
+
+def test_a_child_that_fails_for_good_fails_alone(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "notes.txt").write_text("the answer is 7\n")
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if "broken" in job_of(request):
+                if answered(request):
+                    return Fault.status(400, "invalid_request_error", message="bad request body")
+                return Reply.tool_call("read_file", {"path": "notes.txt"})
+            return Reply.text("healthy found 7")
+        if answered(request):
+            return Reply.text("One failed, one answered.")
+        return task_calls(("broken", "general-purpose"), ("healthy", "general-purpose"))
+
+    fake_llm.respond_with(respond)
+    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    assert result.json()["result"] == "One failed, one answered."
+    results = fake_llm.requests[-1].body["messages"][-1]["content"]
+    by_text = {json.dumps(block["content"]): block for block in results}
+    [failed] = [b for t, b in by_text.items() if "The sub-agent failed" in t]
+    assert failed.get("is_error") is True
+    failed_text = json.dumps(failed["content"])
+    assert "read_file notes.txt" in failed_text  # what it did before it stopped
+    assert any("healthy found 7" in t for t in by_text)
+
+
+def test_children_cannot_start_children(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if answered(request):
+                return Reply.text("did it myself")
+            return task_calls(("grandchild", "general-purpose"))
+        if answered(request):
+            return Reply.text("ok")
+        return task_calls(("nest", "general-purpose"))
+
+    fake_llm.respond_with(respond)
+    result = run(fake_llm, workspace, decoy_home, "openai", "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    children = [r for r in fake_llm.requests if is_child(r)]
+    assert len(children) == 2  # the grandchild never asked anything
+    assert "cannot start another sub-agent" in text_of(children[-1])
+    assert "did it myself" in text_of(fake_llm.requests[-1])
+
+
+def test_stream_json_tags_childrens_messages_with_the_task_call(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            return Reply.text("child answer")
+        if answered(request):
+            return Reply.text("parent answer")
+        return task_calls(("only", "explore"))
+
+    fake_llm.respond_with(respond)
+    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "stream-json")
+
+    assert result.code == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    [call] = [
+        block
+        for line in lines
+        if line["type"] == "assistant" and line["parent_tool_use_id"] is None
+        for block in line["message"]["content"]
+        if block["type"] == "tool_use"
+    ]
+    tagged = [line for line in lines if line.get("parent_tool_use_id") == call["id"]]
+    assert any(
+        line["type"] == "assistant" and "child answer" in json.dumps(line) for line in tagged
+    )
+    assert lines[-1]["type"] == "result"
+    assert lines[-1]["result"] == "parent answer"
