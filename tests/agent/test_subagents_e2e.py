@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.fakes.cli import MODELS, Protocol, run_agent
+from tests.fakes.llm_capacity import DELIVERY
 from tests.fakes.llm_script import Fault, Reply, Step, ToolCallPart
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 
@@ -194,3 +196,66 @@ def test_stream_json_tags_childrens_messages_with_the_task_call(
     )
     assert lines[-1]["type"] == "result"
     assert lines[-1]["result"] == "parent answer"
+
+
+def test_four_children_share_one_rate_limit_window(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "a.txt").write_text("a\n")
+    children = 4
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if answered(request):
+                return Reply.text("listed")
+            return Reply.tool_call("list_files", {"path": "."})
+        if answered(request):
+            return Reply.text("All four listed.")
+        return task_calls(*[(f"job{n}", "explore") for n in range(children)])
+
+    fake_llm.respond_with(respond)
+    capacity = fake_llm.limit_capacity(rate=2.0, burst=2)
+    config = "recovery: {base_backoff: 0.01, max_backoff: 0.05}\n"
+    (workspace / "agent.yaml").write_text(config)
+    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    assert result.json()["result"] == "All four listed."
+    assert "The sub-agent failed" not in text_of(fake_llm.requests[-1])
+    # Once one child was told to wait, no request went out before that wait was over.
+    assert capacity.early_settled == 0
+    assert capacity.throttled <= children  # the headroom they share usually spares them all
+    assert capacity.received - capacity.throttled == 2 + 2 * children
+
+
+def test_a_retry_after_told_to_one_child_holds_its_siblings(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    told: list[float] = []
+    arrivals: list[float] = []
+    lock = threading.Lock()
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            steps = text_of(request).count('"tool_result"')
+            with lock:
+                arrivals.append(time.monotonic())
+                if not told and steps == 1:
+                    told.append(time.monotonic())
+                    return Fault.status(429, "rate_limit_error", headers={"retry-after": "2"})
+            if steps == 2:
+                return Reply.text("listed")
+            # Slow to write its call: a sibling not held back would ask again inside the wait.
+            return Reply.tool_call("list_files", {"path": "."}, delta_pause=0.2)
+        if answered(request):
+            return Reply.text("done")
+        return task_calls(*[(f"job{n}", "explore") for n in range(3)])
+
+    fake_llm.respond_with(respond)
+    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    assert "The sub-agent failed" not in text_of(fake_llm.requests[-1])
+    [at] = told
+    # Allowing the 250 ms a 429 takes to reach the agent, nothing else went out in the window.
+    assert not [t for t in arrivals if at + DELIVERY <= t < at + 2 - DELIVERY]
