@@ -4,6 +4,8 @@ one answer. Children are told apart by their system prompt and their job's text.
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -11,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.cli import MODELS, Protocol, run_agent
+from sessions import SessionStore
+from tests.fakes.cli import MODELS, Protocol, agent_command, agent_env, run_agent
 from tests.fakes.llm_capacity import DELIVERY
 from tests.fakes.llm_script import Fault, Reply, Step, ToolCallPart
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.fakes.vendor_rules import request_problems
 
 CHILD_MARK = "You are a sub-agent"
 
@@ -259,3 +263,64 @@ def test_a_retry_after_told_to_one_child_holds_its_siblings(
     [at] = told
     # Allowing the 250 ms a 429 takes to reach the agent, nothing else went out in the window.
     assert not [t for t in arrivals if at + DELIVERY <= t < at + 2 - DELIVERY]
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_a_fan_out_stopped_midway_resumes_with_a_valid_conversation(
+    sig: signal.Signals, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if "slow" in job_of(request):
+                return Fault.stall(60, after_events=2, reply=Reply.text("still thinking"))
+            return Reply.text("quick answer")
+        return task_calls(("quick", "explore"), ("slow", "explore"))
+
+    fake_llm.respond_with(respond)
+    process = subprocess.Popen(
+        agent_command("-p", "split the work", "--yes", "--model", MODELS["anthropic"]),
+        cwd=workspace,
+        env=agent_env(fake_llm, decoy_home),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while sum(is_child(r) for r in fake_llm.requests) < 2:
+            assert time.monotonic() < deadline, "the children never asked"
+            time.sleep(0.05)
+        time.sleep(0.5)  # the slow child's stream has started and stalls
+        process.send_signal(sig)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == (130 if sig == signal.SIGINT else -signal.SIGKILL), stderr
+
+    [summary] = SessionStore(decoy_home / ".agent").list()  # the children's are not listed
+    fake_llm.reset()
+    fake_llm.script(Reply.text("resumed"))
+    resumed = run_agent(
+        "-p",
+        "go on",
+        "--resume",
+        summary.id,
+        "--yes",
+        "--model",
+        MODELS["anthropic"],
+        "--output-format",
+        "json",
+        server=fake_llm,
+        workspace=workspace,
+        home=decoy_home,
+    )
+
+    assert resumed.code == 0, resumed.stderr
+    assert resumed.json()["result"] == "resumed"
+    [request] = fake_llm.requests
+    assert request_problems("anthropic", request.body) == []
+    assert "interrupted" in json.dumps(request.body["messages"][-1])
