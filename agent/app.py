@@ -33,7 +33,7 @@ from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_defau
 from agent.setup.profiles import Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.startup import Options, SetupError, secret_redactor
-from agent.subagents import ChildParts, TaskTool
+from agent.subagents import ChildParts, TaskTool, agent_dirs, load_definitions
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
 from providers.chaos import ChaosPlan, ChaosSpec, chaos_start_notice
@@ -203,7 +203,11 @@ def build_agent(
         max_turns=config.subagents.max_turns,
         max_tokens=config.max_tokens,
     )
-    task = TaskTool(children, config.subagents.max_concurrent)
+    found = load_definitions(
+        agent_dirs(workspace, home, person_home), [t.name for t in builtin_tools(guarded)]
+    )
+    notices += [Notice(text=f"Sub-agent definition skipped: {p}") for p in found.problems]
+    task = TaskTool(children, config.subagents.max_concurrent, found.kinds)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         max_age = config.tools.checkpoint_max_age_days * 86_400

@@ -7,6 +7,7 @@ failures come back as the `task` call's result; they never end the parent's turn
 """
 
 from agent.subagents.child import ChildOutcome, ChildParts, run_child
+from agent.subagents.definitions import Definitions, agent_dirs, load_definitions
 from agent.subagents.kinds import BUILTIN_TYPES, SubagentType
 from agent.subagents.task import TASK_NAMES, TaskTool
 
@@ -15,7 +16,10 @@ __all__ = [
     "TASK_NAMES",
     "ChildOutcome",
     "ChildParts",
+    "Definitions",
     "SubagentType",
     "TaskTool",
+    "agent_dirs",
+    "load_definitions",
     "run_child",
 ]

@@ -180,7 +180,7 @@ async def run_child(
         home=parts.home,
         sandbox=parts.sandbox,
         redact=parts.redact,
-        more_tools=parts.more_tools if kind.tools is None else None,
+        more_tools=lambda: [tool for tool in parts.more_tools() if kind.allows(tool.name)],
         read_denied=parts.read_denied,
         outputs=parts.outputs,
     )

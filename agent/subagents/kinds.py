@@ -37,9 +37,13 @@ class SubagentType:
     max_turns: int | None = None
     hooks: tuple[BeforeToolHook, ...] = field(default=(), compare=False)
 
+    def allows(self, name: str) -> bool:
+        """Whether a child of this kind is offered the tool ``name``."""
+        return self.tools is None or name in self.tools
+
     def offered(self, tools: Sequence[Tool[Any]]) -> list[Tool[Any]]:
         """Which of ``tools`` a child of this kind gets."""
-        return [tool for tool in tools if self.tools is None or tool.name in self.tools]
+        return [tool for tool in tools if self.allows(tool.name)]
 
     def checks(self) -> list[BeforeToolHook]:
         """The extra checks its calls go through (after the parent's)."""
@@ -47,7 +51,14 @@ class SubagentType:
 
 
 async def only_reading(invocation: ToolInvocation) -> Refusal | Permit | None:
-    """Refuses a command that may change something (an ``explore`` child only reads)."""
+    """Refuses an edit, and a command that may change something (an ``explore`` child, or
+    one whose definition says ``permissionMode: plan``, only reads)."""
+    if invocation.tool.kind == "edit":
+        return Refusal(
+            "this sub-agent only reads; it cannot change files",
+            "answer with the change you would make instead",
+            by="policy",
+        )
     command = invocation.tool.command(invocation.args)
     if invocation.tool.kind == "read" or command is None:
         return None
@@ -61,7 +72,7 @@ async def only_reading(invocation: ToolInvocation) -> Refusal | Permit | None:
     )
 
 
-_COMMON = (
+SUBAGENT_NOTE = (
     "You are a sub-agent: another agent gave you one self-contained job. Do it with the "
     "tools you have, then answer with what you found or did, complete and concise: your "
     "answer is all the other agent sees of your work. You cannot start sub-agents."
@@ -73,12 +84,12 @@ BUILTIN_TYPES: dict[str, SubagentType] = {
         SubagentType(
             name="general-purpose",
             description="Researches, searches, edits and runs commands for a multi-step job.",
-            prompt=_COMMON,
+            prompt=SUBAGENT_NOTE,
         ),
         SubagentType(
             name="explore",
             description="Reads and searches the code to answer a question; changes nothing.",
-            prompt=f"{_COMMON} You only read: never try to change a file.",
+            prompt=f"{SUBAGENT_NOTE} You only read: never try to change a file.",
             tools=frozenset({"read_file", "search", "list_files", "run_command"}),
             read_only=True,
         ),

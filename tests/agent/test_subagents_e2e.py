@@ -324,3 +324,34 @@ def test_a_fan_out_stopped_midway_resumes_with_a_valid_conversation(
     [request] = fake_llm.requests
     assert request_problems("anthropic", request.body) == []
     assert "interrupted" in json.dumps(request.body["messages"][-1])
+
+
+def test_a_definition_file_gives_its_child_only_its_tools_and_a_broken_one_is_skipped(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    agents = workspace / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reader.md").write_text(
+        "---\nname: reader\ndescription: Reads files to answer a question.\n"
+        "tools: Read, Grep\nmaxTurns: 3\n---\nYou answer from the files alone.\n"
+    )
+    (agents / "broken.md").write_text("---\nname: [unclosed\n---\nbody\n")
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            return Reply.text("read it")
+        if answered(request):
+            return Reply.text("ok")
+        return task_calls(("look", "reader"))
+
+    fake_llm.respond_with(respond)
+    result = run(fake_llm, workspace, decoy_home, "openai", "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    assert f"{agents / 'broken.md'}:2" in result.stderr
+    parent = fake_llm.requests[0]
+    assert "- reader: Reads files to answer a question." in text_of(parent)
+    [child] = [r for r in fake_llm.requests if is_child(r)]
+    assert tool_names(child) == {"read_file", "search"}
+    assert "You answer from the files alone." in text_of(child)
+    assert "read it" in text_of(fake_llm.requests[-1])
