@@ -28,6 +28,8 @@ HookEvent = Literal[
     "PreCompact",
     "Notification",
     "Recovery",
+    "SubagentStart",
+    "SubagentStop",
 ]
 """Claude Code's events, and our own ``Recovery`` (a fallback, the provider unavailable, a
 loop stopped)."""

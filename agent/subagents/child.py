@@ -6,6 +6,7 @@ session and the `task` call (`sessions.records.Header`); listings leave such ses
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,13 @@ from typing import Any
 
 from agent.engine.face import ChildMessages, Face
 from agent.engine.loop import AgentLoop
-from agent.engine.outcome import TurnEnded, TurnResult, TurnStatus
+from agent.engine.outcome import (
+    SubagentFinished,
+    SubagentStarted,
+    TurnEnded,
+    TurnResult,
+    TurnStatus,
+)
 from agent.subagents.kinds import SubagentType
 from providers import (
     Event,
@@ -152,11 +159,17 @@ class ChildFace:
 
 
 async def run_child(
-    parts: ChildParts, kind: SubagentType, prompt: str, call_id: str, refused: frozenset[str]
+    parts: ChildParts,
+    kind: SubagentType,
+    prompt: str,
+    call_id: str,
+    refused: frozenset[str],
+    description: str = "",
 ) -> ChildOutcome:
     """Run one child on ``prompt`` to its end; only cancellation raises.
 
-    ``refused``: the names of the `task` tool, which a child may not call.
+    ``refused``: the names of the `task` tool, which a child may not call. Its start and
+    end are events on the parent's bus (`SubagentStarted`, `SubagentFinished`).
     """
     try:
         writer = parts.store.create(
@@ -195,12 +208,31 @@ async def run_child(
         max_tokens=parts.max_tokens,
         kind=RequestKind.SUBAGENT,
     )
+    started = time.monotonic()
+    who = {"agent_id": writer.id, "agent_type": kind.name, "description": description}
+    parts.events(SubagentStarted(**who, tool_use_id=call_id))
+    result = TurnResult(status=TurnStatus.INTERRUPTED)
     try:
         result = await loop.run_turn(prompt)
     finally:
         changed = sorted({c.rel for c in executor.checkpoints})
         writer.close()
-    return ChildOutcome(result, writer.id, list(loop.messages), changed)
+        outcome = ChildOutcome(result, writer.id, list(loop.messages), changed)
+        usage = loop.usage
+        parts.events(
+            SubagentFinished(
+                **who,
+                tool_use_id=call_id,
+                status=result.status,
+                steps=result.steps,
+                tool_calls=len(outcome.tool_calls),
+                tokens=usage.input_tokens + usage.output_tokens,
+                seconds=time.monotonic() - started,
+                transcript_path=str(writer.path),
+                error=result.error,
+            )
+        )
+    return outcome
 
 
 def _without_turn_ends(events: EventSink) -> EventSink:

@@ -87,7 +87,9 @@ class TaskTool(Tool[TaskInput]):
                 hint=f"use one of: {', '.join(self.kinds)}",
             )
         async with self.places:
-            outcome = await run_child(self.parts, kind, args.prompt, ctx.tool_use_id, TASK_NAMES)
+            outcome = await run_child(
+                self.parts, kind, args.prompt, ctx.tool_use_id, TASK_NAMES, args.description
+            )
         return report(outcome)
 
 

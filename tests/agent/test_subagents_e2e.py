@@ -355,3 +355,33 @@ def test_a_definition_file_gives_its_child_only_its_tools_and_a_broken_one_is_sk
     assert tool_names(child) == {"read_file", "search"}
     assert "You answer from the files alone." in text_of(child)
     assert "read it" in text_of(fake_llm.requests[-1])
+
+
+def test_subagent_hooks_run_when_a_child_starts_and_stops(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    log = workspace / "hooks.log"
+    hook = {"hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}
+    config = {"hooks": {"SubagentStart": [hook], "SubagentStop": [{"matcher": "explore", **hook}]}}
+    person = decoy_home / ".config" / "agent" / "config.yaml"  # a project's hooks wait for trust
+    person.parent.mkdir(parents=True, exist_ok=True)
+    person.write_text(json.dumps(config))
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            return Reply.text("child answer")
+        if answered(request):
+            return Reply.text("parent answer")
+        return task_calls(("only", "explore"))
+
+    fake_llm.respond_with(respond)
+    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    payloads = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    events = {p["hook_event_name"]: p for p in payloads}
+    assert set(events) == {"SubagentStart", "SubagentStop"}
+    assert events["SubagentStop"]["agent_type"] == "explore"
+    assert events["SubagentStart"]["agent_id"] == events["SubagentStop"]["agent_id"]
+    assert events["SubagentStart"]["session_id"] == result.json()["session_id"]
+    assert Path(events["SubagentStop"]["agent_transcript_path"]).is_file()
