@@ -6,9 +6,10 @@ session and the `task` call (`sessions.records.Header`); listings leave such ses
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from sessions import SessionError, SessionStore
 from tools import Approver, ToolExecutor
 from tools.base import Tool
 from tools.guard.sandbox import Sandbox
-from tools.hooks import ApprovalMode, BeforeToolHook
+from tools.hooks import ApprovalMode, ApprovalRequest, BeforeToolHook
 from tools.settings import ToolSettings
 
 
@@ -108,6 +109,20 @@ class ChildOutcome:
         return [call for message in self.messages for call in message.tool_uses]
 
 
+class ChildApprover:
+    """Asks the person for a child, naming it; children running at once ask one at a time."""
+
+    def __init__(self, approver: Approver, turn: asyncio.Lock, child: str) -> None:
+        self.approver = approver
+        self.turn = turn
+        self.child = child
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        named = replace(request, summary=f"[{self.child}] {request.summary}")
+        async with self.turn:
+            return await self.approver.approve(named)
+
+
 class NoNesting:
     """A child's tool runner: its executor, except that a `task` call is refused."""
 
@@ -165,11 +180,13 @@ async def run_child(
     call_id: str,
     refused: frozenset[str],
     description: str = "",
+    asking: asyncio.Lock | None = None,
 ) -> ChildOutcome:
     """Run one child on ``prompt`` to its end; only cancellation raises.
 
     ``refused``: the names of the `task` tool, which a child may not call. Its start and
-    end are events on the parent's bus (`SubagentStarted`, `SubagentFinished`).
+    end are events on the parent's bus (`SubagentStarted`, `SubagentFinished`). ``asking``:
+    held while a child asks the person, so children running at once ask one at a time.
     """
     try:
         writer = parts.store.create(
@@ -185,7 +202,11 @@ async def run_child(
         workspace=parts.workspace,
         settings=parts.settings,
         approval=parts.approval,
-        approver=parts.approver,
+        approver=(
+            ChildApprover(parts.approver, asking or asyncio.Lock(), f"sub-agent {kind.name}")
+            if parts.approver is not None
+            else None
+        ),
         events=parts.events,
         tools=kind.offered([t for t in parts.tools() if t.name not in refused]),
         hooks=[*parts.hooks, *kind.checks()],

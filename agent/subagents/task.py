@@ -57,6 +57,7 @@ class TaskTool(Tool[TaskInput]):
         self.parts = parts
         self.kinds = dict(kinds)
         self.places = asyncio.Semaphore(max_concurrent)
+        self.asking = asyncio.Lock()
 
     @property
     def description(self) -> str:  # type: ignore[override]
@@ -88,7 +89,13 @@ class TaskTool(Tool[TaskInput]):
             )
         async with self.places:
             outcome = await run_child(
-                self.parts, kind, args.prompt, ctx.tool_use_id, TASK_NAMES, args.description
+                self.parts,
+                kind,
+                args.prompt,
+                ctx.tool_use_id,
+                TASK_NAMES,
+                args.description,
+                self.asking,
             )
         return report(outcome)
 

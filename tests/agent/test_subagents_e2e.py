@@ -385,3 +385,31 @@ def test_subagent_hooks_run_when_a_child_starts_and_stops(
     assert events["SubagentStart"]["agent_id"] == events["SubagentStop"]["agent_id"]
     assert events["SubagentStart"]["session_id"] == result.json()["session_id"]
     assert Path(events["SubagentStop"]["agent_transcript_path"]).is_file()
+
+
+@pytest.mark.parametrize("name", ["Task", "Agent"])
+def test_claude_codes_names_of_the_tool_work_in_permission_rules(
+    name: str, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            return Reply.text("child answer")
+        if answered(request):
+            return Reply.text("parent answer")
+        return task_calls(("only", "explore"))
+
+    fake_llm.respond_with(respond)
+    result = run(
+        fake_llm,
+        workspace,
+        decoy_home,
+        "anthropic",
+        "--disallowedTools",
+        name,
+        "--output-format",
+        "json",
+    )
+
+    assert result.code == 0, result.stderr
+    assert not [r for r in fake_llm.requests if is_child(r)]
+    assert "Refused" in text_of(fake_llm.requests[-1])
