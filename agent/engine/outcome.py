@@ -85,6 +85,9 @@ class SubagentFinished(Event):
     seconds: float
     transcript_path: str = ""
     error: str | None = None
+    call_result: str = ""
+    """The `task` call's result, kept so a session resumed after a crash still has it."""
+    call_is_error: bool = False
 
     def describe(self) -> str:
         what = "done" if self.status is TurnStatus.DONE else f"stopped ({self.status.value})"

@@ -35,10 +35,13 @@ from providers import (
 )
 from sessions import SessionError, SessionStore
 from tools import Approver, ToolExecutor
-from tools.base import Tool
+from tools.base import Tool, ToolOutput
 from tools.guard.sandbox import Sandbox
 from tools.hooks import ApprovalMode, ApprovalRequest, BeforeToolHook
 from tools.settings import ToolSettings
+
+LAST_STEPS = 5
+"""How many of a failed child's last calls its result lists."""
 
 
 @dataclass(frozen=True)
@@ -239,6 +242,7 @@ async def run_child(
         changed = sorted({c.rel for c in executor.checkpoints})
         writer.close()
         outcome = ChildOutcome(result, writer.id, list(loop.messages), changed)
+        output = report(outcome)
         usage = loop.usage
         parts.events(
             SubagentFinished(
@@ -251,9 +255,45 @@ async def run_child(
                 seconds=time.monotonic() - started,
                 transcript_path=str(writer.path),
                 error=result.error,
+                call_result=output.content if result.status is not TurnStatus.INTERRUPTED else "",
+                call_is_error=output.is_error,
             )
         )
     return outcome
+
+
+def report(outcome: ChildOutcome) -> ToolOutput:
+    """The call's result: the child's answer and a footer, or why it failed and what it did."""
+    result = outcome.result
+    calls = outcome.tool_calls
+    usage = result.usage
+    tokens = usage.input_tokens + usage.output_tokens
+    footer = (
+        f"[sub-agent: {result.steps} turn{'s' if result.steps != 1 else ''}, "
+        f"{len(calls)} tool call{'s' if len(calls) != 1 else ''}, {tokens} tokens, "
+        f"transcript {outcome.transcript or 'not saved'}]"
+    )
+    if result.status is TurnStatus.DONE:
+        return ToolOutput(content=f"{result.answer.strip() or '(no answer)'}\n\n{footer}")
+    why = result.error or result.status.value
+    lines = [f"The sub-agent failed: {why}"]
+    if outcome.changed:
+        lines.append(f"Files it changed: {', '.join(outcome.changed)}")
+    if calls:
+        lines.append("Its last steps:")
+        lines += [f"- {call.name} {_brief(call)}" for call in calls[-LAST_STEPS:]]
+    if result.answer.strip():
+        lines.append(f"Its last words: {result.answer.strip()[:500]}")
+    lines.append(footer)
+    return ToolOutput(content="\n".join(lines), is_error=True)
+
+
+def _brief(call: ToolUseBlock) -> str:
+    for key in ("path", "command", "pattern", "description"):
+        value = call.input.get(key)
+        if isinstance(value, str):
+            return value.splitlines()[0][:100] if value.strip() else ""
+    return ""
 
 
 def _without_turn_ends(events: EventSink) -> EventSink:

@@ -13,8 +13,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.engine.outcome import TurnStatus
-from agent.subagents.child import ChildOutcome, ChildParts, run_child
+from agent.subagents.child import ChildParts, report, run_child
 from agent.subagents.kinds import BUILTIN_TYPES, SubagentType
 from providers import ToolUseBlock
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
@@ -24,7 +23,6 @@ TASK_NAMES = frozenset({"task", "Task", "Agent"})
 """The names a call of this tool may come under; a child is refused all of them."""
 TIMEOUT = 24 * 3600.0
 """A child's own limits (turns, the turn timeout, recovery's) end it long before this."""
-LAST_STEPS = 5
 
 
 class TaskInput(BaseModel):
@@ -98,37 +96,3 @@ class TaskTool(Tool[TaskInput]):
                 self.asking,
             )
         return report(outcome)
-
-
-def report(outcome: ChildOutcome) -> ToolOutput:
-    """The call's result: the child's answer and a footer, or why it failed and what it did."""
-    result = outcome.result
-    calls = outcome.tool_calls
-    usage = result.usage
-    tokens = usage.input_tokens + usage.output_tokens
-    footer = (
-        f"[sub-agent: {result.steps} turn{'s' if result.steps != 1 else ''}, "
-        f"{len(calls)} tool call{'s' if len(calls) != 1 else ''}, {tokens} tokens, "
-        f"transcript {outcome.transcript or 'not saved'}]"
-    )
-    if result.status is TurnStatus.DONE:
-        return ToolOutput(content=f"{result.answer.strip() or '(no answer)'}\n\n{footer}")
-    why = result.error or result.status.value
-    lines = [f"The sub-agent failed: {why}"]
-    if outcome.changed:
-        lines.append(f"Files it changed: {', '.join(outcome.changed)}")
-    if calls:
-        lines.append("Its last steps:")
-        lines += [f"- {call.name} {_brief(call)}" for call in calls[-LAST_STEPS:]]
-    if result.answer.strip():
-        lines.append(f"Its last words: {result.answer.strip()[:500]}")
-    lines.append(footer)
-    return ToolOutput(content="\n".join(lines), is_error=True)
-
-
-def _brief(call: ToolUseBlock) -> str:
-    for key in ("path", "command", "pattern", "description"):
-        value = call.input.get(key)
-        if isinstance(value, str):
-            return value.splitlines()[0][:100] if value.strip() else ""
-    return ""
