@@ -18,6 +18,7 @@ from tests.fakes.cli import MODELS, Protocol, agent_command, agent_env, run_agen
 from tests.fakes.llm_capacity import DELIVERY
 from tests.fakes.llm_script import Fault, Reply, Step, ToolCallPart
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.fakes.terminal import Spawn, clean
 from tests.fakes.vendor_rules import request_problems
 
 CHILD_MARK = "You are a sub-agent"
@@ -415,3 +416,24 @@ def test_claude_codes_names_of_the_tool_work_in_permission_rules(
     assert result.code == 0, result.stderr
     assert not [r for r in fake_llm.requests if is_child(r)]
     assert "Refused" in text_of(fake_llm.requests[-1])
+
+
+def test_the_repl_shows_each_child_start_and_end(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            return Reply.text("child answer")
+        if answered(request):
+            return Reply.text("All explored.")
+        return task_calls(("left", "explore"), ("right", "explore"))
+
+    fake_llm.respond_with(respond)
+    term = spawn("--yes")
+    term.prompt()
+    shown = clean(term.command("explore both sides"))
+    term.exit()
+
+    assert "Traceback" not in shown
+    assert "All explored." in shown
+    assert shown.count("Sub-agent explore started") == 2
+    assert shown.count("Sub-agent explore done") == 2
+    assert sum(is_child(r) for r in fake_llm.requests) == 2
