@@ -79,7 +79,9 @@ class TaskTool(Tool[TaskInput]):
         return f"task ({args.subagent_type}): {args.description}"
 
     async def run(self, args: TaskInput, ctx: ToolContext) -> ToolOutput:
-        kind = self.kinds.get(args.subagent_type)
+        wanted = args.subagent_type.strip()
+        folded = {name.lower(): kind for name, kind in self.kinds.items()}
+        kind = self.kinds.get(wanted) or folded.get(wanted.lower())  # Claude Code's "Explore"
         if kind is None:
             raise ToolError(
                 f"there is no sub-agent type {args.subagent_type!r}",

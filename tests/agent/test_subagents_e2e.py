@@ -181,7 +181,7 @@ def test_stream_json_tags_childrens_messages_with_the_task_call(
             return Reply.text("child answer")
         if answered(request):
             return Reply.text("parent answer")
-        return task_calls(("only", "explore"))
+        return task_calls(("only", "Explore"))  # Claude Code's spelling of the built-in
 
     fake_llm.respond_with(respond)
     result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "stream-json")
