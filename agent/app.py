@@ -192,6 +192,7 @@ def build_agent(
         sandbox=guarded,
         events=events,
         face=face,
+        after_tool=hooks.on_tool_result if hooks is not None else None,
         store=store,
         parent_id=session.id,
         model_chain=[str(ref) for ref in config.model_chain()],

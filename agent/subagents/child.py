@@ -61,6 +61,7 @@ class ChildParts:
         sandbox: The parent's command sandbox (what the approval gate protects).
         events: The parent's event bus (a child's turn end stays with the child).
         face: What shows the parent's work (children's messages reach `ChildMessages`).
+        after_tool: Hears each of a child's tool results (the PostToolUse hooks).
         store: Where transcripts are kept; ``parent_id`` the parent's session.
         model_chain: The models configured, for the transcript's header.
         system: The parent's system prompt, which a child's starts with.
@@ -84,6 +85,7 @@ class ChildParts:
     sandbox: Sandbox
     events: EventSink
     face: Face | None
+    after_tool: Callable[[ToolUseBlock, ToolResultBlock], None] | None
     store: SessionStore
     parent_id: str
     model_chain: list[str]
@@ -158,9 +160,15 @@ class ChildFace:
     """Shows a child's messages as the child's (tagged with the `task` call's id); its
     streamed text and its turn's end stay with it."""
 
-    def __init__(self, parent: Face | None, parent_tool_use_id: str) -> None:
+    def __init__(
+        self,
+        parent: Face | None,
+        parent_tool_use_id: str,
+        after_tool: Callable[[ToolUseBlock, ToolResultBlock], None] | None = None,
+    ) -> None:
         self.parent = parent
         self.parent_tool_use_id = parent_tool_use_id
+        self.after_tool = after_tool
 
     def on_event(self, event: Event) -> None:
         pass  # events go to the parent's bus directly
@@ -173,7 +181,8 @@ class ChildFace:
             self.parent.on_child_message(message, self.parent_tool_use_id)
 
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
-        pass
+        if self.after_tool is not None:
+            self.after_tool(call, result)
 
 
 async def run_child(
@@ -227,7 +236,7 @@ async def run_child(
         system=f"{parts.system}\n\n{kind.prompt}",
         transcript=writer,
         events=_without_turn_ends(parts.events),
-        face=ChildFace(parts.face, call_id),
+        face=ChildFace(parts.face, call_id, parts.after_tool),
         max_steps=kind.max_turns or parts.max_turns,
         max_tokens=parts.max_tokens,
         kind=RequestKind.SUBAGENT,

@@ -363,16 +363,26 @@ def test_a_definition_file_gives_its_child_only_its_tools_and_a_broken_one_is_sk
 def test_subagent_hooks_run_when_a_child_starts_and_stops(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    log = workspace / "hooks.log"
-    hook = {"hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}
-    config = {"hooks": {"SubagentStart": [hook], "SubagentStop": [{"matcher": "explore", **hook}]}}
+    seen = workspace / "hooks"  # a file per run: hooks running at once do not interleave
+    seen.mkdir()
+    hook = {"hooks": [{"type": "command", "command": f'cat > "$(mktemp -p {seen})"'}]}
+    config = {
+        "hooks": {
+            "SubagentStart": [hook],
+            "SubagentStop": [{"matcher": "explore", **hook}],
+            "PreToolUse": [{"matcher": "Glob", **hook}],
+            "PostToolUse": [{"matcher": "Glob", **hook}],
+        }
+    }
     person = decoy_home / ".config" / "agent" / "config.yaml"  # a project's hooks wait for trust
     person.parent.mkdir(parents=True, exist_ok=True)
     person.write_text(json.dumps(config))
 
     def respond(request: RecordedRequest) -> Step:
         if is_child(request):
-            return Reply.text("child answer")
+            if answered(request):
+                return Reply.text("child answer")
+            return Reply.tool_call("list_files", {"path": "."})
         if answered(request):
             return Reply.text("parent answer")
         return task_calls(("only", "explore"))
@@ -381,9 +391,10 @@ def test_subagent_hooks_run_when_a_child_starts_and_stops(
     result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
 
     assert result.code == 0, result.stderr
-    payloads = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    payloads = [json.loads(path.read_text()) for path in seen.iterdir()]
     events = {p["hook_event_name"]: p for p in payloads}
-    assert set(events) == {"SubagentStart", "SubagentStop"}
+    assert set(events) == {"SubagentStart", "SubagentStop", "PreToolUse", "PostToolUse"}
+    assert events["PostToolUse"]["session_id"] == result.json()["session_id"]  # the parent's
     assert events["SubagentStop"]["agent_type"] == "explore"
     assert events["SubagentStart"]["agent_id"] == events["SubagentStop"]["agent_id"]
     assert events["SubagentStart"]["session_id"] == result.json()["session_id"]
