@@ -36,6 +36,7 @@ from agent.setup.session_start import moved_workspace, naming_the_resumed_model,
 from agent.setup.skill_link import SkillLink
 from agent.setup.small_model import side_provider
 from agent.setup.startup import Options, SetupError, secret_redactor
+from agent.subagents import ChildParts, TaskTool, agent_dirs, load_definitions
 from agent.telemetry import start_recorder, telemetry_wanted
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
@@ -210,11 +211,42 @@ def build_agent(
     before_tool: list[BeforeToolHook] = [permissions]
     if hooks is not None:
         before_tool.insert(0, hooks.before_tool)
+    guarded = PlanAwareSandbox.around(sandbox, lambda: modes.plan_mode)
+    system = build_system_prompt(workspace)
+    children = ChildParts(
+        workspace=workspace,
+        home=person_home,
+        provider=provider,
+        tools=lambda: builtin_tools(guarded, shells),
+        more_tools=lambda: [web, *mcp.tools()],
+        settings=lambda: profiles.tool_settings(provider.current),
+        approval=lambda: modes.approval,
+        approver=approver,
+        hooks=before_tool,
+        sandbox=guarded,
+        events=events,
+        face=face,
+        after_tool=hooks.on_tool_result if hooks is not None else None,
+        store=store,
+        parent_id=session.id,
+        model_chain=[str(ref) for ref in config.model_chain()],
+        system=system,
+        redact=redactor.text,
+        read_denied=lambda path: permissions.refuses_read(path) is not None,
+        checkpoints=checkpoints / session.id / "subagents",
+        outputs=home / "outputs" / session.id,
+        max_turns=config.subagents.max_turns,
+        max_tokens=config.max_tokens,
+    )
+    found = load_definitions(
+        agent_dirs(workspace, home, person_home), [t.name for t in builtin_tools(guarded)]
+    )
+    notices += [Notice(text=f"Sub-agent definition skipped: {p}") for p in found.problems]
+    task = TaskTool(children, config.subagents.max_concurrent, found.kinds)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         max_age = config.tools.checkpoint_max_age_days * 86_400
         prune_saved_outputs(home / "outputs", keep=session.id, max_age=max_age)
-        commands_sandbox = PlanAwareSandbox.around(sandbox, lambda: modes.plan_mode)
         tools = ToolExecutor(
             workspace=workspace,
             settings=lambda: profiles.tool_settings(provider.current),
@@ -223,8 +255,8 @@ def build_agent(
             events=events,
             checkpoint_dir=checkpoints / session.id,
             home=person_home,
-            sandbox=commands_sandbox,
-            tools=builtin_tools(commands_sandbox, shells),
+            tools=[*builtin_tools(guarded, shells), task],
+            sandbox=guarded,
             redact=redactor.text,
             more_tools=lambda: [web, *mcp.tools(), *skills.tools()],
             hooks=before_tool,
@@ -254,8 +286,7 @@ def build_agent(
     loop = AgentLoop(
         provider=provider,
         tools=tools,
-        system=build_system_prompt(workspace)
-        + skills.prompt_section(profiles.tool_settings(provider.current).enabled),
+        system=system + skills.prompt_section(profiles.tool_settings(provider.current).enabled),
         history=loaded.view if loaded else (),
         transcript=session,
         events=events,
@@ -267,6 +298,7 @@ def build_agent(
         max_tokens=config.max_tokens,
         tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
         tool_news=plan.with_news(lambda specs: joined_news(mcp.tool_news(specs), shells.news())),
+        together=TaskTool.runs_together,
     )
     parts = Parts(
         config=config,

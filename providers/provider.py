@@ -49,6 +49,8 @@ class RequestKind(StrEnum):
     COMPACTION = "compaction"
     WEB_FETCH = "web_fetch"
     """web_fetch's answer to a prompt over a long page."""
+    SUBAGENT = "subagent"
+    """A sub-agent's turn (the `task` tool)."""
 
 
 class ToolSpec(CachingModel):

@@ -49,6 +49,8 @@ class SessionSummary:
     message_count: int
     ended: Ending
     error: str | None = None
+    parent: str | None = None
+    """A sub-agent's transcript: the session that started it."""
 
 
 def started_in(summary: SessionSummary, directory: str) -> bool:
@@ -118,6 +120,7 @@ def summarize(path: Path) -> SessionSummary | None:
         path=path,
         cwd=header.cwd,
         created=header.ts,
+        parent=header.parent,
         updated=updated,
         first_prompt=first_prompt,
         message_count=count,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from providers.messages import Message, TextBlock, Usage
+from providers.messages import Message, TextBlock, ToolResultBlock, Usage
 from sessions.files import DEFAULT_HASH_LIMIT, FileChange, changed_files, changed_files_note
 from sessions.records import (
     CheckpointRecord,
@@ -107,6 +107,18 @@ class LoadedSession:
         return []
 
 
+def settled_results(events: list[dict[str, Any]]) -> dict[str, ToolResultBlock]:
+    """The results events recorded for calls (``tool_use_id`` and a non-empty
+    ``call_result``: a sub-agent that finished), by call id."""
+    settled = {}
+    for event in events:
+        call, text = event.get("tool_use_id"), event.get("call_result")
+        if isinstance(call, str) and isinstance(text, str) and text:
+            is_error = event.get("call_is_error") is True
+            settled[call] = ToolResultBlock(tool_use_id=call, content=text, is_error=is_error)
+    return settled
+
+
 def build_session(
     scanned: ScannedFile, path: Path, hash_limit: int = DEFAULT_HASH_LIMIT
 ) -> LoadedSession:
@@ -146,7 +158,7 @@ def build_session(
         elif record.type == "turn_end":
             turn_ends.append(record)
     view = [*compacted, *messages[view_start:]]
-    repaired, repairs = repair_history(view)
+    repaired, repairs = repair_history(view, settled_results(events))
     tail = repaired[-1] if repaired and view and view[-1].tool_uses else None
     return LoadedSession(
         id=header.id,

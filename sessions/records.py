@@ -71,6 +71,10 @@ class Header(RecordBase):
     id: str = Field(pattern=f"^[{ALPHABET}]{{{ID_LENGTH}}}$")
     cwd: PathText
     model_chain: list[str]
+    parent: str | None = Field(default=None, pattern=f"^[{ALPHABET}]{{{ID_LENGTH}}}$")
+    """A sub-agent's transcript: the session whose `task` call started it."""
+    parent_tool_use_id: str | None = Field(default=None, max_length=256)
+    """That `task` call's id."""
 
 
 class MessageRecord(RecordBase):

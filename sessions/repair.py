@@ -7,7 +7,7 @@ what happened: a call that never finished is answered as interrupted, its effect
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from providers.conversation import (
     answer_dangling_calls,
@@ -23,12 +23,15 @@ CRASH_REASON = "the agent stopped before the call finished"
 RESUMED_PLACEHOLDER = "(conversation resumed)"
 
 
-def repair_history(messages: list[Message]) -> tuple[list[Message], list[str]]:
+def repair_history(
+    messages: list[Message], settled: Mapping[str, ToolResultBlock] | None = None
+) -> tuple[list[Message], list[str]]:
     """Return a valid history and one note per repair made (empty when nothing was wrong).
 
     Empty replies become a placeholder and empty prompts are dropped; consecutive messages of
     one role are merged; results whose call is missing are dropped; calls without a result get
-    an interrupted ``is_error`` result.
+    the result ``settled`` holds for them (recorded before the crash: a sub-agent that
+    finished while its siblings ran), else an interrupted ``is_error`` result.
     """
     if plainly_valid(messages) or not conversation_problems(messages):
         return list(messages), []
@@ -41,7 +44,7 @@ def repair_history(messages: list[Message]) -> tuple[list[Message], list[str]]:
     ]
     history = _drop_repeated_calls(merge_consecutive(history), notes)
     history = merge_consecutive(_drop_orphan_results(history, notes))
-    answered = answer_dangling_calls(history, CRASH_REASON)
+    answered = _settle(answer_dangling_calls(history, CRASH_REASON), settled or {})
     had = {result.tool_use_id for message in history for result in message.tool_results}
     notes += [
         f"tool call {call.name} ({call.id}) had no result; marked interrupted"
@@ -53,6 +56,26 @@ def repair_history(messages: list[Message]) -> tuple[list[Message], list[str]]:
         answered.insert(0, Message.user(RESUMED_PLACEHOLDER))
         notes.append("the history began with an assistant message; a placeholder was added")
     return answered, notes
+
+
+def _settle(messages: list[Message], settled: Mapping[str, ToolResultBlock]) -> list[Message]:
+    """``messages`` with each made-up interrupted result that ``settled`` knows replaced."""
+    if not settled:
+        return messages
+    return [
+        Message(
+            role=m.role,
+            content=[
+                settled.get(b.tool_use_id, b)
+                if isinstance(b, ToolResultBlock) and is_interrupted_result(b)
+                else b
+                for b in m.content
+            ],
+        )
+        if m.tool_results
+        else m
+        for m in messages
+    ]
 
 
 def plainly_valid(messages: Sequence[Message]) -> bool:

@@ -70,8 +70,18 @@ class SessionStore:
         self._fsync = fsync
         self._hash_limit = hash_limit
 
-    def create(self, *, cwd: Path, model_chain: list[str]) -> SessionWriter:
+    def create(
+        self,
+        *,
+        cwd: Path,
+        model_chain: list[str],
+        parent: str | None = None,
+        parent_tool_use_id: str | None = None,
+    ) -> SessionWriter:
         """Start a new session in ``cwd`` and return its (locked) writer.
+
+        ``parent`` and ``parent_tool_use_id``: a sub-agent's transcript names the session
+        and the `task` call that started it; listings leave it out.
 
         Raises:
             SessionError: the session cannot be stored (the message says why and what to do).
@@ -88,7 +98,14 @@ class SessionStore:
             lock.release()
             raise
         writer = self._writer(session_id, path, fd, lock, cwd)
-        header = Header(ts=now, id=session_id, cwd=str(cwd), model_chain=list(model_chain))
+        header = Header(
+            ts=now,
+            id=session_id,
+            cwd=str(cwd),
+            model_chain=list(model_chain),
+            parent=parent,
+            parent_tool_use_id=parent_tool_use_id,
+        )
         try:
             writer.append_record(header)
             fsync_directory(self.directory)
@@ -174,8 +191,9 @@ class SessionStore:
             raise
 
     def list(self) -> list[SessionSummary]:
-        """Summaries of every readable session, most recently updated first."""
-        summaries = [s for s in map(summarize, self._paths()) if s is not None]
+        """Summaries of every readable session a person started (sub-agents' transcripts
+        left out), most recently updated first."""
+        summaries = [s for s in map(summarize, self._paths()) if s is not None and not s.parent]
         return sorted(summaries, key=lambda s: (s.updated, s.id), reverse=True)
 
     def latest_for(self, cwd: Path) -> str | None:

@@ -83,6 +83,8 @@ class ToolContext:
     key split by the cut would survive half-masked."""
     read_denied: Callable[[Path], bool] = field(default=lambda path: False)
     """Whether a rule withholds reading this absolute path (a ``Read`` deny rule)."""
+    tool_use_id: str = ""
+    """The id of the call being run (a sub-agent's transcript is linked to it)."""
     outputs: Path | None = None
     """A private directory where a tool may keep a whole output too long for the model
     (`ToolOutput.whole`); None: nowhere."""

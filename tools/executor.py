@@ -271,6 +271,7 @@ class ToolExecutor:
             redact=self._redact,
             read_denied=self._read_denied,
             outputs=self._outputs,
+            tool_use_id=call.id,
         )
         checked = await self._checks.check(ToolInvocation(call, tool, args, ctx))
         if isinstance(checked, Refusal):

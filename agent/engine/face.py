@@ -10,7 +10,7 @@ none of them reaches into the engine's objects.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from providers import Event, Message, StreamDelta, ToolResultBlock, ToolUseBlock
 
@@ -31,6 +31,14 @@ class Face(Protocol):
 
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
         """A tool call finished with ``result``."""
+
+
+@runtime_checkable
+class ChildMessages(Protocol):
+    """A face that shows sub-agents' messages, each tagged with the `task` call that started
+    its child (stream-json's ``parent_tool_use_id``)."""
+
+    def on_child_message(self, message: Message, parent_tool_use_id: str) -> None: ...
 
 
 class Faces:
@@ -54,3 +62,8 @@ class Faces:
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
         for face in self.faces:
             face.on_tool_result(call, result)
+
+    def on_child_message(self, message: Message, parent_tool_use_id: str) -> None:
+        for face in self.faces:
+            if isinstance(face, ChildMessages):
+                face.on_child_message(message, parent_tool_use_id)

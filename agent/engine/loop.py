@@ -28,6 +28,7 @@ from providers import (
     LlmError,
     Message,
     Provider,
+    RequestKind,
     StopReason,
     TextBlock,
     ToolResultBlock,
@@ -72,6 +73,9 @@ class AgentLoop:
         tool_news: Given the tools a request offers, what the model should hear about
             them (an MCP server still starting, or whose tools just joined); the note goes
             with the request's last user message.
+        together: Whether a call may run at the same time as the calls next to it that may
+            too (sub-agents' `task` calls); every other call runs alone, in order.
+        kind: What the requests are for (a sub-agent's are counted apart).
     """
 
     def __init__(
@@ -92,6 +96,8 @@ class AgentLoop:
         clock: Callable[[], float] = time.monotonic,
         tool_ids: ToolCallIds | None = None,
         tool_news: Callable[[Sequence[ToolSpec]], str | None] | None = None,
+        together: Callable[[ToolUseBlock], bool] = lambda call: False,
+        kind: RequestKind = RequestKind.TURN,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -112,6 +118,8 @@ class AgentLoop:
         """Time spent waiting for the model (retries and waits included)."""
         self.tool_ids = tool_ids if tool_ids is not None else ToolCallIds.of(self.messages)
         self.tool_news = tool_news
+        self.together = together
+        self.kind = kind
 
     @property
     def max_steps(self) -> int:
@@ -247,7 +255,11 @@ class AgentLoop:
             self.annotate_last_user_message(news)
         while True:
             request = ChatRequest(
-                system=self.system, messages=self.messages, tools=specs, max_tokens=self.max_tokens
+                system=self.system,
+                messages=self.messages,
+                tools=specs,
+                max_tokens=self.max_tokens,
+                kind=self.kind,
             )
             sent = self.clock()
             try:
@@ -272,13 +284,13 @@ class AgentLoop:
     async def _run_tools(self, calls: list[ToolUseBlock]) -> None:
         results: list[ToolResultBlock] = []
         try:
-            for call in calls:
-                result = await self.tools.execute(call)
-                if self.instructions is not None:
-                    result = self.instructions.annotate(call, result)
-                results.append(result)
-                if self.face is not None:
-                    self.face.on_tool_result(call, result)
+            for group in _groups(calls, self.together):
+                for call, result in await self._run_group(group, results):
+                    if self.instructions is not None:
+                        result = self.instructions.annotate(call, result)
+                    results.append(result)
+                    if self.face is not None:
+                        self.face.on_tool_result(call, result)
         finally:
             done = {result.tool_use_id for result in results}
             results += [
@@ -288,11 +300,47 @@ class AgentLoop:
             ]
             self._append(Message(role="user", content=list(results)))
 
+    async def _run_group(
+        self, group: list[ToolUseBlock], results: list[ToolResultBlock]
+    ) -> list[tuple[ToolUseBlock, ToolResultBlock]]:
+        """Run ``group`` (one call, or calls that may run together) and pair each call with
+        its result. When cancelled, the calls that finished keep their results (in
+        ``results``) and the others are cancelled before this returns."""
+        if len(group) == 1:
+            return [(group[0], await self.tools.execute(group[0]))]
+        running = [asyncio.ensure_future(self.tools.execute(call)) for call in group]
+        try:
+            answers = await asyncio.gather(*running)
+        except BaseException:
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+            results += [
+                task.result()
+                for task in running
+                if task.done() and not task.cancelled() and task.exception() is None
+            ]
+            raise
+        return list(zip(group, answers, strict=True))
+
     def _close_dangling_calls(self) -> None:
         """After an interruption, give every unanswered tool call a result."""
         answered = answer_dangling_calls(self.messages, INTERRUPTED_REASON)
         for message in answered[len(self.messages) :]:
             self._append(message)
+
+
+def _groups(
+    calls: list[ToolUseBlock], together: Callable[[ToolUseBlock], bool]
+) -> list[list[ToolUseBlock]]:
+    """``calls`` in order, neighbours that may run together in one group."""
+    groups: list[list[ToolUseBlock]] = []
+    for call in calls:
+        if groups and together(call) and together(groups[-1][-1]):
+            groups[-1].append(call)
+        else:
+            groups.append([call])
+    return groups
 
 
 def _drop_incomplete_calls(response: ChatResponse) -> ChatResponse:

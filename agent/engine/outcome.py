@@ -57,6 +57,46 @@ class TurnEnded(Event):
         )
 
 
+class SubagentStarted(Event):
+    """A `task` call started a child (``agent_id``: its transcript's session id)."""
+
+    type: Literal["subagent_started"] = "subagent_started"
+    agent_id: str
+    agent_type: str
+    description: str
+    tool_use_id: str
+
+    def describe(self) -> str:
+        return f"Sub-agent {self.agent_type} started: {self.description}"
+
+
+class SubagentFinished(Event):
+    """A child ended, one way or another: one summary line of what it did."""
+
+    type: Literal["subagent_finished"] = "subagent_finished"
+    agent_id: str
+    agent_type: str
+    description: str
+    tool_use_id: str
+    status: TurnStatus
+    steps: int
+    tool_calls: int
+    tokens: int
+    seconds: float
+    transcript_path: str = ""
+    error: str | None = None
+    call_result: str = ""
+    """The `task` call's result, kept so a session resumed after a crash still has it."""
+    call_is_error: bool = False
+
+    def describe(self) -> str:
+        what = "done" if self.status is TurnStatus.DONE else f"stopped ({self.status.value})"
+        return (
+            f"Sub-agent {self.agent_type} {what}: {self.description} — {self.steps} turn(s), "
+            f"{self.tool_calls} tool call(s), {self.tokens} tokens, {self.seconds:.1f}s"
+        )
+
+
 @dataclass
 class TurnResult:
     """What a turn produced: the final answer text, or why there is none."""

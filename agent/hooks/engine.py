@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import structlog
 
-from agent.engine.outcome import TurnEnded, TurnStatus
+from agent.engine.outcome import SubagentFinished, SubagentStarted, TurnEnded, TurnStatus
 from agent.hooks.runner import OUTPUT_LIMIT, HookVerdict, run_hook
 from agent.hooks.settings import HookEvent, HookMatcher, claude_tool_name
 from agent.permissions.modes import CLAUDE_NAMES, Modes
@@ -145,6 +145,17 @@ class Hooks:
         elif isinstance(event, CompactionStarted) and event.reason is not Reason.MANUAL:
             # /compact awaits pre_compact itself; the engine's own compaction is announced.
             self._schedule(self.pre_compact("auto"))
+        elif isinstance(event, SubagentStarted):
+            fields = {"agent_id": event.agent_id, "agent_type": event.agent_type}
+            self._schedule(self._fire("SubagentStart", event.agent_type, fields))
+        elif isinstance(event, SubagentFinished):
+            stopped: dict[str, Any] = {
+                "agent_id": event.agent_id,
+                "agent_type": event.agent_type,
+                "agent_transcript_path": event.transcript_path,
+                "stop_hook_active": False,
+            }
+            self._schedule(self._fire("SubagentStop", event.agent_type, stopped))
         elif isinstance(event, TurnEnded) and event.status in _LOOP_STOPS:
             stopped = {"status": str(event.status), "steps": event.steps, "error": event.error}
             self._schedule(self.recovery("loop_stopped", stopped))

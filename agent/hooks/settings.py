@@ -28,6 +28,8 @@ HookEvent = Literal[
     "PreCompact",
     "Notification",
     "Recovery",
+    "SubagentStart",
+    "SubagentStop",
 ]
 """Claude Code's events, and our own ``Recovery`` (a fallback, the provider unavailable, a
 loop stopped)."""
@@ -46,9 +48,13 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "command_output": "BashOutput",
     "kill_command": "KillShell",
     "web_fetch": "WebFetch",
+    "task": "Task",
 }
 """Our tool names and the Claude Code names hooks know them by (MCP tools are the same in
 both: ``mcp__server__tool``)."""
+
+CLAUDE_ALIASES: dict[str, tuple[str, ...]] = {"task": ("Agent",)}
+"""Other Claude Code names of our tools (Claude Code renamed Task to Agent)."""
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -97,7 +103,7 @@ class HookMatcher(BaseModel):
         """
         if self.matcher in ("", "*") or name is None:
             return True
-        candidates = {name, CLAUDE_TOOL_NAMES.get(name, name)}
+        candidates = {name, CLAUDE_TOOL_NAMES.get(name, name), *CLAUDE_ALIASES.get(name, ())}
         if _NAMES.fullmatch(self.matcher):
             return bool(candidates & set(self.matcher.split("|")))
         pattern = re.compile(self.matcher)

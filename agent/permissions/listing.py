@@ -13,10 +13,10 @@ KNOWN_TOOLS = frozenset(CLAUDE_TOOL_NAMES)
 """Our built-in tools; MCP tools are ``mcp__server__tool``."""
 CLAUDE_ONLY_TOOLS = frozenset(
     {
-        "Agent", "Artifact", "AskUserQuestion", "CronCreate", "CronDelete",
+        "Artifact", "AskUserQuestion", "CronCreate", "CronDelete",
         "CronList", "EnterPlanMode", "EnterWorktree", "ExitPlanMode", "ExitWorktree",
         "LS", "LSP", "ListMcpResourcesTool", "MultiEdit", "NotebookEdit",
-        "NotebookRead", "PowerShell", "ReadMcpResourceTool", "SlashCommand", "Task",
+        "NotebookRead", "PowerShell", "ReadMcpResourceTool", "SlashCommand",
         "TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoRead",
         "ToolSearch", "WebSearch",
     }

@@ -30,11 +30,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from agent.hooks.settings import CLAUDE_TOOL_NAMES
+from agent.hooks.settings import CLAUDE_ALIASES, CLAUDE_TOOL_NAMES
 from agent.permissions.commands import CommandTargets, deny_forms, inside, targets
 from tools.ignore import glob_to_regex
 
-_OUR_NAMES = {claude: ours for ours, claude in CLAUDE_TOOL_NAMES.items()}
+_OUR_NAMES = {claude: ours for ours, claude in CLAUDE_TOOL_NAMES.items()} | {
+    alias: ours for ours, aliases in CLAUDE_ALIASES.items() for alias in aliases
+}
 """Claude Code's tool names → ours (``Bash`` → ``run_command``)."""
 
 _FAMILIES = {"read_file": "read", "edit_file": "edit"}

@@ -192,6 +192,13 @@ class StreamJsonFace:
     def on_message(self, message: Message) -> None:
         if message.role == "user" and not message.tool_results:
             return  # the prompt: the script sent it
+        self._message(message, None)
+
+    def on_child_message(self, message: Message, parent_tool_use_id: str) -> None:
+        """A sub-agent's message (its prompt too), tagged with the `task` call's id."""
+        self._message(message, parent_tool_use_id)
+
+    def _message(self, message: Message, parent_tool_use_id: str | None) -> None:
         body: dict[str, Any] = {"role": message.role, "content": anthropic_blocks(message)}
         if message.role == "assistant":
             body = {
@@ -201,7 +208,12 @@ class StreamJsonFace:
                 **body,
             }
         self.write(
-            {"type": message.role, "message": body, "parent_tool_use_id": None, **self._ids()}
+            {
+                "type": message.role,
+                "message": body,
+                "parent_tool_use_id": parent_tool_use_id,
+                **self._ids(),
+            }
         )
 
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:

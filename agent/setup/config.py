@@ -30,6 +30,7 @@ from agent.setup.config_claude import ClaudeLayer, shown_path
 from agent.setup.config_words import ConfigError as ConfigError
 from agent.setup.config_words import describe_validation, read_yaml
 from agent.setup.local_servers import KNOWN_SERVERS
+from agent.setup.more_settings import SubagentSettings, TelemetrySettings
 from agent.setup.trust import sandbox_mapping, split_project
 from compaction.settings import CompactionSettings
 from providers.models import ModelLimits, ModelRef
@@ -125,14 +126,6 @@ BUILTIN_PROVIDERS: dict[str, ProviderSettings] = {
 }
 
 
-class TelemetrySettings(BaseModel):
-    """OpenTelemetry metrics and events (docs/telemetry.md); where they go is set by OTEL_*."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    enabled: bool = False
-
-
 class Config(BaseModel):
     """The whole configuration. Every key is documented in ``config.example.yaml``."""
 
@@ -157,6 +150,7 @@ class Config(BaseModel):
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     shell_env: ShellEnvSettings = Field(default_factory=ShellEnvSettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)

@@ -221,6 +221,7 @@ TABLE: dict[str, Decision] = {
     **_tuned("", "models max_tokens max_steps turn_timeout request_timeout stream_idle_timeout"),
     "local": TUNES,
     "compaction": TUNES,
+    "subagents": TUNES,
     **_tuned("sessions.", "fsync hash_limit_bytes"),
     **_tuned(
         "tools.",

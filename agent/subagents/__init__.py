@@ -1,0 +1,25 @@
+"""Sub-agents: the `task` tool hands a self-contained job to a child agent.
+
+A child is an `agent.engine.loop.AgentLoop` built from its parent's parts (`ChildParts`): the
+same recovering provider (one recovery state for the whole tree), permission checks, hooks,
+sandbox, redactor and event bus, with its own conversation, tools and system prompt. Its
+failures come back as the `task` call's result; they never end the parent's turn.
+"""
+
+from agent.subagents.child import ChildOutcome, ChildParts, run_child
+from agent.subagents.definitions import Definitions, agent_dirs, load_definitions
+from agent.subagents.kinds import BUILTIN_TYPES, SubagentType
+from agent.subagents.task import TASK_NAMES, TaskTool
+
+__all__ = [
+    "BUILTIN_TYPES",
+    "TASK_NAMES",
+    "ChildOutcome",
+    "ChildParts",
+    "Definitions",
+    "SubagentType",
+    "TaskTool",
+    "agent_dirs",
+    "load_definitions",
+    "run_child",
+]

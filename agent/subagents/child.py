@@ -1,0 +1,315 @@
+"""One child: built from its parent's parts, run for one job, its outcome as a value.
+
+The child's conversation is kept as a session of its own, whose header names the parent
+session and the `task` call (`sessions.records.Header`); listings leave such sessions out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from agent.engine.face import ChildMessages, Face
+from agent.engine.loop import AgentLoop
+from agent.engine.outcome import (
+    SubagentFinished,
+    SubagentStarted,
+    TurnEnded,
+    TurnResult,
+    TurnStatus,
+)
+from agent.subagents.kinds import SubagentType
+from providers import (
+    Event,
+    EventSink,
+    Message,
+    Provider,
+    RequestKind,
+    StreamDelta,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from sessions import SessionError, SessionStore
+from tools import Approver, ToolExecutor
+from tools.base import Tool, ToolOutput
+from tools.guard.sandbox import Sandbox
+from tools.hooks import ApprovalMode, ApprovalRequest, BeforeToolHook
+from tools.settings import ToolSettings
+
+LAST_STEPS = 5
+"""How many of a failed child's last calls its result lists."""
+
+
+@dataclass(frozen=True)
+class ChildParts:
+    """What every child of one agent is built from: its parent's parts.
+
+    Args:
+        workspace: The parent's workspace.
+        home: The person's home directory (the safety policy's).
+        provider: The parent's recovering provider: one recovery state for parent and children.
+        tools: Fresh instances of the parent's own tools (`task` left out).
+        more_tools: Tools that come and go (MCP servers'), as the parent's executor asks.
+        settings: The tool settings of the current model.
+        approval: The approval mode now.
+        approver: Asks the person (None: nobody to ask, such calls are refused).
+        hooks: The parent's ``before_tool`` checks (hooks, permission rules).
+        sandbox: The parent's command sandbox (what the approval gate protects).
+        events: The parent's event bus (a child's turn end stays with the child).
+        face: What shows the parent's work (children's messages reach `ChildMessages`).
+        after_tool: Hears each of a child's tool results (the PostToolUse hooks).
+        store: Where transcripts are kept; ``parent_id`` the parent's session.
+        model_chain: The models configured, for the transcript's header.
+        system: The parent's system prompt, which a child's starts with.
+        redact: Hides secrets in results.
+        read_denied: Whether a rule withholds reading a path.
+        checkpoints: Under it, each child keeps its undo checkpoints.
+        outputs: Where whole command outputs are kept.
+        max_turns: Model calls a child may make unless its kind says otherwise.
+        max_tokens: Output tokens to ask for per call.
+    """
+
+    workspace: Path
+    home: Path
+    provider: Provider
+    tools: Callable[[], Sequence[Tool[Any]]]
+    more_tools: Callable[[], Sequence[Tool[Any]]]
+    settings: Callable[[], ToolSettings]
+    approval: Callable[[], ApprovalMode]
+    approver: Approver | None
+    hooks: Sequence[BeforeToolHook]
+    sandbox: Sandbox
+    events: EventSink
+    face: Face | None
+    after_tool: Callable[[ToolUseBlock, ToolResultBlock], None] | None
+    store: SessionStore
+    parent_id: str
+    model_chain: list[str]
+    system: str
+    redact: Callable[[str], str]
+    read_denied: Callable[[Path], bool]
+    checkpoints: Path
+    outputs: Path
+    max_turns: int
+    max_tokens: int | None
+
+
+@dataclass(frozen=True)
+class ChildOutcome:
+    """How a child's job ended: its turn's result and what it did."""
+
+    result: TurnResult
+    transcript: str
+    """The child's session id ("" when it could not be stored)."""
+    messages: list[Message]
+    changed: list[str]
+    """Workspace paths it changed (checkpointed before changing them)."""
+
+    @property
+    def tool_calls(self) -> list[ToolUseBlock]:
+        return [call for message in self.messages for call in message.tool_uses]
+
+
+class ChildApprover:
+    """Asks the person for a child, naming it; children running at once ask one at a time."""
+
+    def __init__(self, approver: Approver, turn: asyncio.Lock, child: str) -> None:
+        self.approver = approver
+        self.turn = turn
+        self.child = child
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        named = replace(request, summary=f"[{self.child}] {request.summary}")
+        async with self.turn:
+            return await self.approver.approve(named)
+
+
+class NoNesting:
+    """A child's tool runner: its executor, except that a `task` call is refused."""
+
+    def __init__(self, executor: ToolExecutor, refused: frozenset[str]) -> None:
+        self.executor = executor
+        self.refused = refused
+
+    def specs(self) -> list[Any]:
+        return [spec for spec in self.executor.specs() if spec.name not in self.refused]
+
+    async def execute(self, call: ToolUseBlock) -> ToolResultBlock:
+        if call.name in self.refused:
+            return ToolResultBlock(
+                tool_use_id=call.id,
+                content="Refused: a sub-agent cannot start another sub-agent. "
+                "Do this part of the job yourself with the tools you have.",
+                is_error=True,
+            )
+        return await self.executor.execute(call)
+
+    def begin_turn(self) -> None:
+        self.executor.begin_turn()
+
+    @property
+    def repeated_call_stop(self) -> str | None:
+        return self.executor.repeated_call_stop
+
+
+class ChildFace:
+    """Shows a child's messages as the child's (tagged with the `task` call's id); its
+    streamed text and its turn's end stay with it."""
+
+    def __init__(
+        self,
+        parent: Face | None,
+        parent_tool_use_id: str,
+        after_tool: Callable[[ToolUseBlock, ToolResultBlock], None] | None = None,
+    ) -> None:
+        self.parent = parent
+        self.parent_tool_use_id = parent_tool_use_id
+        self.after_tool = after_tool
+
+    def on_event(self, event: Event) -> None:
+        pass  # events go to the parent's bus directly
+
+    def on_delta(self, delta: StreamDelta) -> None:
+        pass
+
+    def on_message(self, message: Message) -> None:
+        if isinstance(self.parent, ChildMessages):
+            self.parent.on_child_message(message, self.parent_tool_use_id)
+
+    def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
+        if self.after_tool is not None:
+            self.after_tool(call, result)
+
+
+async def run_child(
+    parts: ChildParts,
+    kind: SubagentType,
+    prompt: str,
+    call_id: str,
+    refused: frozenset[str],
+    description: str = "",
+    asking: asyncio.Lock | None = None,
+) -> ChildOutcome:
+    """Run one child on ``prompt`` to its end; only cancellation raises.
+
+    ``refused``: the names of the `task` tool, which a child may not call. Its start and
+    end are events on the parent's bus (`SubagentStarted`, `SubagentFinished`). ``asking``:
+    held while a child asks the person, so children running at once ask one at a time.
+    """
+    try:
+        writer = parts.store.create(
+            cwd=parts.workspace,
+            model_chain=parts.model_chain,
+            parent=parts.parent_id,
+            parent_tool_use_id=call_id,
+        )
+    except SessionError as error:
+        failed = TurnResult(status=TurnStatus.FAILED, error=f"its transcript: {error}")
+        return ChildOutcome(failed, "", [], [])
+    executor = ToolExecutor(
+        workspace=parts.workspace,
+        settings=parts.settings,
+        approval=parts.approval,
+        approver=(
+            ChildApprover(parts.approver, asking or asyncio.Lock(), f"sub-agent {kind.name}")
+            if parts.approver is not None
+            else None
+        ),
+        events=parts.events,
+        tools=kind.offered([t for t in parts.tools() if t.name not in refused]),
+        hooks=[*parts.hooks, *kind.checks()],
+        checkpoint_dir=parts.checkpoints / writer.id,
+        home=parts.home,
+        sandbox=parts.sandbox,
+        redact=parts.redact,
+        more_tools=lambda: [tool for tool in parts.more_tools() if kind.allows(tool.name)],
+        read_denied=parts.read_denied,
+        outputs=parts.outputs,
+    )
+    loop = AgentLoop(
+        provider=parts.provider,
+        tools=NoNesting(executor, refused),
+        system=f"{parts.system}\n\n{kind.prompt}",
+        transcript=writer,
+        events=_without_turn_ends(parts.events),
+        face=ChildFace(parts.face, call_id, parts.after_tool),
+        max_steps=kind.max_turns or parts.max_turns,
+        max_tokens=parts.max_tokens,
+        kind=RequestKind.SUBAGENT,
+    )
+    started = time.monotonic()
+    who = {"agent_id": writer.id, "agent_type": kind.name, "description": description}
+    parts.events(SubagentStarted(**who, tool_use_id=call_id))
+    result = TurnResult(status=TurnStatus.INTERRUPTED)
+    try:
+        result = await loop.run_turn(prompt)
+    finally:
+        changed = sorted({c.rel for c in executor.checkpoints})
+        writer.close()
+        outcome = ChildOutcome(result, writer.id, list(loop.messages), changed)
+        output = report(outcome)
+        usage = loop.usage
+        parts.events(
+            SubagentFinished(
+                **who,
+                tool_use_id=call_id,
+                status=result.status,
+                steps=result.steps,
+                tool_calls=len(outcome.tool_calls),
+                tokens=usage.input_tokens + usage.output_tokens,
+                seconds=time.monotonic() - started,
+                transcript_path=str(writer.path),
+                error=result.error,
+                call_result=output.content if result.status is not TurnStatus.INTERRUPTED else "",
+                call_is_error=output.is_error,
+            )
+        )
+    return outcome
+
+
+def report(outcome: ChildOutcome) -> ToolOutput:
+    """The call's result: the child's answer and a footer, or why it failed and what it did."""
+    result = outcome.result
+    calls = outcome.tool_calls
+    usage = result.usage
+    tokens = usage.input_tokens + usage.output_tokens
+    footer = (
+        f"[sub-agent: {result.steps} turn{'s' if result.steps != 1 else ''}, "
+        f"{len(calls)} tool call{'s' if len(calls) != 1 else ''}, {tokens} tokens, "
+        f"transcript {outcome.transcript or 'not saved'}]"
+    )
+    if result.status is TurnStatus.DONE:
+        return ToolOutput(content=f"{result.answer.strip() or '(no answer)'}\n\n{footer}")
+    why = result.error or result.status.value
+    lines = [f"The sub-agent failed: {why}"]
+    if outcome.changed:
+        lines.append(f"Files it changed: {', '.join(outcome.changed)}")
+    if calls:
+        lines.append("Its last steps:")
+        lines += [f"- {call.name} {_brief(call)}" for call in calls[-LAST_STEPS:]]
+    if result.answer.strip():
+        lines.append(f"Its last words: {result.answer.strip()[:500]}")
+    lines.append(footer)
+    return ToolOutput(content="\n".join(lines), is_error=True)
+
+
+def _brief(call: ToolUseBlock) -> str:
+    for key in ("path", "command", "pattern", "description"):
+        value = call.input.get(key)
+        if isinstance(value, str):
+            return value.splitlines()[0][:100] if value.strip() else ""
+    return ""
+
+
+def _without_turn_ends(events: EventSink) -> EventSink:
+    """The parent's bus, without the child's turn end (the parent's turn goes on)."""
+
+    def emit(event: Event) -> None:
+        if not isinstance(event, TurnEnded):
+            events(event)
+
+    return emit
