@@ -54,6 +54,7 @@ from tests.fakes.cli import Endpoints, agent_env
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest, Responder
 from tools import ToolExecutor, ToolSettings
+from tools.settings import BUILTIN_TOOL_NAMES
 
 MODEL = "claude-test"
 FILE_TEXT = "def f(x):\n    return x * 2\n" * 20
@@ -143,7 +144,14 @@ async def agent_turn(
     environ = agent_env(server, home, TELEMETRY if telemetry else None)
     options = Options(
         workspace=work,
-        overrides={"model": f"anthropic:{MODEL}", "max_steps": steps + 1, "approval": "full-auto"},
+        overrides={
+            "model": f"anthropic:{MODEL}",
+            "max_steps": steps + 1,
+            "approval": "full-auto",
+            # The bare loop's tools: the built-in ones (not task, web_fetch or skills), so both
+            # sides send the same requests and only the per-step work differs.
+            "tools": {"enabled": list(BUILTIN_TOOL_NAMES)},
+        },
     )
     config = load(options, environ)
     start_logging(config, options, environ)
