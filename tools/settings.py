@@ -9,6 +9,9 @@ BUILTIN_TOOL_NAMES = (
     *("command_output", "kill_command"),
     "todo_write",
 )
+ADDED_TOOL_NAMES = ("task", "web_fetch", "skill")
+"""Tools the agent adds beside the built-in ones (sub-agents, the web, skills): ``enabled``
+may name them too."""
 MCP_PREFIX = "mcp__"
 
 
@@ -119,10 +122,11 @@ class ToolSettings(BaseModel):
     @classmethod
     def _check_enabled(cls, value: list[str] | None) -> list[str] | None:
         names = {name for name in value or () if not name.startswith(MCP_PREFIX)}
-        unknown = sorted(names - set(BUILTIN_TOOL_NAMES))
+        known = (*BUILTIN_TOOL_NAMES, *ADDED_TOOL_NAMES)
+        unknown = sorted(names - set(known))
         if unknown:
             raise ValueError(
-                f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(BUILTIN_TOOL_NAMES)}"
+                f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(known)}"
                 f" or MCP tools ({MCP_PREFIX}<server>__<tool>, * allowed)"
             )
         return value

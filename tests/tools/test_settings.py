@@ -40,3 +40,8 @@ def test_enabled_rejects_unknown_tools_with_the_allowed_names() -> None:
     with pytest.raises(ValueError, match="unknown tool") as error:
         ToolSettings(enabled=["read_file", "rm"])
     assert "run_command" in str(error.value)
+
+
+def test_enabled_may_name_the_tools_the_agent_adds_beside_the_built_in_ones() -> None:
+    settings = ToolSettings(enabled=["read_file", "task", "web_fetch", "skill"])
+    assert settings.enabled == ["read_file", "task", "web_fetch", "skill"]
