@@ -60,8 +60,14 @@ async def only_reading(invocation: ToolInvocation) -> Refusal | Permit | None:
             by="policy",
         )
     command = invocation.tool.command(invocation.args)
-    if invocation.tool.kind == "read" or command is None:
+    if invocation.tool.kind in ("read", "network"):
         return None
+    if command is None:
+        return Refusal(
+            f"this sub-agent only reads, and {invocation.tool.name} may change things",
+            "use read_file, search or list_files, or a read-only command",
+            by="policy",
+        )
     why = not_read_only(command)
     if why is None:
         return None

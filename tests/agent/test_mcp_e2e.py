@@ -187,7 +187,9 @@ def test_clear_and_resume_keep_the_servers_running(
 
     cleared = term.command("/clear", timeout=60)
     term.send_line("echo it")
-    shown = clean(term.expect("done", timeout=120))
+    asked = clean(term.expect("Allow\\?", timeout=120))  # a server's readOnlyHint asks too
+    term.send_line("y")
+    shown = asked + clean(term.expect("done", timeout=120))
     term.prompt()
     resumed = term.command(f"/resume {_first_id(first_session)}", timeout=60)
     status = term.command("/mcp")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pexpect
+import pytest
 import typer
 
 from agent.cli import cli
@@ -33,6 +34,8 @@ SUBCOMMAND_ARGS = {
     "doctor": [[], ["--bogus"]],
 }
 """Arguments for a subcommand beyond none at all."""
+
+pytestmark = pytest.mark.timeout(900)  # dozens of REPL lines and agent processes, each real
 
 
 def _slash_commands(term: Terminal) -> list[str]:

@@ -95,8 +95,11 @@ def test_tools_round_trip_with_the_servers_schema_and_converted_results(
         assert "text" in wrong.content
 
     asyncio.run(run_all())
-    # Read-only tools run like reads; the others need approval like commands.
-    assert [(r.tool, r.kind) for r in approver.requests] == [("mcp__fake__fail", "command")]
+    # Every MCP tool asks like a command: echo's readOnlyHint is the server's claim, not
+    # the person's.
+    assert {(r.tool, r.kind) for r in approver.requests} == {
+        (f"mcp__fake__{name}", "command") for name in ("echo", "picture", "long_text", "fail")
+    }
 
 
 def test_crash_hang_and_malformed_output_end_in_tool_errors_or_retries(

@@ -3,8 +3,9 @@
 Failures are worded for the model. Only calls the server marks ``readOnlyHint`` or
 ``idempotentHint`` are retried after the server crashed (the executor retries a transient
 `ToolError` of an idempotent tool); any other call's effect is unknown after a failure,
-so it is reported and never repeated. Read-only tools need the approval of reads; all
-others that of commands.
+so it is reported and never repeated. Every MCP tool needs the approval of a command: a
+server's ``readOnlyHint`` is its own claim, not the person's (an allow rule such as
+``mcp__server__tool`` is how the person says it may run unasked).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class McpTool(Tool[McpArguments]):
         return f"{self.name} {shown[:200]}"
 
     def details(self, args: McpArguments, ctx: ToolContext) -> str:
-        hints = "read-only" if self.remote.read_only else "may change things"
+        hints = "the server says it only reads" if self.remote.read_only else "may change things"
         arguments = json.dumps(args.model_dump(), ensure_ascii=False, indent=2)
         return f"MCP server {self.server!r}, tool {self.remote.name!r} ({hints})\n{arguments}"
 
@@ -128,7 +129,7 @@ def mcp_tool(
     attributes = {
         "name": tool_name(server, remote.name),
         "description": f"[MCP server {server}] {description}"[:MAX_DESCRIPTION],
-        "kind": "read" if remote.read_only else "command",
+        "kind": "command",
         "idempotent": remote.idempotent,
         "server": server,
         "remote": remote,
