@@ -11,6 +11,7 @@ from tools.shell_reading.found import Found, Frame, Record
 from tools.shell_reading.model import CommandAnalysis
 from tools.shell_reading.words import Word
 from tools.shell_reading.wrappers import (
+    RUNS_TEXT,
     SHELLS,
     WRAPPERS,
     eval_script,
@@ -104,26 +105,44 @@ class CommandReader:
         if not _read_further(name):
             return created  # most programs: nothing more to read
         escalated = escalated or name in ("su", "sg", "runuser")
-        script = eval_script(args) if name == "eval" else shell_script(name, args)
-        if script is not None:
-            step = "eval" if name == "eval" else f"{name} -c"
-            created += self._nested(script, written, _joined(via, step), escalated)
-        elif reads_script_from_input(name, args):
-            given = stdin() if stdin is not None else None
-            if given is not None and given.literal:
-                created += self._nested(given, written, _joined(via, f"{name} <<"), escalated)
-            else:  # a pipe, a file, or a redirection around it (``{ sh; } <<< …``)
-                found.unknown.append(f"`{written}` runs the commands it reads from its input")
+        if name in RUNS_TEXT:
+            created += self._scripted(name, args, written, via, escalated, stdin)
         if name == "hash" and any(a.value.startswith("-p") for a in args):
             found.unknown.append(f"`{written}` gives a program another name")
         if name in ("source", "."):
             found.unknown.append(f"`{written}` runs the commands of a file in this shell")
-        for step, inner in inner_commands(name, args):
-            created += self.run(inner, (), pipe, frame, _joined(via, step), escalated)
-        for text in files.started_texts(name, args) if self.depth < MAX_DEPTH else ():
-            created += self._started(text, _joined(via, name), escalated)
-        self._files(name, args)
+        if name in ("xargs", "find"):
+            for step, inner in inner_commands(name, args):
+                created += self.run(inner, (), pipe, frame, _joined(via, step), escalated)
+        if files.touches_files(name):
+            for text in files.started_texts(name, args) if self.depth < MAX_DEPTH else ():
+                created += self._started(text, _joined(via, name), escalated)
+            self._files(name, args)
+        elif name in ("cd", "pushd"):
+            self._moved(args)
         return created
+
+    def _scripted(
+        self,
+        name: str,
+        args: list[Word],
+        written: str,
+        via: str,
+        escalated: bool,
+        stdin: Stdin | None,
+    ) -> list[Record]:
+        """The commands of the script a shell (or ``eval``, ``su -c``, ``watch``...) runs."""
+        script = eval_script(args) if name == "eval" else shell_script(name, args)
+        if script is not None:
+            step = "eval" if name == "eval" else f"{name} -c"
+            return self._nested(script, written, _joined(via, step), escalated)
+        if reads_script_from_input(name, args):
+            given = stdin() if stdin is not None else None
+            if given is not None and given.literal:
+                return self._nested(given, written, _joined(via, f"{name} <<"), escalated)
+            # a pipe, a file, or a redirection around it (``{ sh; } <<< …``)
+            self.found.unknown.append(f"`{written}` runs the commands it reads from its input")
+        return []
 
     def run_plain(
         self, words: list[str], pipe: tuple[int, int] | None, frame: Frame | None
@@ -199,7 +218,13 @@ class CommandReader:
             for w in (*reads, *searched)
             if not _named(w) and w.value != "{}"
         )
-        if name in ("cd", "pushd") and args and _named(args[-1]):
+        if name in ("cd", "pushd"):
+            self._moved(args)
+
+    def _moved(self, args: list[Word]) -> None:
+        """Where a ``cd`` goes, named from where the ones before it went."""
+        found = self.found
+        if args and _named(args[-1]):
             if len(found.directories) >= MAX_DIRECTORIES:
                 found.unknown.append(f"it changes directory more than {MAX_DIRECTORIES} times")
                 return
