@@ -3,9 +3,10 @@
 Run: ``python benchmarks/command_analysis.py`` (about 30 s; reads and writes nothing).
 
 1. Typical commands (goal: under 1 ms each), uncached: the grammar's parse plus the walk.
-2. 100 kB commands (goal: under 50 ms): a here-document writing a file and an inline
+2. 100 kB commands (goal: under 50 ms of CPU): a here-document writing a file and an inline
    Python script (the usual ways a command gets that long), 4,000 ``sed -e`` expressions,
-   and the worst case, 1,500 lines of pipelines and lists (7,500 simple commands).
+   and the worst case, 1,500 lines of pipelines and lists (7,500 simple commands), with the
+   share of that the grammar's parse takes.
 3. A cache hit: the same command string again, as every decision after the first reads it.
 """
 
@@ -22,7 +23,10 @@ if __package__ in (None, ""):  # run as a script: this checkout's code
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tools.shell_reading import analyse
-from tools.shell_reading.reading import read_at
+from tools.shell_reading.reading import _parse, read_at
+
+TYPICAL_GOAL = 1e-3
+LONG_GOAL = 50e-3
 
 TYPICAL = [
     "ls -la",
@@ -67,6 +71,10 @@ def _seconds(
     return statistics.median(times)
 
 
+def _against(seconds: float, goal: float) -> str:
+    return "within the goal" if seconds < goal else "over the goal"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
@@ -79,7 +87,8 @@ def main() -> None:
         seconds = _seconds(lambda c=command: read_at(c, 0), args.runs)
         medians.append(seconds)
         print(f"  {seconds * 1e3:7.3f} ms  {command}")
-    print(f"  {statistics.median(medians) * 1e3:7.3f} ms  median of the above (goal < 1 ms)")
+    slowest = max(medians)
+    print(f"  {slowest * 1e3:7.3f} ms  the slowest: {_against(slowest, TYPICAL_GOAL)} (< 1 ms)")
 
     print("\n100 kB commands, uncached (5 runs each, median; wall time, then CPU time)")
     for name, command in _big().items():
@@ -88,8 +97,15 @@ def main() -> None:
         found = read_at(command, 0)
         print(
             f"  {seconds * 1e3:7.1f} ms {cpu * 1e3:7.1f} ms  {name} ({len(command) // 1000} kB, "
-            f"{len(found.commands):,} simple commands)"
+            f"{len(found.commands):,} simple commands): {_against(cpu, LONG_GOAL)} (< 50 ms)"
         )
+    source = command.encode()
+    parse = _seconds(lambda: _parse(source), 5, time.process_time)
+    walk = max(cpu - parse, 0.0)
+    print(
+        f"  of the last: the grammar's parse {parse * 1e3:.1f} ms, the walk {walk * 1e3:.1f} ms "
+        f"({walk / max(len(found.commands), 1) * 1e6:.1f} µs a simple command)"
+    )
 
     command = TYPICAL[3]
     analyse(command)

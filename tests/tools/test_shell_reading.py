@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tools.shell_reading import MAX_DEPTH, CommandAnalysis, analyse, reading
+from tools.shell_reading.commands import MAX_DIRECTORIES
 from tools.shell_reading.reading import read_at
 
 
@@ -185,6 +186,15 @@ def test_a_command_too_long_to_parse_is_not_knowable() -> None:
     found = read_at("a" * (2 * 1024 * 1024), 0)
     assert not found.knowable
     assert "characters long" in found.unknown[0]
+
+
+def test_directories_are_followed_to_a_limit_then_not_knowable() -> None:
+    # Each relative ``cd`` is named from the one before: 20,000 of them would name 400 MB.
+    found = read_at("cd a\n" * 20_000, 0)
+    assert len(found.directories) == MAX_DIRECTORIES
+    assert found.directories[-1] == "/".join(["a"] * MAX_DIRECTORIES)
+    assert f"more than {MAX_DIRECTORIES} times" in found.unknown[0]
+    assert analyse("cd a && cd b && cat ../x").directories == ("a", "a/b")
 
 
 _SHELLISH = st.text(

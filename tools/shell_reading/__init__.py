@@ -6,8 +6,8 @@ writes and reads, and the parts that cannot be known before it runs. The permiss
 guard's policy, plan mode and the approval question all read that one result.
 """
 
+from tools.shell_reading.commands import MAX_DEPTH
 from tools.shell_reading.model import CommandAnalysis, SimpleCommand
 from tools.shell_reading.reading import analyse
-from tools.shell_reading.walk import MAX_DEPTH
 
 __all__ = ["MAX_DEPTH", "CommandAnalysis", "SimpleCommand", "analyse"]

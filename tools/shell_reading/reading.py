@@ -82,7 +82,7 @@ def read_at(command: str, depth: int) -> CommandAnalysis:
         tree = _parse(source)
         reading = Reading(command, source, depth, read_at)
         with _collector_paused(len(source) >= LONG_SOURCE):
-            reading.walk(tree.root_node)
+            reading.walk(tree)
             return reading.result()
     except _Unparsed as error:
         reason = str(error)

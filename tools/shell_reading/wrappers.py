@@ -75,6 +75,8 @@ _SCRIPT_OPTIONS = {
 }
 """Programs that run the text given to an option with ``sh -c``."""
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
+RUNS_TEXT = SHELLS | frozenset(_SCRIPT_OPTIONS) | {"eval", "trap", "alias", "watch"}
+"""Every program `shell_script`, `eval_script` or `reads_script_from_input` finds a script of."""
 _SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _XARGS_VALUED = frozenset(
     {"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args"}

@@ -1,0 +1,255 @@
+"""One simple command's words read into what it runs: wrappers taken off, nested shells,
+``eval``, ``xargs`` and ``find -exec`` followed, and the files it names recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+from tools.shell_reading import files
+from tools.shell_reading.found import Found, Frame, Record
+from tools.shell_reading.model import CommandAnalysis
+from tools.shell_reading.words import Word
+from tools.shell_reading.wrappers import (
+    RUNS_TEXT,
+    SHELLS,
+    WRAPPERS,
+    eval_script,
+    inner_commands,
+    program_name,
+    reads_script_from_input,
+    shell_script,
+    unwrap,
+)
+
+MAX_DEPTH = 8
+"""How many shells deep (``bash -c``, ``eval``) a command is read; deeper is not knowable."""
+MAX_DIRECTORIES = 64
+"""How many ``cd``s are followed. Each relative one is named from the one before, so their
+names grow with their number: 8,000 ``cd a`` (40 kB) made 64 MB of names, 50,000 would not
+fit in memory."""
+_QUIET = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
+_STARTS_OTHERS = SHELLS | frozenset(
+    {"eval", "watch", "trap", "alias", "hash", "source", ".", "xargs", "find", "cd", "pushd"}
+    | {"su", "sg", "runuser", "script", "flock"}
+)
+"""Programs that run text or other programs, or move (``cd``): read past their name."""
+
+Nested = Callable[[str, int], CommandAnalysis]
+"""Reads a nested script at a depth (the analysis itself, passed in to avoid a cycle)."""
+Stdin = Callable[[], "Word | None"]
+"""What a here-string, a here-document or ``< file`` gives the command as input; asked only
+of a shell that reads its commands from its input."""
+
+
+@lru_cache(maxsize=4096)
+def _read_further(name: str) -> bool:
+    return name in _STARTS_OTHERS or files.touches_files(name)
+
+
+class CommandReader:
+    """Adds each simple command of one script, and what it leads to, to a `Found`."""
+
+    def __init__(self, found: Found, depth: int, nested: Nested) -> None:
+        self.found = found
+        self.depth = depth
+        self.nested = nested
+
+    def run(
+        self,
+        words: list[Word],
+        assigned: tuple[str, ...],
+        pipe: tuple[int, int] | None,
+        frame: Frame | None,
+        via: str,
+        escalated: bool,
+        stdin: Stdin | None = None,
+    ) -> list[Record]:
+        """Record the command of ``words`` (and what it runs); the records made, its own first."""
+        found = self.found
+        written = " ".join([*assigned, *[w.value for w in words]])
+        head = words[0]
+        wrappers: tuple[str, ...] = ()
+        if head.literal and program_name(head.value) in WRAPPERS:
+            taken = unwrap(words)
+            if taken.problem:
+                found.unknown.append(taken.problem)
+            words, wrappers = taken.words, tuple(taken.wrappers)
+            escalated = escalated or taken.escalated
+        head, args = words[0], words[1:]
+        name = program_name(head.value) if head.literal and not head.pattern else ""
+        if not name:
+            how = "a pattern" if head.literal else "an expansion"
+            found.unknown.append(
+                f"the program's name `{head.value}` is {how}, known only when it runs"
+            )
+        record = Record(
+            {
+                "name": name,
+                "argv": tuple([w.value for w in words]),
+                "written": written,
+                "assignments": assigned,
+                "wrappers": wrappers,
+                "escalated": escalated,
+                "via": via,
+                "piped_from": (),
+                "substituted": (),
+                "literal": tuple([w.literal for w in words]),
+            },
+            pipe,
+        )
+        created = [record]
+        found.commands.append(record)
+        if frame is not None and name == frame.name:
+            frame.calls_itself = True
+        if not _read_further(name):
+            return created  # most programs: nothing more to read
+        escalated = escalated or name in ("su", "sg", "runuser")
+        if name in RUNS_TEXT:
+            created += self._scripted(name, args, written, via, escalated, stdin)
+        if name == "hash" and any(a.value.startswith("-p") for a in args):
+            found.unknown.append(f"`{written}` gives a program another name")
+        if name in ("source", "."):
+            found.unknown.append(f"`{written}` runs the commands of a file in this shell")
+        if name in ("xargs", "find"):
+            for step, inner in inner_commands(name, args):
+                created += self.run(inner, (), pipe, frame, _joined(via, step), escalated)
+        if files.touches_files(name):
+            for text in files.started_texts(name, args) if self.depth < MAX_DEPTH else ():
+                created += self._started(text, _joined(via, name), escalated)
+            self._files(name, args)
+        elif name in ("cd", "pushd"):
+            self._moved(args)
+        return created
+
+    def _scripted(
+        self,
+        name: str,
+        args: list[Word],
+        written: str,
+        via: str,
+        escalated: bool,
+        stdin: Stdin | None,
+    ) -> list[Record]:
+        """The commands of the script a shell (or ``eval``, ``su -c``, ``watch``...) runs."""
+        script = eval_script(args) if name == "eval" else shell_script(name, args)
+        if script is not None:
+            step = "eval" if name == "eval" else f"{name} -c"
+            return self._nested(script, written, _joined(via, step), escalated)
+        if reads_script_from_input(name, args):
+            given = stdin() if stdin is not None else None
+            if given is not None and given.literal:
+                return self._nested(given, written, _joined(via, f"{name} <<"), escalated)
+            # a pipe, a file, or a redirection around it (``{ sh; } <<< …``)
+            self.found.unknown.append(f"`{written}` runs the commands it reads from its input")
+        return []
+
+    def run_plain(
+        self, words: list[str], pipe: tuple[int, int] | None, frame: Frame | None
+    ) -> Record | None:
+        """`run` for plain ``words`` (nothing to unquote, expand or match) of a program with
+        nothing more to read (no wrapper, no nested script, no file): the record made; None
+        for any other program."""
+        name = program_name(words[0])
+        if name in WRAPPERS or _read_further(name):
+            return None
+        record = Record(
+            {
+                "name": name,
+                "argv": tuple(words),
+                "written": " ".join(words),
+                "assignments": (),
+                "wrappers": (),
+                "escalated": False,
+                "via": "",
+                "piped_from": (),
+                "substituted": (),
+                "literal": (True,) * len(words),
+            },
+            pipe,
+        )
+        self.found.commands.append(record)
+        if frame is not None and name == frame.name:
+            frame.calls_itself = True
+        return record
+
+    def _started(self, text: str, via: str, escalated: bool) -> list[Record]:
+        """The programs a string in inline code would start, if it is a command line: only
+        its commands are taken (a string that is not one is not a reason to ask)."""
+        inner = self.nested(text, self.depth + 1)
+        created = [
+            Record(vars(c) | {"via": _joined(via, c.via), "escalated": c.escalated or escalated})
+            for c in inner.commands
+            if c.name
+        ]
+        self.found.commands.extend(created)
+        return created
+
+    def _nested(self, script: Word, written: str, via: str, escalated: bool) -> list[Record]:
+        found = self.found
+        if not script.literal:
+            found.unknown.append(f"`{written}` runs text that is known only when it runs")
+            return []
+        if self.depth >= MAX_DEPTH:
+            found.unknown.append(f"`{written}` nests shells more than {MAX_DEPTH} deep")
+            found.too_deep = True
+            return []
+        inner = self.nested(script.value, self.depth + 1)
+        created = [
+            Record(
+                vars(c) | {"via": _joined(via, c.via), "escalated": c.escalated or escalated},
+                substituted=list(c.substituted),
+            )
+            for c in inner.commands
+        ]
+        found.commands.extend(created)
+        found.absorb(inner)
+        return created
+
+    def _files(self, name: str, args: list[Word]) -> None:
+        found = self.found
+        for target in files.writes(name, args):
+            self.write(target)
+        reads, searched = files.reads(name, args)
+        found.reads.extend(w.value for w in reads if _named(w))
+        found.searches.extend(w.value for w in searched if _named(w))
+        found.unknown_reads.extend(
+            f"`{name}` reads a file named by `{w.value}`"
+            for w in (*reads, *searched)
+            if not _named(w) and w.value != "{}"
+        )
+        if name in ("cd", "pushd"):
+            self._moved(args)
+
+    def _moved(self, args: list[Word]) -> None:
+        """Where a ``cd`` goes, named from where the ones before it went."""
+        found = self.found
+        if args and _named(args[-1]):
+            if len(found.directories) >= MAX_DIRECTORIES:
+                found.unknown.append(f"it changes directory more than {MAX_DIRECTORIES} times")
+                return
+            here = args[-1].value
+            if found.directories and not here.startswith(("/", "~", "$")):
+                here = f"{found.directories[-1]}/{here}"
+            found.directories.append(here)
+
+    def write(self, target: Word) -> None:
+        """Record that the command writes the file ``target`` names."""
+        if not target.literal:
+            self.found.unknown.append(f"it writes a file named by `{target.value}`")
+        elif target.value not in _QUIET and not target.value.startswith("/dev/fd/"):
+            self.found.writes.append(target.value)
+
+
+def _named(word: Word) -> bool:
+    """Whether a file name is known: literal, or from the home directory (``$HOME/x``)."""
+    if word.value == "{}":  # the file ``find -exec`` and ``xargs -I{}`` put there
+        return False
+    if word.literal:
+        return True
+    rest = word.value.removeprefix("${HOME}").removeprefix("$HOME")
+    return rest != word.value and "$" not in rest and "`" not in rest
+
+
+def _joined(via: str, step: str) -> str:
+    return f"{via}/{step}" if via and step else via or step
