@@ -10,6 +10,7 @@ from tests.fakes.cli import MODELS, AgentRun, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.search_services import serve
+from tests.fakes.terminal import Spawn, clean
 from tests.fakes.web_server import FakeWebServer
 from tests.tools.test_web_search_anthropic import CHANGELOG, _searched
 
@@ -198,3 +199,51 @@ def test_doctor_says_the_anthropic_backend_needs_an_anthropic_model(
     assert run.code == 1, run.stdout + run.stderr
     assert "backend anthropic searches through an Anthropic model" in run.stdout
     assert "openai:gpt-test is not one" in run.stdout
+
+
+def test_plan_mode_lets_a_search_run_as_it_lets_web_fetch(
+    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+) -> None:
+    url = serve(web_server, "searxng")
+    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    fake_llm.script(
+        Reply.tool_call("web_search", {"query": "httpx proxies"}), Reply.text("Here is the plan.")
+    )
+
+    run = run_agent(
+        "-p", "plan the upgrade", "--permission-mode", "plan", "--allowedTools", "WebSearch",
+        "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home,
+    )  # fmt: skip
+
+    assert run.code == 0, run.stderr
+    assert "1. httpx 0.28 changelog" in json.dumps(fake_llm.requests[1].body)
+    assert len(web_server.requests) == 1
+
+
+def test_the_repl_asks_with_the_query_and_always_allows_searching_for_the_session(
+    spawn: Spawn, fake_llm: FakeLlmServer, web_server: FakeWebServer, decoy_home: Path
+) -> None:
+    url = serve(web_server, "searxng")
+    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    fake_llm.script(
+        Reply.tool_call("web_search", {"query": "httpx proxies"}),
+        Reply.tool_call("web_search", {"query": "httpx transports"}),
+        Reply.text("Searched twice."),
+    )
+    term = spawn()
+    term.prompt()
+    term.send_line("look it up")
+    asked = clean(term.expect("lways for this tool", timeout=60))
+    term.send_line("a")
+    term.expect("Searched twice.", timeout=60)
+    term.prompt(timeout=60)
+    listed = term.command("/permissions")
+    term.exit()
+
+    assert "web_search 'httpx proxies'" in asked
+    assert "through: SearXNG" in asked
+    assert [request.arg("q") for request in web_server.requests] == [
+        "httpx proxies",
+        "httpx transports",
+    ]
+    assert "web_search" in listed
