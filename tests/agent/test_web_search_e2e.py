@@ -79,6 +79,7 @@ def test_without_a_rule_or_yes_a_print_run_refuses_the_search(
     assert run.code == 0, run.stderr
     result = json.dumps(fake_llm.requests[1].body)
     assert "web_search needs the person's approval" in result
+    assert "re-run with --yes or --allowedTools web_search" in result
     assert web_server.requests == []
 
 
@@ -247,3 +248,28 @@ def test_the_repl_asks_with_the_query_and_always_allows_searching_for_the_sessio
         "httpx transports",
     ]
     assert "web_search" in listed
+
+
+def test_brave_and_tavily_take_their_key_from_the_variable_the_config_names(
+    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+) -> None:
+    for backend in ("brave", "tavily"):
+        url = serve(web_server, backend, key="key-from-env")
+        _configure(
+            decoy_home,
+            f"web_search: {{backend: {backend}, url: '{url}', api_key_env: SEARCH_KEY}}\n",
+        )
+        fake_llm.reset()
+        fake_llm.script(
+            Reply.tool_call("web_search", {"query": "httpx proxies"}), Reply.text("Found it.")
+        )
+
+        run = run_agent(
+            "-p", "search", "--yes", "--model", MODEL, env={"SEARCH_KEY": "key-from-env"},
+            server=fake_llm, workspace=workspace, home=decoy_home,
+        )  # fmt: skip
+
+        assert run.code == 0, run.stderr
+        result = json.dumps(fake_llm.requests[1].body)
+        assert "1. httpx 0.28 changelog" in result, backend
+        assert "key-from-env" not in result
