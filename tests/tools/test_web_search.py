@@ -111,7 +111,7 @@ async def test_allowed_domains_keep_subdomains_and_say_how_many_were_left_out(
 ) -> None:
     text = await _search(_tool(web_server, "searxng"), tmp_path, allowed_domains=["python.org"])
 
-    assert "(only python.org): 1 results" in text
+    assert "(only python.org): 1 result\n" in text
     assert "(3 results outside the domain filter left out)" in text
     assert "1. Python docs: http.client" in text
     assert "github.com" not in text
@@ -269,7 +269,7 @@ async def test_hostile_results_are_cleaned_and_non_web_urls_dropped(
 
     text = await _search(tool, tmp_path)
 
-    assert "1 results" in text
+    assert ": 1 result\n" in text
     for control in ("\x1b", "\x07", "\u202e"):
         assert control not in text
     assert "Clean title" in text

@@ -17,7 +17,8 @@ from tools.base import ToolContext, ToolError
 from tools.settings import ToolSettings
 from tools.web import ServerSearch, WebSearch
 from tools.web.search import WebSearchInput
-from tools.web.server_search import SEARCH_SYSTEM
+from tools.web.search_backends import SearchError
+from tools.web.server_search import SEARCH_SYSTEM, found_in
 
 CHANGELOG = "https://github.com/encode/httpx/blob/master/CHANGELOG.md"
 DOCS = "https://www.python-httpx.org/advanced/proxies/"
@@ -143,3 +144,18 @@ async def test_another_vendors_model_refuses_the_server_tool_before_sending(
         caught.value.message
     )
     assert fake_llm.requests == []
+
+
+def test_one_failed_search_of_several_leaves_the_others_results() -> None:
+    failed = {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}
+    result = {"type": "web_search_result", "title": "T", "url": DOCS, "encrypted_content": "x"}
+    blocks = [
+        {"type": "web_search_tool_result", "tool_use_id": "a", "content": failed},
+        {"type": "web_search_tool_result", "tool_use_id": "b", "content": [result]},
+    ]
+
+    found = found_in(blocks, "")
+
+    assert [hit.url for hit in found.hits] == [DOCS]
+    with pytest.raises(SearchError, match="failed: max_uses_exceeded"):
+        found_in(blocks[:1], "")

@@ -114,9 +114,9 @@ class WebSearch(Tool[WebSearchInput]):
         shown = kept[: self._max_results]
         filtered = f" ({domains.describe()})" if domains.describe() else ""
         head = f"Web search for {query!r} through {self.service}{filtered}: "
-        lines = [head + (f"{len(shown)} results" if shown else "no results")]
+        lines = [head + (_count(len(shown)) if shown else "no results")]
         if outside:
-            lines.append(f"({outside} results outside the domain filter left out)")
+            lines.append(f"({_count(outside)} outside the domain filter left out)")
         for number, hit in enumerate(shown, 1):
             lines += ["", f"{number}. {hit.title or '(no title)'}", f"   {hit.url}"]
             if hit.snippet:
@@ -126,6 +126,10 @@ class WebSearch(Tool[WebSearchInput]):
         if shown:
             lines += ["", "Read a result with web_fetch; cite the URLs you use."]
         return "\n".join(lines)
+
+
+def _count(n: int) -> str:
+    return "1 result" if n == 1 else f"{n} results"
 
 
 def _kept(hits: list[Hit], domains: DomainFilter) -> tuple[list[Hit], int]:

@@ -64,10 +64,11 @@ def found_in(blocks: list[dict[str, Any]], answer: str) -> Found:
     """The hits in a response's server blocks, each with the text the answer cited from it.
 
     Raises:
-        SearchError: the search failed on Anthropic's side, or the model never searched.
+        SearchError: every search failed on Anthropic's side, or the model never searched.
     """
     hits: list[Hit] = []
     searched = False
+    failed: list[str] = []
     cited: dict[str, str] = {}
     for block in blocks:
         kind = block.get("type")
@@ -75,10 +76,7 @@ def found_in(blocks: list[dict[str, Any]], answer: str) -> Found:
             searched = True
             content = block.get("content")
             if isinstance(content, dict):
-                code = str(content.get("error_code", "unknown"))
-                raise SearchError(
-                    f"Anthropic's web search failed: {code}", transient=code in _TRANSIENT_CODES
-                )
+                failed.append(str(content.get("error_code", "unknown")))
             for item in content if isinstance(content, list) else []:
                 if isinstance(item, dict) and item.get("type") == "web_search_result":
                     age = item.get("page_age")
@@ -97,6 +95,11 @@ def found_in(blocks: list[dict[str, Any]], answer: str) -> Found:
                         cited[citation["url"]] = text
     if not searched:
         raise SearchError("the model answered without searching; try again with other words")
+    if failed and not hits:  # one search of several failing leaves the others' results
+        raise SearchError(
+            f"Anthropic's web search failed: {', '.join(failed)}",
+            transient=all(code in _TRANSIENT_CODES for code in failed),
+        )
     hits = [
         Hit(hit.title, hit.url, " ".join(filter(None, [cited.get(hit.url, ""), hit.snippet])))
         for hit in hits
