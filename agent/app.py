@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -36,6 +37,7 @@ from agent.setup.session_start import moved_workspace, naming_the_resumed_model,
 from agent.setup.skill_link import SkillLink
 from agent.setup.small_model import side_provider
 from agent.setup.startup import Options, SetupError, secret_redactor
+from agent.setup.web_link import web_search_tool
 from agent.subagents import ChildParts, TaskTool, agent_dirs, load_definitions
 from agent.telemetry import start_recorder, telemetry_wanted
 from compaction import Compactor
@@ -48,6 +50,7 @@ from sessions import SessionStore, SessionWriter
 from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace
 from tools.attempts import run_tool
 from tools.background import BackgroundShells, lost_commands
+from tools.base import Tool
 from tools.builtin import builtin_tools
 from tools.chaos import ToolChaos
 from tools.guard.sandbox import Sandbox
@@ -156,7 +159,9 @@ def build_agent(
         config, environ, session=provider, events=events, fleet=fleet, chaos=chaos
     )
     notices += [Notice(text=side_notice)] if side_notice else []
-    web = WebFetch(side)
+    search, search_notice = web_search_tool(config, environ, side)
+    notices += [Notice(text=search_notice)] if search_notice else []
+    web: list[Tool[Any]] = [WebFetch(side), *([search] if search else [])]
     # The workspace files these run are protected (tools.guard.protected).
     runs = [hook.command for entries in config.hooks.values() for m in entries for hook in m.hooks]
     runs += [
@@ -218,7 +223,7 @@ def build_agent(
         home=person_home,
         provider=provider,
         tools=lambda: builtin_tools(guarded, shells),
-        more_tools=lambda: [web, *mcp.tools()],
+        more_tools=lambda: [*web, *mcp.tools()],
         settings=lambda: profiles.tool_settings(provider.current),
         approval=lambda: modes.approval,
         approver=approver,
@@ -258,7 +263,7 @@ def build_agent(
             tools=[*builtin_tools(guarded, shells), task],
             sandbox=guarded,
             redact=redactor.text,
-            more_tools=lambda: [web, *mcp.tools(), *skills.tools()],
+            more_tools=lambda: [*web, *mcp.tools(), *skills.tools()],
             hooks=before_tool,
             runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
             read_denied=lambda path: permissions.refuses_read(path) is not None,

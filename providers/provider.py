@@ -51,6 +51,8 @@ class RequestKind(StrEnum):
     """web_fetch's answer to a prompt over a long page."""
     SUBAGENT = "subagent"
     """A sub-agent's turn (the `task` tool)."""
+    WEB_SEARCH = "web_search"
+    """web_search's request to a model that searches with its server's own tool."""
 
 
 class ToolSpec(CachingModel):
@@ -87,6 +89,10 @@ class ChatRequest(BaseModel):
     kind: RequestKind = RequestKind.TURN
     timeout: float | None = None
     temperature: float | None = None
+    server_tools: list[dict[str, Any]] = Field(default_factory=list)
+    """Tools the vendor's server runs itself, in its wire shape (Anthropic's
+    ``web_search_20250305``). Only the Anthropic adapter sends them; the others refuse such
+    a request (`ErrorKind.BAD_REQUEST`), so it never reaches a model that cannot run them."""
 
     def chars(self) -> int:
         """Characters of what the request sends (system prompt, messages, tool specs)."""
@@ -110,6 +116,10 @@ class ChatResponse(BaseModel):
     request_id: str | None = None
     rate_limits: RateLimits | None = None
     """The headroom the server reported with this response, if it did."""
+    server_blocks: list[dict[str, Any]] = Field(default_factory=list)
+    """What the server's own tools produced, as the wire gave it: Anthropic's
+    ``server_tool_use`` and ``web_search_tool_result`` blocks, and text blocks that carry
+    ``citations``. Not part of `message`: read by the caller that asked for server tools."""
 
 
 class TextDelta(BaseModel):

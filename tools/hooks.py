@@ -217,6 +217,8 @@ class ApprovalGate:
         if self._approver is None:
             domain = tool.domain(args)
             rule = f" or --allowedTools '{tool.name}(domain:{domain})'" if domain else ""
+            if tool.kind == "network" and not domain:  # a search: one rule allows them all
+                rule = f" or --allowedTools {tool.name}"
             return Refusal(
                 f"{tool.name} needs the person's approval (approval mode '{mode}'), "
                 "but the agent is running non-interactively",

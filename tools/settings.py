@@ -9,7 +9,7 @@ BUILTIN_TOOL_NAMES = (
     *("command_output", "kill_command"),
     "todo_write",
 )
-ADDED_TOOL_NAMES = ("task", "web_fetch", "skill")
+ADDED_TOOL_NAMES = ("task", "web_fetch", "web_search", "skill")
 """Tools the agent adds beside the built-in ones (sub-agents, the web, skills): ``enabled``
 may name them too."""
 MCP_PREFIX = "mcp__"

@@ -39,6 +39,7 @@ _KINDS: dict[str, ToolKind] = {
     "run_command": "execute",
     "todo_write": "think",
     "web_fetch": "fetch",
+    "web_search": "fetch",
 }
 MAX_RESULT_CHARS = 20_000
 """A tool's output shown in the editor: the model's copy is trimmed already, this is a cap."""

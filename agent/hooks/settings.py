@@ -48,6 +48,7 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "command_output": "BashOutput",
     "kill_command": "KillShell",
     "web_fetch": "WebFetch",
+    "web_search": "WebSearch",
     "task": "Task",
 }
 """Our tool names and the Claude Code names hooks know them by (MCP tools are the same in

@@ -18,7 +18,7 @@ CLAUDE_ONLY_TOOLS = frozenset(
         "LS", "LSP", "ListMcpResourcesTool", "MultiEdit", "NotebookEdit",
         "NotebookRead", "PowerShell", "ReadMcpResourceTool", "SlashCommand",
         "TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoRead",
-        "ToolSearch", "WebSearch",
+        "ToolSearch",
     }
 )  # fmt: skip
 """Claude Code's tools this agent lacks. A rule naming one matches nothing here, which

@@ -20,6 +20,7 @@ Claude Code's syntax and meaning:
   every tool that writes files (edit_file, write_file).
 - ``WebFetch(domain:example.com)`` (or ``web_fetch(...)``): fetches from that host;
   ``domain:*.example.com`` its subdomains too.
+- ``WebSearch`` (or ``web_search``): every web search (a search names no one host).
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ from tools.hooks import ApprovalMode
 from tools.mcp.settings import McpServerSettings, check_server_names
 from tools.settings import ToolSettings
 from tools.shell_env import ShellEnvSettings
+from tools.web.settings import WebSearchSettings
 
 ProviderType = Literal["anthropic", "openai", "local"]
 
@@ -153,6 +154,7 @@ class Config(BaseModel):
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
+    web_search: WebSearchSettings | None = None
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     hooks: dict[str, list[HookMatcher]] = Field(default_factory=dict)
     """Claude Code-style hooks, event name → matcher entries (`agent.hooks`)."""

@@ -3,7 +3,8 @@ the fix.
 
 It looks at the keys in the environment and the configuration, sends each model of the chain
 one tiny request straight to its adapter (no retries, so a slow or dead provider shows as it
-is), and reads the sandbox layers, the MCP servers, the offline model and the shared state.
+is), and reads the sandbox layers, the MCP servers, the offline model, the shared state and
+the web tools (a SearXNG instance is asked one search).
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from agent.setup.config import Config, ConfigError
+from agent.setup.web_link import search_model, web_search_problem
 from providers import ChatRequest, LlmError, Message, Purpose
 from providers.adapters.local_model import bundled_model_path, local_runtime_installed
 from recovery import ModelTarget
 from tools.shell_env import ShellEnv
+from tools.web import HttpSearch, SearchError
+from tools.web.search_backends import Query
 
 if TYPE_CHECKING:  # the MCP runtime (and anyio) is imported only when servers are configured
     from tools.mcp.supervisor import ServerStatus
@@ -159,6 +163,55 @@ def permission_findings(warnings: Sequence[str]) -> list[Finding]:
     return [Finding("warning", "permission rules", warning, fix) for warning in warnings]
 
 
+def web_fetch_finding(config: Config) -> Finding:
+    """Whether the model may read pages, and which model answers a prompt over a long one."""
+    if config.tools.enabled is not None and "web_fetch" not in config.tools.enabled:
+        return Finding("ok", "web_fetch", "off: not in tools.enabled")
+    if config.small_model:
+        return Finding(
+            "ok", "web_fetch", f"long pages are read by small_model {config.small_model}"
+        )
+    detail = "long pages are read by the session's model"
+    return Finding("ok", "web_fetch", detail, "small_model: a cheaper model for that")
+
+
+async def web_search_finding(config: Config, environ: Mapping[str, str]) -> Finding:
+    """Whether ``web_search`` is offered and can work; a SearXNG instance is asked once
+    (Brave and Tavily bill each search, so only their key is checked)."""
+    settings = config.web_search
+    if settings is None:
+        fix = (
+            "to turn it on, add web_search: {backend: searxng, url: http://localhost:8080} "
+            "(or brave, tavily, anthropic) to your config; see docs/web.md"
+        )
+        return Finding("ok", "web_search", "not configured: the model cannot search", fix)
+    if (problem := web_search_problem(config, environ)) is not None:
+        return Finding(
+            "error", "web_search", problem, "fix web_search in your config (docs/web.md)"
+        )
+    if config.tools.enabled is not None and "web_search" not in config.tools.enabled:
+        fix = "add web_search to tools.enabled"
+        return Finding("warning", "web_search", "configured, but tools.enabled leaves it out", fix)
+    if settings.backend == "anthropic":
+        detail = f"Anthropic's server-side search through {search_model(config)}"
+        return Finding("ok", "web_search", detail)
+    if settings.backend != "searxng":
+        key = f"key from ${settings.key_env()}" if settings.key_env() else "no key"
+        detail = (
+            f"{settings.backend} at {settings.base_url()}, {key} (not probed: searches are billed)"
+        )
+        return Finding("ok", "web_search", detail)
+    env = settings.key_env()
+    quick = settings.model_copy(update={"timeout": min(settings.timeout, PROBE_TIMEOUT)})
+    search = HttpSearch(quick, environ.get(env) if env else None)
+    try:
+        found = await search(Query("agent doctor", count=1))
+    except SearchError as error:
+        return Finding("error", "web_search", error.message, "check web_search.url (docs/web.md)")
+    detail = f"SearXNG at {settings.base_url()} answered ({len(found.hits)} results)"
+    return Finding("ok", "web_search", detail)
+
+
 async def diagnose(
     config: Config,
     environ: Mapping[str, str],
@@ -179,4 +232,5 @@ async def diagnose(
     findings += mcp_findings(servers)
     findings.append(local_model_finding())
     findings.append(shared_state_finding(config))
+    findings += [web_fetch_finding(config), await web_search_finding(config, environ)]
     return findings

@@ -1,5 +1,5 @@
-"""The provider for side requests (web_fetch's answer over a long page): ``small_model``
-when one is configured, the session's own otherwise."""
+"""The provider for side requests (web_fetch's answer over a long page, web_search's anthropic
+backend): ``small_model`` when one is configured, the session's own otherwise."""
 
 from __future__ import annotations
 

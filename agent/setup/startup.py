@@ -158,5 +158,7 @@ def secret_redactor(config: Config, environ: Mapping[str, str]) -> Redactor:
         for name, value in config.shell_env.set.items()
         if looks_secret(name)
     }
-    base = Redactor.from_environ(environ, extra_names=config.sessions.redact_env)
+    search_key = config.web_search.key_env() if config.web_search else None
+    names = [*config.sessions.redact_env, *([search_key] if search_key else [])]
+    base = Redactor.from_environ(environ, extra_names=names)
     return base.with_secrets(literal)

@@ -187,6 +187,8 @@ TABLE: dict[str, Decision] = {
     "recovery.shared": SECTION,
     "recovery.shared.url": held("tell a server it names about your requests"),
     "telemetry": held("send what this agent does to a telemetry collector"),
+    # Searches carry the work's words, and a key from the person's environment goes along.
+    "web_search": held("send your searches, with the key it names, to a server it chooses"),
     # What runs without asking, and how confined it is.
     "approval": tighten(ordered("ask", "auto-edit", "full-auto"), "run tools without asking you"),
     "plan_mode": tighten(ordered(True, False, kind=bool), "turn plan mode off"),

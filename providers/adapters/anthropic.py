@@ -135,6 +135,8 @@ class AnthropicProvider:
             # Tools come first in the cached prefix: a breakpoint on the system prompt covers
             # both; without one, the last tool carries it.
             fields["tools"] = self._tools(request.tools, mark=cache and not request.system)
+        if request.server_tools:
+            fields["tools"] = [*fields.get("tools", ()), *request.server_tools]
         if request.system:
             fields["system"] = self._system(request.system) if cache else request.system
         if request.temperature is not None:

@@ -34,6 +34,7 @@ __all__ = [
     "anthropic_message",
     "from_anthropic_messages",
     "response_from_message",
+    "server_blocks",
     "stop_reason",
     "to_anthropic_messages",
     "to_anthropic_tools",
@@ -205,9 +206,25 @@ def response_from_message(
     )
 
 
+_OURS = frozenset({"text", "tool_use", "tool_result"})
+
+
+def server_blocks(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The blocks of ``content`` a server tool produced (``server_tool_use``,
+    ``web_search_tool_result``, ...) and the text blocks that cite them."""
+    return [
+        block
+        for block in content
+        if block.get("type") not in _OURS
+        or (block.get("type") == "text" and block.get("citations"))
+    ]
+
+
 def _response(body: dict[str, Any], *, provider: str, request_id: str | None) -> ChatResponse:
+    content = body.get("content", [])
     return ChatResponse(
-        message=Message(role="assistant", content=from_anthropic_content(body.get("content", []))),
+        message=Message(role="assistant", content=from_anthropic_content(content)),
+        server_blocks=server_blocks(content) if isinstance(content, list) else [],
         stop_reason=stop_reason(body.get("stop_reason")),
         usage=usage_from_anthropic(body.get("usage")),
         model=body.get("model") or "",
@@ -271,7 +288,11 @@ class EventAccumulator:
         if delta.get("type") == "input_json_delta":
             partial = delta.get("partial_json", "")
             self._json.setdefault(index, []).append(partial)
+            if block.get("type") != "tool_use":
+                return None  # a server tool's input: the server runs it, nobody streams it
             return ToolUseDelta(index=index, partial_json=partial)
+        if delta.get("type") == "citations_delta":
+            block.setdefault("citations", []).append(delta.get("citation") or {})
         return None
 
     def response(self, *, provider: str = "", request_id: str | None = None) -> ChatResponse:

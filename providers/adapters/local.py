@@ -31,7 +31,7 @@ from providers.adapters.local_model import BUNDLED_MODEL, load_model, resolve_mo
 from providers.adapters.local_prompt import COMPACT_TOOL_TEMPLATE
 from providers.adapters.openai_mapping import to_openai_messages, to_openai_tools
 from providers.adapters.openai_stream import ChunkAccumulator
-from providers.adapters.support import timeout_error
+from providers.adapters.support import refuse_server_tools, timeout_error
 from providers.classify import is_context_overflow
 from providers.errors import ErrorKind, LlmError
 from providers.messages import Usage
@@ -96,6 +96,7 @@ class LocalProvider:
         self, request: ChatRequest, on_delta: DeltaHandler | None = None
     ) -> ChatResponse:
         """Generate the answer to ``request`` in a worker thread; raise only `LlmError`."""
+        refuse_server_tools(request, provider=self.provider_name)
         loop = asyncio.get_running_loop()
         cancel = threading.Event()
         emit = _loop_handoff(loop, on_delta, cancel) if on_delta is not None else None

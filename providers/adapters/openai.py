@@ -24,6 +24,7 @@ from providers.adapters.support import (
     ServerAnswer,
     call_translating_errors,
     idle_guarded,
+    refuse_server_tools,
     with_rate_limits,
 )
 from providers.errors import LlmError, reading
@@ -96,6 +97,7 @@ class OpenAIProvider:
     ) -> ChatResponse:
         """Send ``request``; stream deltas to ``on_delta``; raise only `LlmError`."""
         model = request.model
+        refuse_server_tools(request, provider=self.provider_name)
 
         async def call() -> ChatResponse:
             if self._stream:

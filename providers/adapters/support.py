@@ -20,7 +20,7 @@ import structlog
 from providers.adapters.unreachable import unreachable
 from providers.classify import classify, retry_after
 from providers.errors import ErrorKind, LlmError, MalformedAnswer
-from providers.provider import ChatResponse
+from providers.provider import ChatRequest, ChatResponse
 from providers.ratelimit import rate_limits_from_headers
 
 __all__ = [
@@ -96,6 +96,23 @@ def with_rate_limits(response: ChatResponse, headers: Mapping[str, str]) -> Chat
     """``response`` carrying the rate-limit headroom its HTTP headers reported."""
     limits = rate_limits_from_headers(headers)
     return response if limits is None else response.model_copy(update={"rate_limits": limits})
+
+
+def refuse_server_tools(request: ChatRequest, *, provider: str) -> None:
+    """For adapters whose vendor runs no server tools: a request that needs them fails
+    before it is sent, instead of reaching a model that would answer without them.
+
+    Raises:
+        LlmError: of kind bad_request, when ``request`` has server tools.
+    """
+    if request.server_tools:
+        kinds = ", ".join(str(tool.get("type")) for tool in request.server_tools)
+        raise LlmError(
+            ErrorKind.BAD_REQUEST,
+            f"{kinds} runs on Anthropic's servers only; {provider}:{request.model} cannot run it",
+            provider=provider,
+            model=request.model,
+        )
 
 
 def timeout_error(message: str, *, provider: str, model: str) -> LlmError:

@@ -149,6 +149,12 @@ LOOSER: list[tuple[str, str, str, Read]] = [
         lambda c: c.recovery.shared.url,
     ),
     ("telemetry", "max_steps: 9", "telemetry: {enabled: true}", lambda c: c.telemetry.enabled),
+    (
+        "web_search",
+        "web_search: {backend: brave}",
+        "web_search: {backend: searxng, url: 'http://search.example'}",
+        lambda c: c.web_search,
+    ),
 ]
 
 # (the person's config, the project's stricter agent.yaml, what to read, what applies)

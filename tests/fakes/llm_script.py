@@ -24,6 +24,15 @@ class ToolCallPart:
 
 
 @dataclass(frozen=True)
+class ServerPart:
+    """A block of Anthropic's server tools inside a reply, as the wire has it:
+    ``server_tool_use``, ``web_search_tool_result``, or text carrying ``citations``. The
+    OpenAI renderer leaves it out (no such blocks there)."""
+
+    block: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Reply:
     """A successful answer: text and/or tool calls, a stop reason and usage numbers.
 
@@ -31,7 +40,7 @@ class Reply:
     (end_turn → stop, tool_use → tool_calls, max_tokens → length, refusal → content_filter).
     """
 
-    parts: tuple[str | ToolCallPart, ...]
+    parts: tuple[str | ToolCallPart | ServerPart, ...]
     stop: StopName = "end_turn"
     input_tokens: int = 11
     output_tokens: int = 7
@@ -68,7 +77,7 @@ class Reply:
     ) -> Reply:
         """A reply that calls one tool; ``raw_arguments`` sends exactly that text (bad JSON too)."""
         raw = raw_arguments if raw_arguments is not None else json.dumps(arguments or {})
-        parts: tuple[str | ToolCallPart, ...] = (text,) if text else ()
+        parts: tuple[str | ToolCallPart | ServerPart, ...] = (text,) if text else ()
         options.setdefault("stop", "tool_use")
         return cls(parts=(*parts, ToolCallPart(name, raw)), **options)
 

@@ -10,7 +10,7 @@ import itertools
 import json
 from typing import Any, Literal
 
-from tests.fakes.llm_script import Fault, Reply, ToolCallPart
+from tests.fakes.llm_script import Fault, Reply, ServerPart, ToolCallPart
 
 Protocol = Literal["anthropic", "openai"]
 
@@ -75,7 +75,9 @@ def _anthropic_usage(reply: Reply) -> dict[str, int]:
     }
 
 
-def _anthropic_block(part: str | ToolCallPart, n: int) -> dict[str, Any]:
+def _anthropic_block(part: str | ToolCallPart | ServerPart, n: int) -> dict[str, Any]:
+    if isinstance(part, ServerPart):
+        return part.block
     if isinstance(part, str):
         return {"type": "text", "text": part}
     try:
@@ -108,8 +110,10 @@ def anthropic_events(reply: Reply, model: str) -> list[bytes]:
     events = [sse({"type": "message_start", "message": start}, "message_start")]
     events.append(sse({"type": "ping"}, "ping"))
     for index, part in enumerate(reply.parts):
-        if isinstance(part, str):
-            block: dict[str, Any] = {"type": "text", "text": ""}
+        if isinstance(part, ServerPart):
+            block, deltas = _server_block_stream(part.block, reply)
+        elif isinstance(part, str):
+            block = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": piece} for piece in reply.text_pieces(part)]
         else:
             block = {"type": "tool_use", "id": f"toolu_fake_{n}_{index}", "name": part.name}
@@ -130,6 +134,24 @@ def anthropic_events(reply: Reply, model: str) -> list[bytes]:
     )
     events.append(sse({"type": "message_stop"}, "message_stop"))
     return events
+
+
+def _server_block_stream(
+    whole: dict[str, Any], reply: Reply
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """How Anthropic streams a server tool's block: a call's input and cited text in
+    deltas (``citations_delta`` after the text), a search result whole at its start."""
+    if whole.get("type") == "server_tool_use":
+        arguments = json.dumps(whole.get("input") or {})
+        return whole | {"input": {}}, [{"type": "input_json_delta", "partial_json": arguments}]
+    if whole.get("type") == "text":
+        deltas = [{"type": "text_delta", "text": p} for p in reply.text_pieces(whole["text"])]
+        deltas += [
+            {"type": "citations_delta", "citation": citation}
+            for citation in whole.get("citations") or []
+        ]
+        return {"type": "text", "text": "", "citations": []}, deltas
+    return whole, []
 
 
 def _openai_usage(reply: Reply) -> dict[str, Any]:

@@ -1,18 +1,24 @@
-"""A real HTTP server on 127.0.0.1 serving scripted pages, for ``web_fetch`` tests.
+"""A real HTTP server on 127.0.0.1 serving scripted pages, for ``web_fetch`` and
+``web_search`` tests.
 
 Each route is a `WebPage`: a status, headers and a body, which may be a generator (sent
-chunked, as slowly as it likes). The server counts the requests per path.
+chunked, as slowly as it likes). The server counts the requests per path. A search API is
+a function in ``routes`` (by path, query string left off) answering each `SeenRequest`,
+GET or POST; every request is kept in ``requests``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,24 @@ class WebPage:
     """Seconds to wait before answering (a slow server)."""
 
 
+@dataclass(frozen=True)
+class SeenRequest:
+    """One request as the server got it (header names lower case)."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+
+    def arg(self, name: str) -> str:
+        """The query string's first value for ``name`` ("" when absent)."""
+        return self.query.get(name, [""])[0]
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
 def endless(chunk: bytes = b"x" * 65536) -> Callable[[], Iterator[bytes]]:
     """A body that never ends, until the client stops reading."""
 
@@ -38,10 +62,13 @@ def endless(chunk: bytes = b"x" * 65536) -> Callable[[], Iterator[bytes]]:
 
 
 class FakeWebServer:
-    """Serves ``pages`` (path → `WebPage`) on 127.0.0.1; a missing path is a 404."""
+    """Serves ``pages`` (path → `WebPage`) and ``routes`` (path → a function of the
+    request) on 127.0.0.1; a missing path is a 404."""
 
     def __init__(self) -> None:
         self.pages: dict[str, WebPage] = {}
+        self.routes: dict[str, Callable[[SeenRequest], WebPage]] = {}
+        self.requests: list[SeenRequest] = []
         self.hits: Counter[str] = Counter()
         self._stop = threading.Event()
         server = self
@@ -51,12 +78,33 @@ class FakeWebServer:
 
             def do_GET(self) -> None:
                 server.hits[self.path] += 1
-                page = server.pages.get(self.path, WebPage(b"not here", "text/plain", 404))
+                page = server.pages.get(self.path) or self._routed(b"")
                 if page.delay and server._stop.wait(page.delay):
                     return
                 # The client may stop reading, as it should past its cap.
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self._answer(page)
+
+            def do_POST(self) -> None:
+                server.hits[self.path] += 1
+                page = self._routed(self.rfile.read(int(self.headers.get("content-length", 0))))
+                if page.delay and server._stop.wait(page.delay):
+                    return
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self._answer(page)
+
+            def _routed(self, body: bytes) -> WebPage:
+                parts = urlsplit(self.path)
+                seen = SeenRequest(
+                    self.command,
+                    parts.path,
+                    parse_qs(parts.query),
+                    {name.lower(): value for name, value in self.headers.items()},
+                    body,
+                )
+                server.requests.append(seen)
+                route = server.routes.get(parts.path)
+                return route(seen) if route else WebPage(b"not here", "text/plain", 404)
 
             def _answer(self, page: WebPage) -> None:
                 self.send_response(page.status)

@@ -188,7 +188,7 @@ def test_rules_for_tools_this_agent_lacks_are_kept_listed_as_ignored_and_match_n
     _write(
         home / ".claude" / "settings.json",
         _permissions(
-            allow=["WebFetch(domain:example.com)", "WebSearch", "mcp__github__*", "Read"],
+            allow=["WebFetch(domain:example.com)", "ToolSearch", "mcp__github__*", "Read"],
             deny=["NotebookEdit"],
         ),
     )
@@ -203,12 +203,12 @@ def test_rules_for_tools_this_agent_lacks_are_kept_listed_as_ignored_and_match_n
     assert notes == {
         "NotebookEdit": "ignored: no NotebookEdit tool here",
         "WebFetch(domain:example.com)": "",
-        "WebSearch": "ignored: no WebSearch tool here",
+        "ToolSearch": "ignored: no ToolSearch tool here",
         "mcp__github__*": "",
         "Read": "",
     }
     assert _verdict(check, "ls") is None
-    assert "ignored: no WebSearch tool here" in shown
+    assert "ignored: no ToolSearch tool here" in shown
     assert "~/.claude/settings.json" in shown
     assert "! x.json: not valid JSON" in shown
 

@@ -154,7 +154,7 @@ def test_the_repl_asks_to_trust_a_claude_settings_file_and_lists_where_rules_com
 ) -> None:
     (workspace / ".claude").mkdir()
     (workspace / ".claude" / "settings.local.json").write_text(
-        json.dumps({"permissions": {"allow": ["Bash(touch:*)"], "ask": ["WebSearch"]}})
+        json.dumps({"permissions": {"allow": ["Bash(touch:*)"], "ask": ["ToolSearch"]}})
     )
     fake_llm.script(
         Reply.tool_call("run_command", {"command": "touch made"}),
@@ -173,7 +173,7 @@ def test_the_repl_asks_to_trust_a_claude_settings_file_and_lists_where_rules_com
     assert "permission allow: Bash(touch:*), from .claude/settings.local.json" in asked
     assert "Bash(touch:*)" in listed
     assert ".claude/settings.local.json" in listed
-    assert "ignored: no WebSearch tool here" in listed
+    assert "ignored: no ToolSearch tool here" in listed
     assert "Allow?" not in answered
     assert (workspace / "made").exists()
 

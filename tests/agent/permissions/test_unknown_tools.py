@@ -50,7 +50,8 @@ def test_did_you_mean_finds_the_same_name_in_other_case_or_a_close_one(
         "mcp__github",
         "mcp__*",
         "WebFetch(domain:example.com)",
-        "WebSearch",  # Claude Code's, absent here: /permissions notes it
+        "WebSearch",
+        "ToolSearch",  # Claude Code's, absent here: /permissions notes it
         "NotebookEdit",
     ],
 )
@@ -91,7 +92,8 @@ def test_permission_settings_warn_once_per_rule_naming_its_origin() -> None:
 
 def test_permissions_listing_note_says_what_was_meant() -> None:
     assert ignored_because(parse_rule("bash")) == "ignored: no bash tool here; did you mean Bash?"
-    assert ignored_because(parse_rule("WebSearch")) == "ignored: no WebSearch tool here"
+    assert ignored_because(parse_rule("ToolSearch")) == "ignored: no ToolSearch tool here"
+    assert ignored_because(parse_rule("WebSearch")) == ""
     assert ignored_because(parse_rule("WebFetch(domain:example.com)")) == ""
 
 
