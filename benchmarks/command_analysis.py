@@ -1,6 +1,6 @@
 """Command analysis benchmark: what one reading of a shell command costs.
 
-Run: ``python benchmarks/command_analysis.py`` (about 30 s; reads and writes nothing).
+Run: ``python benchmarks/command_analysis.py`` (about 15 s; reads and writes nothing).
 
 1. Typical commands (goal: under 1 ms each), uncached: the grammar's parse plus the walk.
 2. 100 kB commands (goal: under 50 ms of CPU): a here-document writing a file and an inline
