@@ -187,6 +187,8 @@ def test_a_rate_limit_then_an_answer_arrives_as_metrics_and_events(
     assert error["error_kind"] == "rate_limit"
     assert error["model"] == PRICED
     assert error["session.id"] == session_id
+    assert error["next"] == "retry"
+    assert error["retry_after"] > 0
     [request] = [e for e in events if e["event.name"] == "agent.api_request"]
     assert request["attempt"] == 2
     assert request["model"] == PRICED
@@ -214,6 +216,47 @@ def test_a_fallback_and_its_reason_are_exported(
     [event] = [e for e in collector.events() if e["event.name"] == "agent.fallback"]
     assert (event["from"], event["to"], event["state"]) == (PRICED, FALLBACK, "activated")
     assert event["reason"]
+
+
+def test_a_failure_that_goes_straight_to_the_fallback_is_an_api_error(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    fake_llm.script(Fault.status(401, "authentication_error"), model=PRICED.split(":")[1])
+    fake_llm.script(Reply.text("done"), model=FALLBACK.split(":")[1])
+
+    done = run(
+        fake_llm, workspace, decoy_home, telemetry_env(collector), "--fallback-model", FALLBACK
+    )
+
+    assert done.stdout.strip() == "done"
+    events = collector.events()
+    [error] = [e for e in events if e["event.name"] == "agent.api_error"]
+    assert (error["model"], error["status_code"], error["error_kind"]) == (PRICED, 401, "auth")
+    assert (error["attempt"], error["next"], error["provider"]) == (1, "fallback", "anthropic")
+    assert "retry_after" not in error  # the server named no wait, and none is scheduled
+    assert named(collector.metrics(), "agent.retry.count") == []
+    [fallback] = [e for e in events if e["event.name"] == "agent.fallback"]
+    assert (fallback["from"], fallback["to"]) == (PRICED, FALLBACK)
+    assert KEY.encode() not in collector.raw()
+
+
+def test_a_request_the_provider_rejects_is_an_api_error_that_ends_the_call(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    fake_llm.script(Fault.status(400, "invalid_request_error"))
+    (workspace / "agent.yaml").write_text(FAST)
+
+    done = run_agent(
+        "-p", "say it", "--model", PRICED,
+        server=fake_llm, workspace=workspace, home=decoy_home, env=telemetry_env(collector),
+    )  # fmt: skip
+
+    assert done.code != 0
+    assert "Traceback" not in done.stderr
+    [error] = [e for e in collector.events() if e["event.name"] == "agent.api_error"]
+    assert (error["status_code"], error["error_kind"]) == (400, "bad_request")
+    assert error["next"] == "fail"
+    assert KEY.encode() not in collector.raw()
 
 
 def test_no_key_no_command_no_file_and_no_prompt_leave_by_default(
