@@ -76,7 +76,7 @@ class Exporters:
         worker.join(seconds)
         if _problems.count:  # said once, at the end, where it cannot break into a turn
             print(
-                f"Telemetry: {_problems.count} export(s) failed or were dropped; check "
+                "Telemetry: exports failed or events were dropped; check "
                 "OTEL_EXPORTER_OTLP_ENDPOINT and that the collector runs (details in the log).",
                 file=sys.stderr,
             )
@@ -158,14 +158,24 @@ def _log_exporter(kind: str, environ: Mapping[str, str]) -> LogRecordExporter:
 
 class _ToStructlog(logging.Handler):
     """The SDK's own messages (an export that failed, a full queue) go to the agent's log,
-    not the person's terminal; they are counted, for one line at exit."""
+    not the person's terminal; they are counted, for one line at exit.
+
+    Each kind of message is logged once per process: a collector that stays down would
+    otherwise add a failed export and a full queue to the log every 20 seconds (the SDK's
+    own filter), and a full queue is told on the thread that emits the event, the turn's.
+    """
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.count = 0
+        self._said: set[tuple[str, object]] = set()
 
     def emit(self, record: logging.LogRecord) -> None:
         self.count += 1
+        kind = (record.name, record.msg)
+        if kind in self._said:
+            return
+        self._said.add(kind)
         log.warning("telemetry_sdk", logger=record.name, message=record.getMessage())
 
 

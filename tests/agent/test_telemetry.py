@@ -380,6 +380,53 @@ def test_a_collector_that_is_down_does_not_hold_up_the_exit(
     assert all("OTEL_EXPORTER_OTLP_ENDPOINT" in line for line in said)
 
 
+def test_a_collector_that_never_answers_never_holds_up_a_turn(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    arrived: list[str] = []
+    release = threading.Event()
+
+    class Stuck(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            arrived.append(self.path)
+            release.wait(60)  # takes the export and never answers while the turn runs
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Stuck)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    fake_llm.script(
+        Reply.tool_call("read_file", {"path": "a.txt"}),
+        Reply.tool_call("list_files", {"pattern": "*"}),
+        Reply.text("done"),
+    )
+    (workspace / "a.txt").write_text("alpha\n")
+    (workspace / "agent.yaml").write_text(FAST)
+    env = {
+        "AGENT_ENABLE_TELEMETRY": "1",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{server.server_address[1]}",
+        "OTEL_EXPORTER_OTLP_TIMEOUT": "600000",  # an export in the turn's way would hang it
+        "OTEL_METRIC_EXPORT_INTERVAL": "1",
+        "OTEL_LOGS_EXPORT_INTERVAL": "1",
+    }
+    try:
+        done = run_agent(
+            "-p", "read it", "--model", PRICED,
+            server=fake_llm, workspace=workspace, home=decoy_home, env=env,
+        )  # fmt: skip
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+
+    assert done.code == 0, done.stderr
+    assert done.stdout.strip() == "done"
+    assert len(fake_llm.requests) == 3
+    assert arrived  # the exports were sent, and never answered
+    assert "Traceback" not in done.stderr
+
+
 def test_a_plain_start_never_imports_opentelemetry(
     workspace: Path, decoy_home: Path, fake_llm: FakeLlmServer
 ) -> None:
