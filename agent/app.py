@@ -150,6 +150,7 @@ def build_agent(
         )
     ):
         events.subscribe(recorder.on_event)
+        provider.failures.subscribe(recorder.on_failure)
         ledger = provider.usage
         ledger.subscribe(
             lambda kind, model, usage: recorder.on_usage(kind, model, usage, ledger.last_seconds)

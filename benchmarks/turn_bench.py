@@ -1,7 +1,8 @@
 """Per-step benchmark: the agent's own cost per model call + tool call, against a bare SDK loop.
 
 Run: ``python benchmarks/turn_bench.py`` (about a minute; ``--steps N --runs N``;
-``--telemetry`` with OpenTelemetry export on, to a collector that is down). Both sides
+``--telemetry`` adds a third side, the agent with OpenTelemetry export on, to a collector
+that is down, so the per-step cost of telemetry on and off shows in one run). The sides
 run in this process against the same local fake server (tests/fakes/llm_server.py, Anthropic
 protocol, streamed) in a process of its own, as a model server always is: in this one, its
 threads would take the interpreter's lock from ours. It answers each turn with ``--steps``
@@ -141,7 +142,7 @@ async def agent_turn(
 ) -> Timing:
     """Wall and CPU seconds of one turn of ``steps`` tool steps (plus the final answer)
     through `Agent`."""
-    environ = agent_env(server, home, TELEMETRY if telemetry else None)
+    environ = agent_env(server, home, TELEMETRY if telemetry else {"AGENT_ENABLE_TELEMETRY": "0"})
     options = Options(
         workspace=work,
         overrides={
@@ -266,7 +267,7 @@ def main() -> None:
     parser.add_argument(
         "--telemetry",
         action="store_true",
-        help="agent with telemetry on (a collector that is down)",
+        help="also the agent with telemetry on (a collector that is down)",
     )
     args = parser.parse_args()
     if args.telemetry:
@@ -282,28 +283,49 @@ def main() -> None:
             (work / f"code{n}.py").write_text(FILE_TEXT)
         ours: list[Timing] = []
         bare: list[Timing] = []
-        for _ in range(args.runs):  # interleaved: the machine's load hits both alike
-            ours.append(asyncio.run(agent_turn(server, home, work, args.steps, args.telemetry)))
+        told: list[Timing] = []  # the agent with telemetry on
+        for _ in range(args.runs):  # interleaved: the machine's load hits every side alike
+            ours.append(asyncio.run(agent_turn(server, home, work, args.steps)))
             bare.append(asyncio.run(bare_turn(server, work, args.steps)))
+            if args.telemetry:
+                told.append(asyncio.run(agent_turn(server, home, work, args.steps, True)))
+    _report(args, ours, bare, told)
+
+
+def _report(
+    args: argparse.Namespace, ours: list[Timing], bare: list[Timing], told: list[Timing]
+) -> None:
     per_step = args.steps + 1
     where = "in this process" if args.in_process else "in its own process"
     print(f"Per step ({args.steps} read_file calls + the answer; best of {args.runs})")
-    print(f"(the fake server runs {where}; telemetry {'on' if args.telemetry else 'off'})")
-    print(f"{'':<10}{'wall':>10}{'CPU':>10}")
-    for name, timings in (("agent", ours), ("bare SDK", bare)):
+    print(f"(the fake server runs {where})")
+    print(f"{'':<22}{'wall':>10}{'CPU':>10}")
+    sides = [("agent", ours), ("bare SDK", bare)]
+    sides += [("agent, telemetry on", told)] if told else []
+    for name, timings in sides:
         wall, cpu = (min(t[i] for t in timings) / per_step * 1000 for i in (0, 1))
-        print(f"{name:<10}{wall:>7.2f} ms{cpu:>7.2f} ms")
+        print(f"{name:<22}{wall:>7.2f} ms{cpu:>7.2f} ms")
     wall_ratio, cpu_ratio = (min(t[i] for t in ours) / min(t[i] for t in bare) for i in (0, 1))
     own = (min(t[0] for t in ours) - min(t[0] for t in bare)) / per_step * 1000
-    print(f"{'ratio':<10}{wall_ratio:>9.2f}x{cpu_ratio:>9.2f}x")
+    print(f"{'ratio':<22}{wall_ratio:>9.2f}x{cpu_ratio:>9.2f}x")
     # Each agent run against the bare run right after it: the machine's speed drifts over a
     # minute far more than between two neighbouring runs.
-    pairs = [sorted(a[i] / b[i] for a, b in zip(ours, bare, strict=True)) for i in (0, 1)]
-    paired = [median(ratios) for ratios in pairs]
-    print(f"{'paired':<10}{paired[0]:>9.2f}x{paired[1]:>9.2f}x  (median of run-by-run ratios)")
-    quartiles = [f"{r[len(r) // 4]:.2f}-{r[(3 * len(r)) // 4]:.2f}x" for r in pairs]
-    print(f"{'quartiles':<10}{quartiles[0]:>10}{quartiles[1]:>12}  (of the run-by-run ratios)")
+    _paired("paired", ours, bare)
+    if told:
+        _paired("telemetry on / bare", told, bare)
+        _paired("telemetry on / off", told, ours)
+        added = (min(t[0] for t in told) - min(t[0] for t in ours)) / per_step * 1000
+        print(f"telemetry on adds {added:.2f} ms/step (wall, best runs)")
     print(f"the agent's own work: {own:.2f} ms/step (wall)")
+
+
+def _paired(name: str, these: list[Timing], those: list[Timing]) -> None:
+    """The median (and quartiles) of the run-by-run ratios of ``these`` to ``those``."""
+    pairs = [sorted(a[i] / b[i] for a, b in zip(these, those, strict=True)) for i in (0, 1)]
+    paired = [median(ratios) for ratios in pairs]
+    quartiles = [f"{r[len(r) // 4]:.2f}-{r[(3 * len(r)) // 4]:.2f}x" for r in pairs]
+    print(f"{name:<22}{paired[0]:>9.2f}x{paired[1]:>9.2f}x  (median of run-by-run ratios)")
+    print(f"{'  quartiles':<22}{quartiles[0]:>10}{quartiles[1]:>12}")
 
 
 @contextmanager

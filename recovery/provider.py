@@ -40,6 +40,7 @@ from recovery.events import (
     RecoveryEvent,
     TokensEscalated,
 )
+from recovery.failures import RequestFailures
 from recovery.fleet import Fleet, FleetView
 from recovery.report import combined_error
 from recovery.retry import RetryLoop
@@ -130,6 +131,11 @@ class RecoveringProvider:
     def usage(self) -> UsageLedger:
         """Tokens of every answer this provider got, per model and per purpose."""
         return self._retry.usage
+
+    @property
+    def failures(self) -> RequestFailures:
+        """Who is told of each request a model did not answer."""
+        return self._retry.failures
 
     @property
     def current(self) -> ModelRef:

@@ -34,6 +34,7 @@ from recovery.events import (
     RetryScheduled,
     StreamRestarted,
 )
+from recovery.failures import Next, RequestFailures
 from recovery.fleet.shared import Fleet, Hold
 from recovery.policy import POLICY, Action, CallState, Decision, decide
 from recovery.report import Failure
@@ -41,6 +42,7 @@ from recovery.settings import RecoverySettings
 from recovery.usage import UsageLedger
 
 Emit = Callable[[RecoveryEvent, str | None], None]
+_NEXT: dict[Action, Next] = {Action.RAISE: "fail", Action.FALL_BACK: "fallback"}
 HELD_NOTICE_AFTER = 1.0
 """A request held back at least this many seconds is announced (a shorter wait is pacing
 the person does not notice)."""
@@ -82,6 +84,7 @@ class RetryLoop:
         self.requests = 0
         self.waited = 0.0
         self.usage = UsageLedger()
+        self.failures = RequestFailures()
 
     def breaker(self, ref: ModelRef) -> CircuitBreaker:
         """The circuit breaker of ``ref`` (created closed on first use)."""
@@ -162,6 +165,7 @@ class RetryLoop:
                 decision = decide(error, here, self._settings, self._rng.random())
                 if tracker is not None and tracker.count:
                     call.stale_stream = f"{error.kind.value}: {error.message}"
+                self._tell(target, error, attempt, decision)
                 if decision.action is Action.RAISE:
                     raise
                 if decision.action is Action.FALL_BACK:
@@ -230,6 +234,7 @@ class RetryLoop:
             response = await self._send(target, request, tracker, CallLog())
         except LlmError as error:
             self._note(error, target, has_fallback=True)
+            self.failures.tell(str(target.ref), error, 1, "fallback", error.retry_after)
             if tracker is not None and tracker.count:
                 why = f"{target.ref} failed again ({error.kind.value})"
                 tracker.inner(StreamReset(reason=why))
@@ -358,6 +363,11 @@ class RetryLoop:
         call.waited += decision.delay
         self.waited += decision.delay
         await self._sleep(decision.delay)
+
+    def _tell(self, target: ModelTarget, error: LlmError, attempt: int, then: Decision) -> None:
+        moved = _NEXT.get(then.action, "retry")
+        wait = then.delay if moved == "retry" else error.retry_after
+        self.failures.tell(str(target.ref), error, attempt, moved, wait)
 
     def _answered(self, target: ModelTarget) -> None:
         """A request was answered: refill the budget and close the model's breaker."""

@@ -5,7 +5,8 @@ inherited them could send them anywhere (a prompt-injected ``curl``). As Codex's
 ``shell_environment_policy`` does, the environment is built from the agent's in steps:
 
 1. ``inherit``: ``all`` of it, only the ``core`` variables (`CORE`), or ``none``;
-2. drop every name that marks a secret (`SECRET_PATTERNS`) and each provider's key variable
+2. drop every name that marks a secret (`SECRET_PATTERNS`: KEY, SECRET, TOKEN, PASSWORD, the
+   OTLP exporters' headers) and each provider's key variable
    (its ``api_key_env``), unless ``ignore_default_excludes``;
 3. drop the names matching ``exclude``;
 4. keep only the names matching ``include_only``, when it is not empty;
@@ -23,8 +24,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-SECRET_PATTERNS = ("*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*")
-"""Names that mark a variable as a secret; never passed unless the person says so."""
+SECRET_PATTERNS = ("*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "OTEL_EXPORTER_OTLP_*HEADERS")
+"""Names that mark a variable as a secret; never passed unless the person says so. The
+OpenTelemetry exporters' headers (``OTEL_EXPORTER_OTLP_HEADERS``, ``..._LOGS_HEADERS``...)
+usually carry the collector's token: ``Authorization=Bearer ...``."""
 CORE = (
     "HOME",
     "LOGNAME",
@@ -65,8 +68,8 @@ class ShellEnvSettings(BaseModel):
     )
     ignore_default_excludes: bool = Field(
         default=False,
-        description="true: also pass names with KEY, SECRET, TOKEN or PASSWORD in them and the "
-        "providers' key variables.",
+        description="true: also pass names with KEY, SECRET, TOKEN or PASSWORD in them, "
+        "OTEL_EXPORTER_OTLP_*HEADERS and the providers' key variables.",
     )
     exclude: list[str] = Field(
         default_factory=list, description="More names to withhold (globs, case-insensitive)."

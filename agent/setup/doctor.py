@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Literal
 
 from agent.setup.config import Config, ConfigError
 from agent.setup.web_link import search_model, web_search_problem
+from agent.telemetry import telemetry_wanted
+from agent.telemetry.settings import describe
 from providers import ChatRequest, LlmError, Message, Purpose
 from providers.adapters.local_model import bundled_model_path, local_runtime_installed
 from recovery import ModelTarget
@@ -156,6 +158,27 @@ def shell_env_findings(env: ShellEnv, environ: Mapping[str, str]) -> list[Findin
     return found
 
 
+def telemetry_finding(config: Config, environ: Mapping[str, str]) -> Finding:
+    """Telemetry on or off, where it exports, the headers it sends (names only, never a
+    value) and whether the OpenTelemetry packages it needs can be imported."""
+    status = describe(telemetry_wanted(config.telemetry.enabled, environ), environ)
+    if not status.on:
+        return Finding("ok", "telemetry", "off (AGENT_ENABLE_TELEMETRY=1 turns it on)")
+    if status.problem:
+        return Finding("error", "telemetry", status.problem, "or unset AGENT_ENABLE_TELEMETRY")
+    if status.missing:
+        detail = f"on, but cannot import {', '.join(status.missing)}"
+        return Finding("error", "telemetry", detail, "pip install 'agent[telemetry]'")
+    routes = [
+        f"{route.signal} {' '.join(filter(None, [*route.exporters, route.protocol])) or 'none'}"
+        + (f" to {route.endpoint}" if route.endpoint else "")
+        for route in status.routes
+    ]
+    if status.headers:
+        routes.append(f"headers {', '.join(status.headers)} (values not shown)")
+    return Finding("ok", "telemetry", f"on: {'; '.join(routes)}")
+
+
 def permission_findings(warnings: Sequence[str]) -> list[Finding]:
     """What could not be read in the permission files (Claude Code's settings), and rules
     naming no tool: each a warning, since those rules are not in force."""
@@ -233,4 +256,5 @@ async def diagnose(
     findings.append(local_model_finding())
     findings.append(shared_state_finding(config))
     findings += [web_fetch_finding(config), await web_search_finding(config, environ)]
+    findings.append(telemetry_finding(config, environ))
     return findings

@@ -17,6 +17,7 @@ from agent.setup.config import Config, ConfigError, agent_home, load_config
 from agent.setup.home import make_private
 from agent.setup.logs import configure_logging
 from agent.setup.trust import ProjectTrust
+from agent.telemetry.settings import header_values
 from sessions import Redactor
 from tools.shell_env import looks_secret
 
@@ -158,6 +159,7 @@ def secret_redactor(config: Config, environ: Mapping[str, str]) -> Redactor:
         for name, value in config.shell_env.set.items()
         if looks_secret(name)
     }
+    literal |= header_values(environ)  # the telemetry collector's token, say
     search_key = config.web_search.key_env() if config.web_search else None
     names = [*config.sessions.redact_env, *([search_key] if search_key else [])]
     base = Redactor.from_environ(environ, extra_names=names)

@@ -33,6 +33,7 @@ from opentelemetry.sdk.metrics.export import (
 from opentelemetry.sdk.resources import OTELResourceDetector, Resource
 
 from agent import __version__
+from agent.telemetry.settings import TelemetryError, kinds, millis, protocol
 
 __all__ = ["SHUTDOWN_SECONDS", "Exporters", "TelemetryError", "start_exporters"]
 
@@ -43,16 +44,10 @@ SHUTDOWN_SECONDS = 1.0
 that is down is given up on then. After a failed export, exit waits only `KNOWN_DOWN_SECONDS`."""
 KNOWN_DOWN_SECONDS = 0.2
 
-_KINDS = ("otlp", "console", "none")
-_PROTOCOLS = ("grpc", "http/protobuf")
 _DEFAULT_METRIC_INTERVAL_MS = 60_000
 _DEFAULT_LOGS_INTERVAL_MS = 5_000
 LOG_QUEUE_SIZE = 2048
 """Events waiting for export; past this, new ones are dropped (with one log line)."""
-
-
-class TelemetryError(Exception):
-    """A telemetry setting is wrong; the message says which and what it may be."""
 
 
 @dataclass
@@ -81,7 +76,7 @@ class Exporters:
         worker.join(seconds)
         if _problems.count:  # said once, at the end, where it cannot break into a turn
             print(
-                f"Telemetry: {_problems.count} export(s) failed or were dropped; check "
+                "Telemetry: exports failed or events were dropped; check "
                 "OTEL_EXPORTER_OTLP_ENDPOINT and that the collector runs (details in the log).",
                 file=sys.stderr,
             )
@@ -94,10 +89,10 @@ def start_exporters(environ: Mapping[str, str], notify: Callable[[str], None]) -
         TelemetryError: a variable has a value the SDK cannot use.
     """
     _quiet_sdk_logging()
-    metric_kinds = _kinds(environ, "OTEL_METRICS_EXPORTER")
-    log_kinds = _kinds(environ, "OTEL_LOGS_EXPORTER")
-    metric_interval = _millis(environ, "OTEL_METRIC_EXPORT_INTERVAL", _DEFAULT_METRIC_INTERVAL_MS)
-    logs_interval = _millis(environ, "OTEL_LOGS_EXPORT_INTERVAL", _DEFAULT_LOGS_INTERVAL_MS)
+    metric_kinds = kinds(environ, "OTEL_METRICS_EXPORTER")
+    log_kinds = kinds(environ, "OTEL_LOGS_EXPORTER")
+    metric_interval = millis(environ, "OTEL_METRIC_EXPORT_INTERVAL", _DEFAULT_METRIC_INTERVAL_MS)
+    logs_interval = millis(environ, "OTEL_LOGS_EXPORT_INTERVAL", _DEFAULT_LOGS_INTERVAL_MS)
     resource = Resource.create({"service.name": "agent", "service.version": __version__}).merge(
         OTELResourceDetector().detect()
     )
@@ -133,46 +128,10 @@ def start_exporters(environ: Mapping[str, str], notify: Callable[[str], None]) -
     return exporters
 
 
-def _kinds(environ: Mapping[str, str], name: str) -> list[str]:
-    """The exporters a variable names (``otlp`` when unset); ``none`` alone means none."""
-    raw = environ.get(name, "").strip() or "otlp"
-    kinds = [kind.strip().lower() for kind in raw.split(",") if kind.strip()]
-    unknown = [kind for kind in kinds if kind not in _KINDS]
-    if unknown:
-        raise TelemetryError(
-            f"{name}={raw!r}: {unknown[0]!r} is not an exporter here; use otlp, console or none."
-        )
-    return [kind for kind in dict.fromkeys(kinds) if kind != "none"]
-
-
-def _millis(environ: Mapping[str, str], name: str, default: int) -> int:
-    raw = environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise TelemetryError(f"{name}={raw!r} must be a whole number of milliseconds above 0.")
-    return value
-
-
-def _protocol(environ: Mapping[str, str], signal: str) -> str:
-    name = f"OTEL_EXPORTER_OTLP_{signal}_PROTOCOL"
-    raw = environ.get(name, "").strip() or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "").strip()
-    if not raw:
-        return "http/protobuf"
-    if raw not in _PROTOCOLS:
-        which = name if environ.get(name, "").strip() else "OTEL_EXPORTER_OTLP_PROTOCOL"
-        raise TelemetryError(f"{which}={raw!r}: use grpc or http/protobuf.")
-    return raw
-
-
 def _metric_exporter(kind: str, environ: Mapping[str, str]) -> MetricExporter:
     if kind == "console":
         return ConsoleMetricExporter(out=sys.stderr)  # stdout is the answer's, in -p
-    if _protocol(environ, "METRICS") == "grpc":
+    if protocol(environ, "METRICS") == "grpc":
         from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
             OTLPMetricExporter as GrpcMetrics,
         )
@@ -186,7 +145,7 @@ def _metric_exporter(kind: str, environ: Mapping[str, str]) -> MetricExporter:
 def _log_exporter(kind: str, environ: Mapping[str, str]) -> LogRecordExporter:
     if kind == "console":
         return ConsoleLogRecordExporter(out=sys.stderr)
-    if _protocol(environ, "LOGS") == "grpc":
+    if protocol(environ, "LOGS") == "grpc":
         from opentelemetry.exporter.otlp.proto.grpc._log_exporter import (
             OTLPLogExporter as GrpcLogs,
         )
@@ -199,14 +158,24 @@ def _log_exporter(kind: str, environ: Mapping[str, str]) -> LogRecordExporter:
 
 class _ToStructlog(logging.Handler):
     """The SDK's own messages (an export that failed, a full queue) go to the agent's log,
-    not the person's terminal; they are counted, for one line at exit."""
+    not the person's terminal; they are counted, for one line at exit.
+
+    Each kind of message is logged once per process: a collector that stays down would
+    otherwise add a failed export and a full queue to the log every 20 seconds (the SDK's
+    own filter), and a full queue is told on the thread that emits the event, the turn's.
+    """
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.count = 0
+        self._said: set[tuple[str, object]] = set()
 
     def emit(self, record: logging.LogRecord) -> None:
         self.count += 1
+        kind = (record.name, record.msg)
+        if kind in self._said:
+            return
+        self._said.add(kind)
         log.warning("telemetry_sdk", logger=record.name, message=record.getMessage())
 
 

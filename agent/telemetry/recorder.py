@@ -30,6 +30,7 @@ from providers import (
 )
 from providers.profiles import cost_of
 from recovery import FallbackActivated, GaveUp, ModelRestored, RetryScheduled
+from recovery.failures import FailedRequest
 from tools import ToolRefused, ToolStarted
 
 __all__ = ["Recorder"]
@@ -167,16 +168,25 @@ class Recorder:
     def _retried(self, event: RetryScheduled) -> None:
         self._attempts[event.model] = event.attempt
         self._retries.add(1, self._attrs(model=event.model, reason=event.kind.value))
+
+    # Recovery's failed requests.
+
+    @_never_raises
+    def on_failure(self, failed: FailedRequest) -> None:
+        """Tell of a request a model did not answer, whether it is retried, moved on from
+        (to the next model) or ends the call."""
+        error = failed.error
         self._emit(
             "agent.api_error",
-            model=event.model,
-            provider=event.provider,
-            status_code=event.status,
-            error_kind=event.kind.value,
-            attempt=event.attempt - 1,
-            retry_after=round(event.delay, 3),
-            request_id=event.request_id,
-            severity=SeverityNumber.WARN,
+            model=failed.model,
+            provider=failed.model.partition(":")[0] or error.provider,
+            status_code=error.status,
+            error_kind=error.kind.value,
+            attempt=failed.attempt,
+            retry_after=round(failed.wait, 3) if failed.wait is not None else None,
+            request_id=error.request_id,
+            next=failed.next,
+            severity=SeverityNumber.WARN if failed.next == "retry" else SeverityNumber.ERROR,
         )
 
     # The usage ledger.

@@ -187,6 +187,8 @@ def test_a_rate_limit_then_an_answer_arrives_as_metrics_and_events(
     assert error["error_kind"] == "rate_limit"
     assert error["model"] == PRICED
     assert error["session.id"] == session_id
+    assert error["next"] == "retry"
+    assert error["retry_after"] > 0
     [request] = [e for e in events if e["event.name"] == "agent.api_request"]
     assert request["attempt"] == 2
     assert request["model"] == PRICED
@@ -214,6 +216,47 @@ def test_a_fallback_and_its_reason_are_exported(
     [event] = [e for e in collector.events() if e["event.name"] == "agent.fallback"]
     assert (event["from"], event["to"], event["state"]) == (PRICED, FALLBACK, "activated")
     assert event["reason"]
+
+
+def test_a_failure_that_goes_straight_to_the_fallback_is_an_api_error(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    fake_llm.script(Fault.status(401, "authentication_error"), model=PRICED.split(":")[1])
+    fake_llm.script(Reply.text("done"), model=FALLBACK.split(":")[1])
+
+    done = run(
+        fake_llm, workspace, decoy_home, telemetry_env(collector), "--fallback-model", FALLBACK
+    )
+
+    assert done.stdout.strip() == "done"
+    events = collector.events()
+    [error] = [e for e in events if e["event.name"] == "agent.api_error"]
+    assert (error["model"], error["status_code"], error["error_kind"]) == (PRICED, 401, "auth")
+    assert (error["attempt"], error["next"], error["provider"]) == (1, "fallback", "anthropic")
+    assert "retry_after" not in error  # the server named no wait, and none is scheduled
+    assert named(collector.metrics(), "agent.retry.count") == []
+    [fallback] = [e for e in events if e["event.name"] == "agent.fallback"]
+    assert (fallback["from"], fallback["to"]) == (PRICED, FALLBACK)
+    assert KEY.encode() not in collector.raw()
+
+
+def test_a_request_the_provider_rejects_is_an_api_error_that_ends_the_call(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    fake_llm.script(Fault.status(400, "invalid_request_error"))
+    (workspace / "agent.yaml").write_text(FAST)
+
+    done = run_agent(
+        "-p", "say it", "--model", PRICED,
+        server=fake_llm, workspace=workspace, home=decoy_home, env=telemetry_env(collector),
+    )  # fmt: skip
+
+    assert done.code != 0
+    assert "Traceback" not in done.stderr
+    [error] = [e for e in collector.events() if e["event.name"] == "agent.api_error"]
+    assert (error["status_code"], error["error_kind"]) == (400, "bad_request")
+    assert error["next"] == "fail"
+    assert KEY.encode() not in collector.raw()
 
 
 def test_no_key_no_command_no_file_and_no_prompt_leave_by_default(
@@ -335,6 +378,53 @@ def test_a_collector_that_is_down_does_not_hold_up_the_exit(
     said = [line for line in done.stderr.splitlines() if "elemetry" in line]
     assert len(said) <= 1, said  # ... and at most one line says so at exit
     assert all("OTEL_EXPORTER_OTLP_ENDPOINT" in line for line in said)
+
+
+def test_a_collector_that_never_answers_never_holds_up_a_turn(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    arrived: list[str] = []
+    release = threading.Event()
+
+    class Stuck(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            arrived.append(self.path)
+            release.wait(60)  # takes the export and never answers while the turn runs
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Stuck)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    fake_llm.script(
+        Reply.tool_call("read_file", {"path": "a.txt"}),
+        Reply.tool_call("list_files", {"pattern": "*"}),
+        Reply.text("done"),
+    )
+    (workspace / "a.txt").write_text("alpha\n")
+    (workspace / "agent.yaml").write_text(FAST)
+    env = {
+        "AGENT_ENABLE_TELEMETRY": "1",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{server.server_address[1]}",
+        "OTEL_EXPORTER_OTLP_TIMEOUT": "600000",  # an export in the turn's way would hang it
+        "OTEL_METRIC_EXPORT_INTERVAL": "1",
+        "OTEL_LOGS_EXPORT_INTERVAL": "1",
+    }
+    try:
+        done = run_agent(
+            "-p", "read it", "--model", PRICED,
+            server=fake_llm, workspace=workspace, home=decoy_home, env=env,
+        )  # fmt: skip
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+
+    assert done.code == 0, done.stderr
+    assert done.stdout.strip() == "done"
+    assert len(fake_llm.requests) == 3
+    assert arrived  # the exports were sent, and never answered
+    assert "Traceback" not in done.stderr
 
 
 def test_a_plain_start_never_imports_opentelemetry(

@@ -40,6 +40,24 @@ def test_by_default_every_secret_looking_name_and_provider_key_is_withheld() -> 
     assert sorted(env) == ["AWS_REGION", "EDITOR", "HOME", "LANG", "LC_ALL", "PATH", "TERM"]
 
 
+def test_the_opentelemetry_exporters_headers_are_withheld_they_carry_a_token() -> None:
+    environ = {
+        "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer otel-test-token",
+        "OTEL_EXPORTER_OTLP_LOGS_HEADERS": "x-honeycomb-team=otel-test-team",
+        "otel_exporter_otlp_metrics_headers": "api=otel-test-api",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
+    }
+    policy = ShellEnv()
+
+    assert policy.build(environ) == {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}
+    assert {policy.withholds(name) for name in environ if "HEADERS" in name.upper()} == {
+        "secret name"
+    }
+    assert "OTEL_EXPORTER_OTLP_HEADERS" in ShellEnv(
+        ShellEnvSettings(ignore_default_excludes=True)
+    ).build(environ)
+
+
 def test_names_match_case_insensitively() -> None:
     assert "gh_token" not in build()
     assert "EDITOR" not in build(exclude=["edit*"])
@@ -134,6 +152,22 @@ def test_run_command_does_not_see_the_provider_key(
     assert "key=unset region=eu-west-1 ci=1" in result.content
     assert "ANTHROPIC_API_KEY" not in result.content
     assert FAKE_KEY not in result.content
+
+
+def test_run_command_does_not_see_the_telemetry_collectors_token(
+    make_harness: MakeHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer otel-test-token")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "api-key=otel-test-traces")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+    harness = make_harness(sandbox=Sandbox.create(SandboxSettings(), env=ShellEnv()))
+
+    result = asyncio.run(harness.run("run_command", command="env"))
+
+    assert not result.is_error, result.content
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318" in result.content
+    assert "otel-test-token" not in result.content
+    assert "otel-test-traces" not in result.content
 
 
 def test_run_command_under_inherit_none_still_finds_its_programs(
