@@ -26,6 +26,7 @@ from agent.permissions.masks import denied_patterns
 from agent.permissions.modes import Modes
 from agent.permissions.plan import PlanAwareSandbox, plan_guard_note
 from agent.session import Agent, Parts
+from agent.setup.child_models import ChildModels
 from agent.setup.command_env import command_env
 from agent.setup.config import Config, agent_home
 from agent.setup.home import prune_undo_copies, scratch_dir
@@ -36,7 +37,7 @@ from agent.setup.session_start import moved_workspace, naming_the_resumed_model,
 from agent.setup.skill_link import SkillLink
 from agent.setup.small_model import side_provider
 from agent.setup.startup import Options, SetupError, secret_redactor
-from agent.subagents import ChildParts, TaskTool, agent_dirs, load_definitions
+from agent.subagents import AgentCatalog, ChildParts, TaskTool
 from agent.telemetry import start_recorder, telemetry_wanted
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
@@ -213,6 +214,9 @@ def build_agent(
         before_tool.insert(0, hooks.before_tool)
     guarded = PlanAwareSandbox.around(sandbox, lambda: modes.plan_mode)
     system = build_system_prompt(workspace)
+    catalog = AgentCatalog(workspace, home, person_home, [t.name for t in builtin_tools(guarded)])
+    notices += [Notice(text=text) for text in catalog.notices()]
+    models = ChildModels(config, environ, session=provider, events=events, fleet=fleet, chaos=chaos)
     children = ChildParts(
         workspace=workspace,
         home=person_home,
@@ -237,12 +241,10 @@ def build_agent(
         outputs=home / "outputs" / session.id,
         max_turns=config.subagents.max_turns,
         max_tokens=config.max_tokens,
+        model_for=models.provider,
+        approval_for=catalog.approval,
     )
-    found = load_definitions(
-        agent_dirs(workspace, home, person_home), [t.name for t in builtin_tools(guarded)]
-    )
-    notices += [Notice(text=f"Sub-agent definition skipped: {p}") for p in found.problems]
-    task = TaskTool(children, config.subagents.max_concurrent, found.kinds)
+    task = TaskTool(children, config.subagents.max_concurrent, catalog.kinds)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         max_age = config.tools.checkpoint_max_age_days * 86_400

@@ -6,6 +6,7 @@ sandbox, redactor and event bus, with its own conversation, tools and system pro
 failures come back as the `task` call's result; they never end the parent's turn.
 """
 
+from agent.subagents.catalog import AgentCatalog
 from agent.subagents.child import ChildOutcome, ChildParts, run_child
 from agent.subagents.definitions import Definitions, agent_dirs, load_definitions
 from agent.subagents.kinds import BUILTIN_TYPES, SubagentType
@@ -14,6 +15,7 @@ from agent.subagents.task import TASK_NAMES, TaskTool
 __all__ = [
     "BUILTIN_TYPES",
     "TASK_NAMES",
+    "AgentCatalog",
     "ChildOutcome",
     "ChildParts",
     "Definitions",

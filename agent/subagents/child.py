@@ -71,6 +71,10 @@ class ChildParts:
         outputs: Where whole command outputs are kept.
         max_turns: Model calls a child may make unless its kind says otherwise.
         max_tokens: Output tokens to ask for per call.
+        model_for: The provider of a kind that names a model (`agent.setup.child_models`),
+            given the name and who asks; None: every child uses ``provider``.
+        approval_for: The approval mode of a kind, given the parent's
+            (`agent.subagents.catalog.AgentCatalog.approval`); None: the parent's.
     """
 
     workspace: Path
@@ -96,6 +100,22 @@ class ChildParts:
     outputs: Path
     max_turns: int
     max_tokens: int | None
+    model_for: Callable[[str | None, str], Provider] | None = None
+    approval_for: (
+        Callable[[SubagentType, Callable[[], ApprovalMode]], Callable[[], ApprovalMode]] | None
+    ) = None
+
+    def provider_of(self, kind: SubagentType) -> Provider:
+        """What a child of ``kind`` sends through."""
+        if self.model_for is None or kind.model is None:
+            return self.provider
+        return self.model_for(kind.model, f"Sub-agent {kind.name}")
+
+    def approval_of(self, kind: SubagentType) -> Callable[[], ApprovalMode]:
+        """What gives a child of ``kind`` its approval mode."""
+        if self.approval_for is None:
+            return self.approval
+        return self.approval_for(kind, self.approval)
 
 
 @dataclass(frozen=True)
@@ -213,7 +233,7 @@ async def run_child(
     executor = ToolExecutor(
         workspace=parts.workspace,
         settings=parts.settings,
-        approval=parts.approval,
+        approval=parts.approval_of(kind),
         approver=(
             ChildApprover(parts.approver, asking or asyncio.Lock(), f"sub-agent {kind.name}")
             if parts.approver is not None
@@ -231,7 +251,7 @@ async def run_child(
         outputs=parts.outputs,
     )
     loop = AgentLoop(
-        provider=parts.provider,
+        provider=parts.provider_of(kind),
         tools=NoNesting(executor, refused),
         system=f"{parts.system}\n\n{kind.prompt}",
         transcript=writer,
