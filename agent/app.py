@@ -25,13 +25,14 @@ from agent.permissions import PermissionCheck, ProjectRules
 from agent.permissions.masks import denied_patterns
 from agent.permissions.modes import Modes
 from agent.permissions.plan import PlanAwareSandbox, plan_guard_note
-from agent.session import Agent, Parts
+from agent.session import Agent
 from agent.setup.child_models import ChildModels
 from agent.setup.command_env import command_env
 from agent.setup.config import Config, agent_home
 from agent.setup.home import prune_undo_copies, scratch_dir
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_default
+from agent.setup.parts import Parts
 from agent.setup.profiles import Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.skill_link import SkillLink
@@ -214,7 +215,7 @@ def build_agent(
         before_tool.insert(0, hooks.before_tool)
     guarded = PlanAwareSandbox.around(sandbox, lambda: modes.plan_mode)
     system = build_system_prompt(workspace)
-    catalog = AgentCatalog(workspace, home, person_home, [t.name for t in builtin_tools(guarded)])
+    catalog = AgentCatalog(workspace, home, person_home)
     notices += [Notice(text=text) for text in catalog.notices()]
     models = ChildModels(config, environ, session=provider, events=events, fleet=fleet, chaos=chaos)
     children = ChildParts(
@@ -326,6 +327,7 @@ def build_agent(
         notices=notices,
         permissions=permissions,
         chaos=chaos,
+        subagents=catalog,
     )
     return Agent(parts)
 

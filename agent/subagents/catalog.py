@@ -10,9 +10,11 @@ does, and the start of a session says so. The person's own files are theirs: the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
+from agent.hooks.settings import CLAUDE_TOOL_NAMES
+from agent.setup.doctor import Finding
 from agent.subagents.definitions import Definitions, agent_dirs, load_definitions
 from agent.subagents.kinds import LOOSER_MODES, SubagentType
 from tools.hooks import ApprovalMode
@@ -29,14 +31,11 @@ class AgentCatalog:
         workspace: The project.
         agent_home: ``AGENT_HOME`` (its ``agents/``, and where approvals are kept).
         person_home: The person's home directory (its ``.claude/agents/``).
-        known_tools: The tool names a file may list.
     """
 
-    def __init__(
-        self, workspace: Path, agent_home: Path, person_home: Path, known_tools: Iterable[str]
-    ) -> None:
+    def __init__(self, workspace: Path, agent_home: Path, person_home: Path) -> None:
         self.found: Definitions = load_definitions(
-            agent_dirs(workspace, agent_home, person_home), known_tools
+            agent_dirs(workspace, agent_home, person_home), CLAUDE_TOOL_NAMES
         )
         self._approvals = ProjectApprovals(agent_home, workspace, file_name=APPROVALS_FILE)
 
@@ -67,6 +66,27 @@ class AgentCatalog:
             if self.needs_trust(kind)
         ]
         return said
+
+    def findings(self) -> list[Finding]:
+        """``/doctor``'s lines: each file skipped and each mode waiting, or that all is well."""
+        found = [
+            Finding("warning", "sub-agent definition", problem, "fix the file or remove it")
+            for problem in self.found.problems
+        ]
+        found += [
+            Finding(
+                "warning",
+                f"sub-agent {kind.name}",
+                f"{kind.source}: permissionMode {kind.permission_mode} waits for your approval",
+                f"/agents allow {kind.name} in the REPL",
+            )
+            for kind in self.kinds.values()
+            if self.needs_trust(kind)
+        ]
+        if not found:
+            names = ", ".join(self.kinds)
+            found.append(Finding("ok", "sub-agent definitions", f"{len(self.kinds)}: {names}"))
+        return found
 
     def approval(
         self, kind: SubagentType, parent: Callable[[], ApprovalMode]

@@ -120,7 +120,7 @@ def test_a_projects_bypass_permissions_waits_until_the_person_allows_it(
     child_results = [r for r in fake_llm.requests if is_child(r) and answered(r)]
     assert "approval" in json.dumps(child_results[-1].body["messages"][-1]).lower()
 
-    catalog = AgentCatalog(workspace, decoy_home / ".agent", decoy_home, ["write_file"])
+    catalog = AgentCatalog(workspace, decoy_home / ".agent", decoy_home)
     catalog.trust(catalog.kinds["writer"])  # what /agents allow writer does
     fake_llm.reset()
     stderr = _run_asking(fake_llm, workspace, decoy_home)
