@@ -38,7 +38,7 @@ from agent.setup.session_start import moved_workspace, naming_the_resumed_model,
 from agent.setup.skill_link import SkillLink
 from agent.setup.small_model import side_provider
 from agent.setup.startup import Options, SetupError, secret_redactor
-from agent.subagents import AgentCatalog, ChildParts, TaskTool
+from agent.subagents import AgentCatalog, ChildParts, ChildResults, TaskTool, settle_unfinished
 from agent.telemetry import start_recorder, telemetry_wanted
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
@@ -246,6 +246,8 @@ def build_agent(
         approval_for=catalog.approval,
     )
     task = TaskTool(children, config.subagents.max_concurrent, catalog.kinds)
+    finished = ChildResults()  # a stopped child's call is answered with what it did
+    events.subscribe(finished.on_event)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         max_age = config.tools.checkpoint_max_age_days * 86_400
@@ -284,13 +286,14 @@ def build_agent(
         max_continuations=config.compaction.max_output_recovery_limit,
         model=lambda: str(provider.current),
     )
-    plan = PlanNote(last_todos(loaded.events), loaded.view) if loaded else PlanNote()
+    history = settle_unfinished(store, loaded) if loaded else []
+    plan = PlanNote(last_todos(loaded.events), history) if loaded else PlanNote()
     events.subscribe(plan.on_event)  # the model hears its plan again after a compaction
     loop = AgentLoop(
         provider=provider,
         tools=tools,
         system=system + skills.prompt_section(profiles.tool_settings(provider.current).enabled),
-        history=loaded.view if loaded else (),
+        history=history,
         transcript=session,
         events=events,
         face=face,
@@ -302,6 +305,7 @@ def build_agent(
         tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
         tool_news=plan.with_news(lambda specs: joined_news(mcp.tool_news(specs), shells.news())),
         together=TaskTool.runs_together,
+        settled=finished.result_for,
     )
     parts = Parts(
         config=config,

@@ -86,7 +86,8 @@ class SubagentFinished(Event):
     transcript_path: str = ""
     error: str | None = None
     call_result: str = ""
-    """The `task` call's result, kept so a session resumed after a crash still has it."""
+    """The `task` call's result (an interrupted child's too: what it did), kept so a session
+    resumed after a crash still has it."""
     call_is_error: bool = False
 
     def describe(self) -> str:

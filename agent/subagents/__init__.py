@@ -10,6 +10,7 @@ from agent.subagents.catalog import AgentCatalog
 from agent.subagents.child import ChildOutcome, ChildParts, run_child
 from agent.subagents.definitions import Definitions, agent_dirs, load_definitions
 from agent.subagents.kinds import BUILTIN_TYPES, SubagentType
+from agent.subagents.results import ChildResults, settle_unfinished
 from agent.subagents.task import TASK_NAMES, TaskTool
 
 __all__ = [
@@ -18,10 +19,12 @@ __all__ = [
     "AgentCatalog",
     "ChildOutcome",
     "ChildParts",
+    "ChildResults",
     "Definitions",
     "SubagentType",
     "TaskTool",
     "agent_dirs",
     "load_definitions",
     "run_child",
+    "settle_unfinished",
 ]

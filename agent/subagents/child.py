@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.engine.face import ChildMessages, Face
-from agent.engine.loop import AgentLoop
+from agent.engine.loop import INTERRUPTED_REASON, AgentLoop
 from agent.engine.outcome import (
     SubagentFinished,
     SubagentStarted,
@@ -33,6 +33,7 @@ from providers import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from providers.conversation import interrupted_text
 from sessions import SessionError, SessionStore
 from tools import Approver, ToolExecutor
 from tools.base import Tool, ToolOutput
@@ -268,6 +269,9 @@ async def run_child(
     try:
         result = await loop.run_turn(prompt)
     finally:
+        if result.status is TurnStatus.INTERRUPTED:  # how far it got
+            steps = sum(message.role == "assistant" for message in loop.messages)
+            result = TurnResult(status=TurnStatus.INTERRUPTED, steps=steps, usage=loop.usage)
         changed = sorted({c.rel for c in executor.checkpoints})
         writer.close()
         outcome = ChildOutcome(result, writer.id, list(loop.messages), changed)
@@ -284,7 +288,7 @@ async def run_child(
                 seconds=time.monotonic() - started,
                 transcript_path=str(writer.path),
                 error=result.error,
-                call_result=output.content if result.status is not TurnStatus.INTERRUPTED else "",
+                call_result=output.content,
                 call_is_error=output.is_error,
             )
         )
@@ -292,7 +296,8 @@ async def run_child(
 
 
 def report(outcome: ChildOutcome) -> ToolOutput:
-    """The call's result: the child's answer and a footer, or why it failed and what it did."""
+    """The call's result: the child's answer and a footer, or why it stopped and what it
+    did (an interrupted child's says so, to run it again)."""
     result = outcome.result
     calls = outcome.tool_calls
     usage = result.usage
@@ -304,16 +309,23 @@ def report(outcome: ChildOutcome) -> ToolOutput:
     )
     if result.status is TurnStatus.DONE:
         return ToolOutput(content=f"{result.answer.strip() or '(no answer)'}\n\n{footer}")
-    why = result.error or result.status.value
-    lines = [f"The sub-agent failed: {why}"]
+    if result.status is TurnStatus.INTERRUPTED:
+        lines = [
+            f"The sub-agent was interrupted ({result.error or INTERRUPTED_REASON}) before it "
+            "finished; run it again if its job is still needed."
+        ]
+    else:
+        lines = [f"The sub-agent failed: {result.error or result.status.value}"]
     if outcome.changed:
         lines.append(f"Files it changed: {', '.join(outcome.changed)}")
     if calls:
         lines.append("Its last steps:")
-        lines += [f"- {call.name} {_brief(call)}" for call in calls[-LAST_STEPS:]]
+        lines += [f"- {call.name} {_brief(call)}".rstrip() for call in calls[-LAST_STEPS:]]
     if result.answer.strip():
         lines.append(f"Its last words: {result.answer.strip()[:500]}")
     lines.append(footer)
+    if result.status is TurnStatus.INTERRUPTED:
+        lines.append(f"Its last step: {interrupted_text('the step', 'it was stopped')}")
     return ToolOutput(content="\n".join(lines), is_error=True)
 
 

@@ -274,9 +274,11 @@ def test_a_fan_out_stopped_midway_resumes_with_a_valid_conversation(
     def respond(request: RecordedRequest) -> Step:
         if is_child(request):
             if "slow" in job_of(request):
-                return Fault.stall(60, after_events=2, reply=Reply.text("still thinking"))
+                if answered(request):  # it wrote a file, then stalls
+                    return Fault.stall(60, after_events=2, reply=Reply.text("still thinking"))
+                return Reply.tool_call("write_file", {"path": "half.txt", "content": "half\n"})
             return Reply.text("quick answer")
-        return task_calls(("quick", "explore"), ("slow", "explore"))
+        return task_calls(("quick", "explore"), ("slow", "general-purpose"))
 
     fake_llm.respond_with(respond)
     process = subprocess.Popen(
@@ -290,7 +292,7 @@ def test_a_fan_out_stopped_midway_resumes_with_a_valid_conversation(
     )
     try:
         deadline = time.monotonic() + 60
-        while sum(is_child(r) for r in fake_llm.requests) < 2:
+        while sum(is_child(r) for r in fake_llm.requests) < 3:
             assert time.monotonic() < deadline, "the children never asked"
             time.sleep(0.05)
         time.sleep(0.5)  # the slow child's stream has started and stalls
@@ -324,9 +326,13 @@ def test_a_fan_out_stopped_midway_resumes_with_a_valid_conversation(
     assert resumed.json()["result"] == "resumed"
     [request] = fake_llm.requests
     assert request_problems("anthropic", request.body) == []
-    results = json.dumps(request.body["messages"][-1])
-    assert "interrupted" in results  # the slow child, to run again
-    assert "quick answer" in results  # the child that finished before the stop
+    results = request.body["messages"][-1]["content"]
+    [stopped] = [r for r in results if "The sub-agent was interrupted" in json.dumps(r)]
+    said = json.dumps(stopped["content"])
+    assert "run it again" in said
+    assert "Files it changed: half.txt" in said  # what it did before it stopped
+    assert "- write_file half.txt" in said
+    assert "quick answer" in json.dumps(results)  # the child that finished before the stop
 
 
 def test_a_definition_file_gives_its_child_only_its_tools_and_a_broken_one_is_skipped(
