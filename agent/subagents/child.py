@@ -17,6 +17,7 @@ from agent.engine.face import ChildMessages, Face
 from agent.engine.loop import INTERRUPTED_REASON, AgentLoop
 from agent.engine.outcome import (
     SubagentFinished,
+    SubagentProgress,
     SubagentStarted,
     TurnEnded,
     TurnResult,
@@ -190,6 +191,8 @@ class ChildFace:
         self.parent = parent
         self.parent_tool_use_id = parent_tool_use_id
         self.after_tool = after_tool
+        self.progress: Callable[[str], None] = lambda tool: None
+        """Told what the child does now: the calls it runs ("" while it thinks)."""
 
     def on_event(self, event: Event) -> None:
         pass  # events go to the parent's bus directly
@@ -200,6 +203,10 @@ class ChildFace:
     def on_message(self, message: Message) -> None:
         if isinstance(self.parent, ChildMessages):
             self.parent.on_child_message(message, self.parent_tool_use_id)
+        if message.role == "assistant":
+            self.progress(", ".join(f"{c.name} {_brief(c)}".strip() for c in message.tool_uses))
+        elif message.tool_results:
+            self.progress("")
 
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
         if self.after_tool is not None:
@@ -236,7 +243,7 @@ async def run_child(
         settings=parts.settings,
         approval=parts.approval_of(kind),
         approver=(
-            ChildApprover(parts.approver, asking or asyncio.Lock(), f"sub-agent {kind.name}")
+            ChildApprover(parts.approver, asking or asyncio.Lock(), _named(kind, description))
             if parts.approver is not None
             else None
         ),
@@ -251,13 +258,14 @@ async def run_child(
         read_denied=parts.read_denied,
         outputs=parts.outputs,
     )
+    face = ChildFace(parts.face, call_id, parts.after_tool)
     loop = AgentLoop(
         provider=parts.provider_of(kind),
         tools=NoNesting(executor, refused),
         system=f"{parts.system}\n\n{kind.prompt}",
         transcript=writer,
         events=_without_turn_ends(parts.events),
-        face=ChildFace(parts.face, call_id, parts.after_tool),
+        face=face,
         max_steps=kind.max_turns or parts.max_turns,
         max_tokens=parts.max_tokens,
         kind=RequestKind.SUBAGENT,
@@ -265,6 +273,14 @@ async def run_child(
     started = time.monotonic()
     who = {"agent_id": writer.id, "agent_type": kind.name, "description": description}
     parts.events(SubagentStarted(**who, tool_use_id=call_id))
+    face.progress = lambda tool: parts.events(
+        SubagentProgress(
+            agent_id=writer.id,
+            tool_use_id=call_id,
+            tool=tool,
+            tokens=loop.usage.input_tokens + loop.usage.output_tokens,
+        )
+    )
     result = TurnResult(status=TurnStatus.INTERRUPTED)
     try:
         result = await loop.run_turn(prompt)
@@ -327,6 +343,12 @@ def report(outcome: ChildOutcome) -> ToolOutput:
     if result.status is TurnStatus.INTERRUPTED:
         lines.append(f"Its last step: {interrupted_text('the step', 'it was stopped')}")
     return ToolOutput(content="\n".join(lines), is_error=True)
+
+
+def _named(kind: SubagentType, description: str) -> str:
+    """The child as its approval questions name it: its kind and its job."""
+    job = " ".join(description.split())[:60]
+    return f"sub-agent {kind.name}: {job}" if job else f"sub-agent {kind.name}"
 
 
 def _brief(call: ToolUseBlock) -> str:

@@ -435,10 +435,14 @@ def test_claude_codes_names_of_the_tool_work_in_permission_rules(
     assert "Refused" in text_of(fake_llm.requests[-1])
 
 
-def test_the_repl_shows_each_child_start_and_end(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
+def test_the_repl_shows_a_live_line_per_child_then_its_summary(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
     def respond(request: RecordedRequest) -> Step:
         if is_child(request):
-            return Reply.text("child answer")
+            if answered(request):  # slow to answer: its live line stays a while
+                return Reply.text("child answer", delta_pause=1.5, input_tokens=700)
+            return Reply.tool_call("list_files", {"path": "."}, input_tokens=1200)
         if answered(request):
             return Reply.text("All explored.")
         return task_calls(("left", "explore"), ("right", "explore"))
@@ -446,11 +450,39 @@ def test_the_repl_shows_each_child_start_and_end(spawn: Spawn, fake_llm: FakeLlm
     fake_llm.respond_with(respond)
     term = spawn("--yes")
     term.prompt()
-    shown = clean(term.command("explore both sides"))
+    term.send_line("explore both sides")
+    live = term.expect(r"explore: do (left|right) · thinking · \d+s · 1,2\d\d tokens")
+    shown = clean(live + term.expect("All explored."))
+    term.prompt()
     term.exit()
 
     assert "Traceback" not in shown
-    assert "All explored." in shown
-    assert shown.count("Sub-agent explore started") == 2
-    assert shown.count("Sub-agent explore done") == 2
-    assert sum(is_child(r) for r in fake_llm.requests) == 2
+    assert "Sub-agent explore started" not in shown  # the live line says it
+    assert shown.count("Sub-agent explore done: do") == 2
+    assert sum(is_child(r) for r in fake_llm.requests) == 4
+
+
+def test_a_childs_approval_question_names_it(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if answered(request):
+                return Reply.text("wrote it")
+            return Reply.tool_call("write_file", {"path": "new.txt", "content": "hi\n"})
+        if answered(request):
+            return Reply.text("Child wrote it.")
+        return task_calls(("make the file", "general-purpose"))
+
+    fake_llm.respond_with(respond)
+    term = spawn("--approval", "ask")
+    term.prompt()
+    term.send_line("delegate it")
+    asked = clean(term.expect("Allow\\?"))
+    term.send_line("y")
+    term.expect("Child wrote it")
+    term.prompt()
+    term.exit()
+
+    assert "sub-agent general-purpose: do make the file" in asked
+    assert (workspace / "new.txt").read_text() == "hi\n"
