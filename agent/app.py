@@ -38,7 +38,14 @@ from agent.setup.session_start import moved_workspace, naming_the_resumed_model,
 from agent.setup.skill_link import SkillLink
 from agent.setup.small_model import side_provider
 from agent.setup.startup import Options, SetupError, secret_redactor
-from agent.subagents import AgentCatalog, ChildParts, ChildResults, TaskTool, settle_unfinished
+from agent.subagents import (
+    AgentCatalog,
+    ChildEdits,
+    ChildParts,
+    ChildResults,
+    TaskTool,
+    settle_unfinished,
+)
 from agent.telemetry import start_recorder, telemetry_wanted
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
@@ -244,6 +251,7 @@ def build_agent(
         max_tokens=config.max_tokens,
         model_for=models.provider,
         approval_for=catalog.approval,
+        edits=(child_edits := ChildEdits()),
     )
     task = TaskTool(children, config.subagents.max_concurrent, catalog.kinds)
     finished = ChildResults()  # a stopped child's call is answered with what it did
@@ -277,6 +285,7 @@ def build_agent(
             f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
             "Check that AGENT_HOME is a writable directory."
         ) from None
+    child_edits.parent_turn = lambda: tools.turn  # /undo puts back the children's edits too
     turn_recovery = TurnRecoveryPolicy(
         compactor=Compactor(
             provider, lambda: profiles.of(provider.current).limits, config.compaction, events=events
@@ -332,6 +341,7 @@ def build_agent(
         permissions=permissions,
         chaos=chaos,
         subagents=catalog,
+        child_edits=child_edits,
     )
     return Agent(parts)
 

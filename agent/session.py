@@ -18,6 +18,8 @@ from agent.setup.doctor import Finding, diagnose
 from agent.setup.model_chain import create_provider
 from agent.setup.parts import Parts
 from agent.setup.startup import SetupError
+from agent.subagents import ChildEdits
+from agent.subagents.undo import preview, undo_last_turn
 from providers import Event, Message, Notice, Usage
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
@@ -29,7 +31,7 @@ from sessions import (
     SessionSummary,
     is_shell_run,
 )
-from tools import UndoPreview, UndoReport, undo_preview
+from tools import UndoPreview, UndoReport
 
 log = structlog.get_logger("agent.session")
 
@@ -65,6 +67,7 @@ class Agent:
         """What the person should know about this start; the faces show them once."""
         self.chaos = parts.chaos
         self.subagents = parts.subagents
+        self.child_edits = parts.child_edits or ChildEdits()
         self.turns_started = 0
         self.model_notice: str | None = None
         self.changed_files_note = self.loaded.changed_files_note if self.loaded else None
@@ -186,10 +189,11 @@ class Agent:
         return self.redactor.text(text)
 
     def undo_last_turn(self) -> UndoReport:
-        return self.tools.undo_last_turn()
+        """Put back what the latest turn changed, its sub-agents' edits included."""
+        return undo_last_turn(self.tools, self.child_edits)
 
     def undo_preview(self) -> UndoPreview | None:
-        return undo_preview(self.tools.checkpoints, self.tools.turn)
+        return preview(self.tools, self.child_edits)
 
     def add_context(self, message: Message) -> None:
         """Keep what the person did between turns (a ``!`` run); it goes with the next prompt."""

@@ -13,7 +13,7 @@ from agent.permissions import PermissionCheck
 from agent.setup.config import Config
 from agent.setup.mcp_link import McpLink
 from agent.setup.profiles import Profiles
-from agent.subagents import AgentCatalog
+from agent.subagents import AgentCatalog, ChildEdits
 from providers import Event, EventBus, Notice
 from providers.chaos import ChaosPlan
 from recovery import RecoveringProvider
@@ -52,3 +52,4 @@ class Parts:
     permissions: PermissionCheck | None = None
     chaos: ChaosPlan | None = None
     subagents: AgentCatalog | None = None
+    child_edits: ChildEdits | None = None

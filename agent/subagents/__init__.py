@@ -12,11 +12,13 @@ from agent.subagents.definitions import Definitions, agent_dirs, load_definition
 from agent.subagents.kinds import BUILTIN_TYPES, SubagentType
 from agent.subagents.results import ChildResults, settle_unfinished
 from agent.subagents.task import TASK_NAMES, TaskTool
+from agent.subagents.undo import ChildEdits
 
 __all__ = [
     "BUILTIN_TYPES",
     "TASK_NAMES",
     "AgentCatalog",
+    "ChildEdits",
     "ChildOutcome",
     "ChildParts",
     "ChildResults",

@@ -24,6 +24,7 @@ from agent.engine.outcome import (
     TurnStatus,
 )
 from agent.subagents.kinds import SubagentType
+from agent.subagents.undo import ChildEdits
 from providers import (
     Event,
     EventSink,
@@ -77,6 +78,8 @@ class ChildParts:
             given the name and who asks; None: every child uses ``provider``.
         approval_for: The approval mode of a kind, given the parent's
             (`agent.subagents.catalog.AgentCatalog.approval`); None: the parent's.
+        edits: Where each child's executor is registered, so the parent's ``/undo`` puts
+            back what its children changed in the turn.
     """
 
     workspace: Path
@@ -106,6 +109,7 @@ class ChildParts:
     approval_for: (
         Callable[[SubagentType, Callable[[], ApprovalMode]], Callable[[], ApprovalMode]] | None
     ) = None
+    edits: ChildEdits | None = None
 
     def provider_of(self, kind: SubagentType) -> Provider:
         """What a child of ``kind`` sends through."""
@@ -259,6 +263,8 @@ async def run_child(
         outputs=parts.outputs,
     )
     face = ChildFace(parts.face, call_id, parts.after_tool)
+    if parts.edits is not None:
+        parts.edits.add(executor)
     loop = AgentLoop(
         provider=parts.provider_of(kind),
         tools=NoNesting(executor, refused),

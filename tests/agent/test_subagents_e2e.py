@@ -486,3 +486,35 @@ def test_a_childs_approval_question_names_it(
 
     assert "sub-agent general-purpose: do make the file" in asked
     assert (workspace / "new.txt").read_text() == "hi\n"
+
+
+def test_undo_puts_back_what_the_children_changed_in_the_last_turn(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    (workspace / "kept.txt").write_text("before\n")
+    turn = ["parent edits"]
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if answered(request):
+                return Reply.text("wrote it")
+            return Reply.tool_call("write_file", {"path": "child.txt", "content": "child\n"})
+        if answered(request):
+            return Reply.text("Done.")
+        if turn[0] == "parent edits":
+            return Reply.tool_call("write_file", {"path": "kept.txt", "content": "parent\n"})
+        return task_calls(("write a file", "general-purpose"))
+
+    fake_llm.respond_with(respond)
+    term = spawn("--yes")
+    term.prompt()
+    term.command("first turn")
+    turn[0] = "a child edits"
+    term.command("second turn")
+    assert (workspace / "child.txt").read_text() == "child\n"
+    undone = clean(term.command("/undo"))
+    term.exit()
+
+    assert "Undid turn 2: 1 file put back." in undone
+    assert not (workspace / "child.txt").exists()  # the child's edit, in the last turn
+    assert (workspace / "kept.txt").read_text() == "parent\n"  # the turn before stays
