@@ -451,7 +451,7 @@ def test_the_repl_shows_a_live_line_per_child_then_its_summary(
     term = spawn("--yes")
     term.prompt()
     term.send_line("explore both sides")
-    live = term.expect(r"explore: do (left|right) · thinking · \d+s · 1,2\d\d tokens")
+    live = term.expect(r"explore: do (left|right) · thinking · \d+s · 1,2\d\d tokens", timeout=60)
     shown = clean(live + term.expect("All explored."))
     term.prompt()
     term.exit()
