@@ -26,19 +26,28 @@ from agent.permissions import PermissionCheck, ProjectRules
 from agent.permissions.masks import denied_patterns
 from agent.permissions.modes import Modes
 from agent.permissions.plan import PlanAwareSandbox, plan_guard_note
-from agent.session import Agent, Parts
+from agent.session import Agent
+from agent.setup.child_models import ChildModels
 from agent.setup.command_env import command_env
 from agent.setup.config import Config, agent_home
 from agent.setup.home import prune_undo_copies, scratch_dir
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_default
+from agent.setup.parts import Parts
 from agent.setup.profiles import Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.skill_link import SkillLink
 from agent.setup.small_model import side_provider
 from agent.setup.startup import Options, SetupError, secret_redactor
 from agent.setup.web_link import web_search_tool
-from agent.subagents import ChildParts, TaskTool, agent_dirs, load_definitions
+from agent.subagents import (
+    AgentCatalog,
+    ChildEdits,
+    ChildParts,
+    ChildResults,
+    TaskTool,
+    settle_unfinished,
+)
 from agent.telemetry import start_recorder, telemetry_wanted
 from compaction import Compactor
 from providers import Event, EventBus, EventSink, Notice, RequestKind, Usage
@@ -219,6 +228,9 @@ def build_agent(
         before_tool.insert(0, hooks.before_tool)
     guarded = PlanAwareSandbox.around(sandbox, lambda: modes.plan_mode)
     system = build_system_prompt(workspace)
+    catalog = AgentCatalog(workspace, home, person_home)
+    notices += [Notice(text=text) for text in catalog.notices()]
+    models = ChildModels(config, environ, session=provider, events=events, fleet=fleet, chaos=chaos)
     children = ChildParts(
         workspace=workspace,
         home=person_home,
@@ -243,12 +255,13 @@ def build_agent(
         outputs=home / "outputs" / session.id,
         max_turns=config.subagents.max_turns,
         max_tokens=config.max_tokens,
+        model_for=models.provider,
+        approval_for=catalog.approval,
+        edits=(child_edits := ChildEdits()),
     )
-    found = load_definitions(
-        agent_dirs(workspace, home, person_home), [t.name for t in builtin_tools(guarded)]
-    )
-    notices += [Notice(text=f"Sub-agent definition skipped: {p}") for p in found.problems]
-    task = TaskTool(children, config.subagents.max_concurrent, found.kinds)
+    task = TaskTool(children, config.subagents.max_concurrent, catalog.kinds)
+    finished = ChildResults()  # a stopped child's call is answered with what it did
+    events.subscribe(finished.on_event)
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         max_age = config.tools.checkpoint_max_age_days * 86_400
@@ -278,6 +291,7 @@ def build_agent(
             f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
             "Check that AGENT_HOME is a writable directory."
         ) from None
+    child_edits.parent_turn = lambda: tools.turn  # /undo puts back the children's edits too
     turn_recovery = TurnRecoveryPolicy(
         compactor=Compactor(
             provider, lambda: profiles.of(provider.current).limits, config.compaction, events=events
@@ -287,13 +301,14 @@ def build_agent(
         max_continuations=config.compaction.max_output_recovery_limit,
         model=lambda: str(provider.current),
     )
-    plan = PlanNote(last_todos(loaded.events), loaded.view) if loaded else PlanNote()
+    history = settle_unfinished(store, loaded) if loaded else []
+    plan = PlanNote(last_todos(loaded.events), history) if loaded else PlanNote()
     events.subscribe(plan.on_event)  # the model hears its plan again after a compaction
     loop = AgentLoop(
         provider=provider,
         tools=tools,
         system=system + skills.prompt_section(profiles.tool_settings(provider.current).enabled),
-        history=loaded.view if loaded else (),
+        history=history,
         transcript=session,
         events=events,
         face=face,
@@ -305,6 +320,7 @@ def build_agent(
         tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
         tool_news=plan.with_news(lambda specs: joined_news(mcp.tool_news(specs), shells.news())),
         together=TaskTool.runs_together,
+        settled=finished.result_for,
     )
     parts = Parts(
         config=config,
@@ -330,6 +346,8 @@ def build_agent(
         notices=notices,
         permissions=permissions,
         chaos=chaos,
+        subagents=catalog,
+        child_edits=child_edits,
     )
     return Agent(parts)
 

@@ -7,76 +7,33 @@ through its parts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 import structlog
 
-from agent.engine.loop import AgentLoop
 from agent.engine.outcome import TurnResult, TurnStatus
-from agent.engine.turn import TurnRecoveryPolicy
-from agent.hooks import Hooks
 from agent.hooks.turns import run_hooked_turn
-from agent.permissions import PermissionCheck
-from agent.setup.config import Config
 from agent.setup.doctor import Finding, diagnose
-from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import create_provider
-from agent.setup.profiles import Profiles
+from agent.setup.parts import Parts
 from agent.setup.startup import SetupError
-from providers import Event, EventBus, Message, Notice, Usage
-from providers.chaos import ChaosPlan
+from agent.subagents import ChildEdits
+from agent.subagents.undo import preview, undo_last_turn
+from providers import Event, Message, Notice, Usage
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
 from providers.profiles import ModelProfile, cost_of
-from recovery import FallbackActivated, ModelTarget, RecoveringProvider, RecoveryStats
-from recovery.fleet import Fleet
+from recovery import FallbackActivated, ModelTarget, RecoveryStats
 from recovery.usage import merged_usage
 from sessions import (
-    LoadedSession,
-    Redactor,
     SessionError,
-    SessionStore,
     SessionSummary,
-    SessionWriter,
     is_shell_run,
 )
-from tools import ToolExecutor, UndoPreview, UndoReport, undo_preview
-from tools.background import BackgroundShells
-from tools.guard.sandbox import Sandbox
+from tools import UndoPreview, UndoReport
 
 log = structlog.get_logger("agent.session")
-
-
-@dataclass(frozen=True)
-class Parts:
-    """What `agent.app.build_agent` wired together for one session."""
-
-    config: Config
-    profiles: Profiles
-    environ: Mapping[str, str]
-    workspace: Path
-    home: Path
-    redactor: Redactor
-    events: EventBus
-    recorded: list[Event]
-    store: SessionStore
-    loaded: LoadedSession | None
-    session: SessionWriter
-    fleet: Fleet
-    provider: RecoveringProvider
-    sandbox: Sandbox
-    mcp: McpLink
-    tools: ToolExecutor
-    shells: BackgroundShells
-    turn_recovery: TurnRecoveryPolicy
-    loop: AgentLoop
-    hooks: Hooks | None
-    notices: list[Notice]
-    permissions: PermissionCheck | None = None
-    chaos: ChaosPlan | None = None
 
 
 class Agent:
@@ -109,6 +66,8 @@ class Agent:
         self.notices = parts.notices
         """What the person should know about this start; the faces show them once."""
         self.chaos = parts.chaos
+        self.subagents = parts.subagents
+        self.child_edits = parts.child_edits or ChildEdits()
         self.turns_started = 0
         self.model_notice: str | None = None
         self.changed_files_note = self.loaded.changed_files_note if self.loaded else None
@@ -219,7 +178,8 @@ class Agent:
         chain, sandbox = list(self.provider.chain), self.sandbox.describe()
         held = self.permissions.warnings if self.permissions is not None else []
         servers, env = self.mcp.statuses(), self.sandbox.env
-        return await diagnose(self.config, self.environ, chain, sandbox, servers, held, env)
+        found = await diagnose(self.config, self.environ, chain, sandbox, servers, held, env)
+        return found + (self.subagents.findings() if self.subagents is not None else [])
 
     def recovery_stats(self) -> RecoveryStats:
         return self.provider.stats()
@@ -229,10 +189,11 @@ class Agent:
         return self.redactor.text(text)
 
     def undo_last_turn(self) -> UndoReport:
-        return self.tools.undo_last_turn()
+        """Put back what the latest turn changed, its sub-agents' edits included."""
+        return undo_last_turn(self.tools, self.child_edits)
 
     def undo_preview(self) -> UndoPreview | None:
-        return undo_preview(self.tools.checkpoints, self.tools.turn)
+        return preview(self.tools, self.child_edits)
 
     def add_context(self, message: Message) -> None:
         """Keep what the person did between turns (a ``!`` run); it goes with the next prompt."""

@@ -124,6 +124,13 @@ class EditorFace:
         """Show ``text`` to the editor's user, apart from the answer."""
         self.outbox.put(notice_chunk(text, fields))
 
+    def _started(self, call_id: str) -> ToolUseBlock | None:
+        """The pending call ``call_id`` names: the parent's, else a sub-agent's."""
+        if (call := self._pending.get(call_id)) is not None:
+            return call
+        tail = f"/{call_id}"
+        return next((c for key, c in self._pending.items() if key.endswith(tail)), None)
+
     def running_call(self, tool: str) -> ToolUseBlock | None:
         """The call of ``tool`` now running (calls run one at a time, in order)."""
         return next((call for call in self._pending.values() if call.name == tool), None)
@@ -152,7 +159,7 @@ class EditorFace:
             self.outbox.put(plan_update(event.todos))
             return
         if isinstance(event, ToolStarted):  # past every check and question: running now
-            if (call := self._pending.get(event.tool_use_id)) is not None:
+            if (call := self._started(event.tool_use_id)) is not None:
                 self.call_update(call, "in_progress", None)
             return
         if isinstance(event, GaveUp):
@@ -187,6 +194,23 @@ class EditorFace:
             self._diffs.pop(result.tool_use_id, None)
             if closed is not None:
                 self.call_update(closed, "failed", result_content(result))
+
+    def on_child_message(self, message: Message, parent_tool_use_id: str) -> None:
+        """A sub-agent's calls are tool calls for the editor too: their ids are under the
+        `task` call's (``TASK_ID/CALL_ID``), and ``_meta.agent.parentToolUseId`` names it."""
+        meta = {"agent": {"parentToolUseId": parent_tool_use_id}}
+        if message.role == "assistant":
+            for call in message.tool_uses:
+                shown = call.model_copy(update={"id": f"{parent_tool_use_id}/{call.id}"})
+                self._pending[shown.id] = shown
+                self._diffs[shown.id] = diff = edit_diff(shown, self.workspace)
+                start = tool_call_start(shown, self.workspace, diff)
+                self.outbox.put(start.model_copy(update={"field_meta": meta}))
+            return
+        for result in message.tool_results:
+            key = f"{parent_tool_use_id}/{result.tool_use_id}"
+            if (pending := self._pending.pop(key, None)) is not None:
+                self.on_tool_result(pending, result)
 
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
         self._pending.pop(call.id, None)

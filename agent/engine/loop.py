@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import structlog
 
+from agent.engine.explain import explain
 from agent.engine.face import Face
 from agent.engine.instructions import NearestInstructions
 from agent.engine.outcome import PromptTooLong, TurnEnded, TurnResult, TurnStatus
@@ -76,6 +77,8 @@ class AgentLoop:
         together: Whether a call may run at the same time as the calls next to it that may
             too (sub-agents' `task` calls); every other call runs alone, in order.
         kind: What the requests are for (a sub-agent's are counted apart).
+        settled: The result a call stopped part way left (a sub-agent's: what it did), used
+            instead of the plain "interrupted" one when the turn is stopped.
     """
 
     def __init__(
@@ -98,6 +101,7 @@ class AgentLoop:
         tool_news: Callable[[Sequence[ToolSpec]], str | None] | None = None,
         together: Callable[[ToolUseBlock], bool] = lambda call: False,
         kind: RequestKind = RequestKind.TURN,
+        settled: Callable[[str], ToolResultBlock | None] = lambda call_id: None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -120,6 +124,7 @@ class AgentLoop:
         self.tool_news = tool_news
         self.together = together
         self.kind = kind
+        self.settled = settled
 
     @property
     def max_steps(self) -> int:
@@ -176,7 +181,7 @@ class AgentLoop:
             log.warning("turn_failed", kind=error.kind.value, error=str(error))
             result = TurnResult(
                 status=TurnStatus.FAILED,
-                error=_explain(error),
+                error=explain(error),
                 error_kind=error.kind,
                 retry_after=error.retry_after,
             )
@@ -294,7 +299,7 @@ class AgentLoop:
         finally:
             done = {result.tool_use_id for result in results}
             results += [
-                interrupted_result(call, INTERRUPTED_REASON)
+                self.settled(call.id) or interrupted_result(call, INTERRUPTED_REASON)
                 for call in calls
                 if call.id not in done
             ]
@@ -354,41 +359,3 @@ def _drop_incomplete_calls(response: ChatResponse) -> ChatResponse:
         kept = [TextBlock(text="(output cut off while writing a tool call)")]
     message = Message(role="assistant", content=kept)
     return response.model_copy(update={"message": message})
-
-
-def _explain(error: LlmError) -> str:
-    """One actionable sentence for the person."""
-    hints = {
-        ErrorKind.AUTH: "Check the API key (ANTHROPIC_API_KEY, OPENAI_API_KEY or the "
-        "provider's api_key_env in the config).",
-        ErrorKind.PERMISSION: "The key lacks access to this model; pick another (--model, or "
-        "/model in the REPL).",
-        ErrorKind.QUOTA: "The account is out of credit or quota; add credit or use another "
-        "provider.",
-        ErrorKind.NOT_FOUND: "The provider does not know this model; check 'model' in the config.",
-        ErrorKind.CONTEXT_OVERFLOW: "The conversation no longer fits the model's context; "
-        "run /compact or start a new session.",
-        ErrorKind.BAD_REQUEST: "The provider rejected the request.",
-        ErrorKind.REFUSAL: "The provider declined the request; rephrase it or try another "
-        "model (--model, or /model in the REPL).",
-    }
-    if error.kind is ErrorKind.UNREACHABLE:  # its message names the URL and what to check
-        return f"{error} The session is saved."
-    hint = hints.get(error.kind) or _WAIT_HINTS.get(error.kind, "try again later")
-    if error.kind.transient:
-        hint = f"{hint[0].upper()}{hint[1:]}. The session is saved."
-    return f"{error} — {hint}"
-
-
-# What to do when retrying did not get through: the session is saved, so the person can.
-_WAIT_HINTS = {
-    ErrorKind.CONNECTION: "is the server running? Check its base_url, or pick another model "
-    "(--model, or /model in the REPL)",
-    ErrorKind.TIMEOUT: "the model did not answer in time; try again, or raise "
-    "request_timeout in the config",
-    ErrorKind.RATE_LIMIT: "wait a little and try again, or add fallback_models in the config",
-    ErrorKind.OVERLOADED: "the provider is busy; try again in a few minutes, or add "
-    "fallback_models in the config",
-    ErrorKind.SERVER: "the provider is having trouble; try again in a few minutes, or add "
-    "fallback_models in the config",
-}

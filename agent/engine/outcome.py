@@ -70,6 +70,19 @@ class SubagentStarted(Event):
         return f"Sub-agent {self.agent_type} started: {self.description}"
 
 
+class SubagentProgress(Event):
+    """A child took a step: the tool it runs now ("" while it thinks), its tokens so far."""
+
+    type: Literal["subagent_progress"] = "subagent_progress"
+    agent_id: str
+    tool_use_id: str
+    tool: str
+    tokens: int
+
+    def describe(self) -> str:
+        return f"Sub-agent {self.agent_id}: {self.tool or 'thinking'}, {self.tokens} tokens"
+
+
 class SubagentFinished(Event):
     """A child ended, one way or another: one summary line of what it did."""
 
@@ -86,7 +99,8 @@ class SubagentFinished(Event):
     transcript_path: str = ""
     error: str | None = None
     call_result: str = ""
-    """The `task` call's result, kept so a session resumed after a crash still has it."""
+    """The `task` call's result (an interrupted child's too: what it did), kept so a session
+    resumed after a crash still has it."""
     call_is_error: bool = False
 
     def describe(self) -> str:

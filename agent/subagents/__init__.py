@@ -6,20 +6,27 @@ sandbox, redactor and event bus, with its own conversation, tools and system pro
 failures come back as the `task` call's result; they never end the parent's turn.
 """
 
+from agent.subagents.catalog import AgentCatalog
 from agent.subagents.child import ChildOutcome, ChildParts, run_child
 from agent.subagents.definitions import Definitions, agent_dirs, load_definitions
 from agent.subagents.kinds import BUILTIN_TYPES, SubagentType
+from agent.subagents.results import ChildResults, settle_unfinished
 from agent.subagents.task import TASK_NAMES, TaskTool
+from agent.subagents.undo import ChildEdits
 
 __all__ = [
     "BUILTIN_TYPES",
     "TASK_NAMES",
+    "AgentCatalog",
+    "ChildEdits",
     "ChildOutcome",
     "ChildParts",
+    "ChildResults",
     "Definitions",
     "SubagentType",
     "TaskTool",
     "agent_dirs",
     "load_definitions",
     "run_child",
+    "settle_unfinished",
 ]

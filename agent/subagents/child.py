@@ -14,15 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from agent.engine.face import ChildMessages, Face
-from agent.engine.loop import AgentLoop
+from agent.engine.loop import INTERRUPTED_REASON, AgentLoop
 from agent.engine.outcome import (
     SubagentFinished,
+    SubagentProgress,
     SubagentStarted,
     TurnEnded,
     TurnResult,
     TurnStatus,
 )
 from agent.subagents.kinds import SubagentType
+from agent.subagents.undo import ChildEdits
 from providers import (
     Event,
     EventSink,
@@ -33,6 +35,7 @@ from providers import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from providers.conversation import interrupted_text
 from sessions import SessionError, SessionStore
 from tools import Approver, ToolExecutor
 from tools.base import Tool, ToolOutput
@@ -71,6 +74,12 @@ class ChildParts:
         outputs: Where whole command outputs are kept.
         max_turns: Model calls a child may make unless its kind says otherwise.
         max_tokens: Output tokens to ask for per call.
+        model_for: The provider of a kind that names a model (`agent.setup.child_models`),
+            given the name and who asks; None: every child uses ``provider``.
+        approval_for: The approval mode of a kind, given the parent's
+            (`agent.subagents.catalog.AgentCatalog.approval`); None: the parent's.
+        edits: Where each child's executor is registered, so the parent's ``/undo`` puts
+            back what its children changed in the turn.
     """
 
     workspace: Path
@@ -96,6 +105,23 @@ class ChildParts:
     outputs: Path
     max_turns: int
     max_tokens: int | None
+    model_for: Callable[[str | None, str], Provider] | None = None
+    approval_for: (
+        Callable[[SubagentType, Callable[[], ApprovalMode]], Callable[[], ApprovalMode]] | None
+    ) = None
+    edits: ChildEdits | None = None
+
+    def provider_of(self, kind: SubagentType) -> Provider:
+        """What a child of ``kind`` sends through."""
+        if self.model_for is None or kind.model is None:
+            return self.provider
+        return self.model_for(kind.model, f"Sub-agent {kind.name}")
+
+    def approval_of(self, kind: SubagentType) -> Callable[[], ApprovalMode]:
+        """What gives a child of ``kind`` its approval mode."""
+        if self.approval_for is None:
+            return self.approval
+        return self.approval_for(kind, self.approval)
 
 
 @dataclass(frozen=True)
@@ -169,6 +195,8 @@ class ChildFace:
         self.parent = parent
         self.parent_tool_use_id = parent_tool_use_id
         self.after_tool = after_tool
+        self.progress: Callable[[str], None] = lambda tool: None
+        """Told what the child does now: the calls it runs ("" while it thinks)."""
 
     def on_event(self, event: Event) -> None:
         pass  # events go to the parent's bus directly
@@ -179,6 +207,10 @@ class ChildFace:
     def on_message(self, message: Message) -> None:
         if isinstance(self.parent, ChildMessages):
             self.parent.on_child_message(message, self.parent_tool_use_id)
+        if message.role == "assistant":
+            self.progress(", ".join(f"{c.name} {_brief(c)}".strip() for c in message.tool_uses))
+        elif message.tool_results:
+            self.progress("")
 
     def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
         if self.after_tool is not None:
@@ -213,9 +245,9 @@ async def run_child(
     executor = ToolExecutor(
         workspace=parts.workspace,
         settings=parts.settings,
-        approval=parts.approval,
+        approval=parts.approval_of(kind),
         approver=(
-            ChildApprover(parts.approver, asking or asyncio.Lock(), f"sub-agent {kind.name}")
+            ChildApprover(parts.approver, asking or asyncio.Lock(), _named(kind, description))
             if parts.approver is not None
             else None
         ),
@@ -230,13 +262,16 @@ async def run_child(
         read_denied=parts.read_denied,
         outputs=parts.outputs,
     )
+    face = ChildFace(parts.face, call_id, parts.after_tool)
+    if parts.edits is not None:
+        parts.edits.add(executor)
     loop = AgentLoop(
-        provider=parts.provider,
+        provider=parts.provider_of(kind),
         tools=NoNesting(executor, refused),
         system=f"{parts.system}\n\n{kind.prompt}",
         transcript=writer,
         events=_without_turn_ends(parts.events),
-        face=ChildFace(parts.face, call_id, parts.after_tool),
+        face=face,
         max_steps=kind.max_turns or parts.max_turns,
         max_tokens=parts.max_tokens,
         kind=RequestKind.SUBAGENT,
@@ -244,10 +279,21 @@ async def run_child(
     started = time.monotonic()
     who = {"agent_id": writer.id, "agent_type": kind.name, "description": description}
     parts.events(SubagentStarted(**who, tool_use_id=call_id))
+    face.progress = lambda tool: parts.events(
+        SubagentProgress(
+            agent_id=writer.id,
+            tool_use_id=call_id,
+            tool=tool,
+            tokens=loop.usage.input_tokens + loop.usage.output_tokens,
+        )
+    )
     result = TurnResult(status=TurnStatus.INTERRUPTED)
     try:
         result = await loop.run_turn(prompt)
     finally:
+        if result.status is TurnStatus.INTERRUPTED:  # how far it got
+            steps = sum(message.role == "assistant" for message in loop.messages)
+            result = TurnResult(status=TurnStatus.INTERRUPTED, steps=steps, usage=loop.usage)
         changed = sorted({c.rel for c in executor.checkpoints})
         writer.close()
         outcome = ChildOutcome(result, writer.id, list(loop.messages), changed)
@@ -264,7 +310,7 @@ async def run_child(
                 seconds=time.monotonic() - started,
                 transcript_path=str(writer.path),
                 error=result.error,
-                call_result=output.content if result.status is not TurnStatus.INTERRUPTED else "",
+                call_result=output.content,
                 call_is_error=output.is_error,
             )
         )
@@ -272,7 +318,8 @@ async def run_child(
 
 
 def report(outcome: ChildOutcome) -> ToolOutput:
-    """The call's result: the child's answer and a footer, or why it failed and what it did."""
+    """The call's result: the child's answer and a footer, or why it stopped and what it
+    did (an interrupted child's says so, to run it again)."""
     result = outcome.result
     calls = outcome.tool_calls
     usage = result.usage
@@ -284,17 +331,30 @@ def report(outcome: ChildOutcome) -> ToolOutput:
     )
     if result.status is TurnStatus.DONE:
         return ToolOutput(content=f"{result.answer.strip() or '(no answer)'}\n\n{footer}")
-    why = result.error or result.status.value
-    lines = [f"The sub-agent failed: {why}"]
+    if result.status is TurnStatus.INTERRUPTED:
+        lines = [
+            f"The sub-agent was interrupted ({result.error or INTERRUPTED_REASON}) before it "
+            "finished; run it again if its job is still needed."
+        ]
+    else:
+        lines = [f"The sub-agent failed: {result.error or result.status.value}"]
     if outcome.changed:
         lines.append(f"Files it changed: {', '.join(outcome.changed)}")
     if calls:
         lines.append("Its last steps:")
-        lines += [f"- {call.name} {_brief(call)}" for call in calls[-LAST_STEPS:]]
+        lines += [f"- {call.name} {_brief(call)}".rstrip() for call in calls[-LAST_STEPS:]]
     if result.answer.strip():
         lines.append(f"Its last words: {result.answer.strip()[:500]}")
     lines.append(footer)
+    if result.status is TurnStatus.INTERRUPTED:
+        lines.append(f"Its last step: {interrupted_text('the step', 'it was stopped')}")
     return ToolOutput(content="\n".join(lines), is_error=True)
+
+
+def _named(kind: SubagentType, description: str) -> str:
+    """The child as its approval questions name it: its kind and its job."""
+    job = " ".join(description.split())[:60]
+    return f"sub-agent {kind.name}: {job}" if job else f"sub-agent {kind.name}"
 
 
 def _brief(call: ToolUseBlock) -> str:

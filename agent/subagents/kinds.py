@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from agent.permissions.read_only import not_read_only
 from tools.base import Tool
@@ -27,6 +28,11 @@ class SubagentType:
         tools: The tool names it is offered (None: every tool of the parent but `task`).
         read_only: Its commands must be read-only (refused otherwise).
         max_turns: Model calls it may make (None: ``subagents.max_turns``).
+        model: The model its file names (None or ``inherit``: the parent's).
+        permission_mode: Its file's ``permissionMode`` (Claude Code's names), None if none.
+        scope: Where it comes from: built in, the project's files or the person's.
+        source: Its file (None: built in).
+        digest: Its file's content hash (a project file's mode holds once allowed as it is).
     """
 
     name: str
@@ -35,7 +41,17 @@ class SubagentType:
     tools: frozenset[str] | None = None
     read_only: bool = False
     max_turns: int | None = None
+    model: str | None = None
+    permission_mode: str | None = None
+    scope: Literal["built-in", "project", "user"] = "built-in"
+    source: Path | None = None
+    digest: str = ""
     hooks: tuple[BeforeToolHook, ...] = field(default=(), compare=False)
+
+    @property
+    def loosens(self) -> bool:
+        """Whether its ``permissionMode`` would ask the person less than usual."""
+        return self.permission_mode in LOOSER_MODES
 
     def allows(self, name: str) -> bool:
         """Whether a child of this kind is offered the tool ``name``."""
@@ -48,6 +64,10 @@ class SubagentType:
     def checks(self) -> list[BeforeToolHook]:
         """The extra checks its calls go through (after the parent's)."""
         return [*self.hooks, only_reading] if self.read_only else list(self.hooks)
+
+
+LOOSER_MODES = {"acceptEdits": "auto-edit", "bypassPermissions": "full-auto"}
+"""The ``permissionMode`` values that ask less, and the approval mode each stands for."""
 
 
 async def only_reading(invocation: ToolInvocation) -> Refusal | Permit | None:

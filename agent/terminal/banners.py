@@ -23,6 +23,7 @@ QUIET = frozenset(
         "mode_changed",  # the mode line under the prompt shows it
         "todos_changed",  # the plan is drawn above the status line and the prompt
         "background_started",  # the tool line says it
+        "subagent_progress",  # a child's live line shows it
     }
 )
 

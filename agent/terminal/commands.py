@@ -20,6 +20,7 @@ from rich.text import Text
 
 from agent.setup.config import ConfigError
 from agent.setup.doctor import Finding
+from agent.terminal.agents_view import agent_choices, agents_command
 from agent.terminal.bashes_view import bashes
 from agent.terminal.input_line import CommandInfo
 from agent.terminal.repl_view import (
@@ -184,6 +185,8 @@ class SlashCommands:
         self._add("/mcp", "/mcp", "MCP servers and their state", self._mcp)
         skills, choices = partial(skills_command, host), partial(skill_choices, host)
         self._add("/skills", "/skills [allow NAME]", "list skills or allow one", skills, choices)
+        agents, kinds = partial(agents_command, host), partial(agent_choices, host)
+        self._add("/agents", "/agents [allow NAME]", "sub-agent kinds; allow one", agents, kinds)
         self._add("/todos", "/todos", "the model's plan for this task", self._todos)
         self._add("/bashes", "/bashes [kill ID]", "background commands; stop one", self._bashes)
         self._add("/clear", "/clear", "start a fresh session", self._clear)

@@ -21,9 +21,10 @@ from rich.console import Console, RenderableType
 from rich.segment import Segments
 from rich.text import Text
 
-from agent.engine.outcome import TurnEnded, TurnStatus
+from agent.engine.outcome import SubagentStarted, TurnEnded, TurnStatus
 from agent.terminal.answer_view import AnswerView, Row
 from agent.terminal.banners import banner, is_quiet
+from agent.terminal.children_view import ChildrenPanel
 from agent.terminal.console import visible
 from agent.terminal.live_area import LiveArea
 from agent.terminal.renderables import (
@@ -95,6 +96,8 @@ class ConsoleUI:
         self.status = StatusLine(clock=clock)
         self.todos = TodoPanel(redact)
         """The model's plan, shown above the status line."""
+        self.children = ChildrenPanel(clock, redact)
+        """A line per sub-agent at work, above the plan (its start gets no line of its own)."""
         self._answer = AnswerView(out, redact)
         self._writing = False
         self._plain = RedactingStream()
@@ -162,6 +165,9 @@ class ConsoleUI:
     def on_event(self, event: Event) -> None:
         """A one-line banner for recovery, compaction and continuation; a countdown for retries."""
         self.todos.on_event(event)
+        self.children.on_event(event)
+        if isinstance(event, SubagentStarted) and self.live_mode:
+            return
         if isinstance(event, CheckpointRecorded):
             self._stash(event)
         if isinstance(event, ToolStarted):
@@ -364,7 +370,7 @@ class ConsoleUI:
         options = self.out.options.update(height=1)
         status = [
             self.out.render_lines(line, options, pad=False)[0]
-            for line in self.todos.while_working()
+            for line in [*self.children.while_working(), *self.todos.while_working()]
         ]
         status += self.out.render_lines(self.status, options, pad=False)[:1]
         return [*live, [], *status] if live else status

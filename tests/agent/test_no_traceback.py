@@ -23,6 +23,7 @@ EXTRA_LINES = {
     "/compact": ["/compact", "/compact the parser"],
     "/plan": ["/plan", "/plan"],  # on, then off again
     "/undo": ["/undo", "/undo"],
+    "/agents": ["/agents", "/agents allow nobody", "/agents bogus"],
     "/exit": [],  # last, below
 }
 """Lines to type for a command beyond the bare one: its arguments, good and bad."""

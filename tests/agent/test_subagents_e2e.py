@@ -274,9 +274,11 @@ def test_a_fan_out_stopped_midway_resumes_with_a_valid_conversation(
     def respond(request: RecordedRequest) -> Step:
         if is_child(request):
             if "slow" in job_of(request):
-                return Fault.stall(60, after_events=2, reply=Reply.text("still thinking"))
+                if answered(request):  # it wrote a file, then stalls
+                    return Fault.stall(60, after_events=2, reply=Reply.text("still thinking"))
+                return Reply.tool_call("write_file", {"path": "half.txt", "content": "half\n"})
             return Reply.text("quick answer")
-        return task_calls(("quick", "explore"), ("slow", "explore"))
+        return task_calls(("quick", "explore"), ("slow", "general-purpose"))
 
     fake_llm.respond_with(respond)
     process = subprocess.Popen(
@@ -290,7 +292,7 @@ def test_a_fan_out_stopped_midway_resumes_with_a_valid_conversation(
     )
     try:
         deadline = time.monotonic() + 60
-        while sum(is_child(r) for r in fake_llm.requests) < 2:
+        while sum(is_child(r) for r in fake_llm.requests) < 3:
             assert time.monotonic() < deadline, "the children never asked"
             time.sleep(0.05)
         time.sleep(0.5)  # the slow child's stream has started and stalls
@@ -324,9 +326,13 @@ def test_a_fan_out_stopped_midway_resumes_with_a_valid_conversation(
     assert resumed.json()["result"] == "resumed"
     [request] = fake_llm.requests
     assert request_problems("anthropic", request.body) == []
-    results = json.dumps(request.body["messages"][-1])
-    assert "interrupted" in results  # the slow child, to run again
-    assert "quick answer" in results  # the child that finished before the stop
+    results = request.body["messages"][-1]["content"]
+    [stopped] = [r for r in results if "The sub-agent was interrupted" in json.dumps(r)]
+    said = json.dumps(stopped["content"])
+    assert "run it again" in said
+    assert "Files it changed: half.txt" in said  # what it did before it stopped
+    assert "- write_file half.txt" in said
+    assert "quick answer" in json.dumps(results)  # the child that finished before the stop
 
 
 def test_a_definition_file_gives_its_child_only_its_tools_and_a_broken_one_is_skipped(
@@ -429,10 +435,14 @@ def test_claude_codes_names_of_the_tool_work_in_permission_rules(
     assert "Refused" in text_of(fake_llm.requests[-1])
 
 
-def test_the_repl_shows_each_child_start_and_end(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
+def test_the_repl_shows_a_live_line_per_child_then_its_summary(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
     def respond(request: RecordedRequest) -> Step:
         if is_child(request):
-            return Reply.text("child answer")
+            if answered(request):  # slow to answer: its live line stays a while
+                return Reply.text("child answer", delta_pause=1.5, input_tokens=700)
+            return Reply.tool_call("list_files", {"path": "."}, input_tokens=1200)
         if answered(request):
             return Reply.text("All explored.")
         return task_calls(("left", "explore"), ("right", "explore"))
@@ -440,11 +450,71 @@ def test_the_repl_shows_each_child_start_and_end(spawn: Spawn, fake_llm: FakeLlm
     fake_llm.respond_with(respond)
     term = spawn("--yes")
     term.prompt()
-    shown = clean(term.command("explore both sides"))
+    term.send_line("explore both sides")
+    live = term.expect(r"explore: do (left|right) · thinking · \d+s · 1,2\d\d tokens", timeout=60)
+    shown = clean(live + term.expect("All explored."))
+    term.prompt()
     term.exit()
 
     assert "Traceback" not in shown
-    assert "All explored." in shown
-    assert shown.count("Sub-agent explore started") == 2
-    assert shown.count("Sub-agent explore done") == 2
-    assert sum(is_child(r) for r in fake_llm.requests) == 2
+    assert "Sub-agent explore started" not in shown  # the live line says it
+    assert shown.count("Sub-agent explore done: do") == 2
+    assert sum(is_child(r) for r in fake_llm.requests) == 4
+
+
+def test_a_childs_approval_question_names_it(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if answered(request):
+                return Reply.text("wrote it")
+            return Reply.tool_call("write_file", {"path": "new.txt", "content": "hi\n"})
+        if answered(request):
+            return Reply.text("Child wrote it.")
+        return task_calls(("make the file", "general-purpose"))
+
+    fake_llm.respond_with(respond)
+    term = spawn("--approval", "ask")
+    term.prompt()
+    term.send_line("delegate it")
+    asked = clean(term.expect("Allow\\?"))
+    term.send_line("y")
+    term.expect("Child wrote it")
+    term.prompt()
+    term.exit()
+
+    assert "sub-agent general-purpose: do make the file" in asked
+    assert (workspace / "new.txt").read_text() == "hi\n"
+
+
+def test_undo_puts_back_what_the_children_changed_in_the_last_turn(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    (workspace / "kept.txt").write_text("before\n")
+    turn = ["parent edits"]
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if answered(request):
+                return Reply.text("wrote it")
+            return Reply.tool_call("write_file", {"path": "child.txt", "content": "child\n"})
+        if answered(request):
+            return Reply.text("Done.")
+        if turn[0] == "parent edits":
+            return Reply.tool_call("write_file", {"path": "kept.txt", "content": "parent\n"})
+        return task_calls(("write a file", "general-purpose"))
+
+    fake_llm.respond_with(respond)
+    term = spawn("--yes")
+    term.prompt()
+    term.command("first turn")
+    turn[0] = "a child edits"
+    term.command("second turn")
+    assert (workspace / "child.txt").read_text() == "child\n"
+    undone = clean(term.command("/undo"))
+    term.exit()
+
+    assert "Undid turn 2: 1 file put back." in undone
+    assert not (workspace / "child.txt").exists()  # the child's edit, in the last turn
+    assert (workspace / "kept.txt").read_text() == "parent\n"  # the turn before stays

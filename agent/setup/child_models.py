@@ -1,0 +1,132 @@
+"""The provider a sub-agent whose definition names a ``model`` sends through.
+
+``inherit`` (or no ``model``) is the parent's own recovering provider. Anything else is a
+`RecoveringProvider` over that model and then the session's chain: the parent's fallback
+chain is the child's too, and it shares the fleet's recovery state (retry-after, breakers,
+retry budget, rate-limit headroom) with the parent and every sibling on the same key. Its
+tokens count in the session's usage; a fallback inside it is told as a notice, since the
+session's model did not change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from agent.setup.config import Config
+from agent.setup.model_chain import build_chain
+from agent.setup.startup import SetupError
+from providers import Event, EventSink, Notice, Provider
+from providers.chaos import ChaosPlan
+from providers.models import ModelRef
+from recovery import FallbackActivated, ModelRestored, RecoveringProvider
+from recovery.fleet import Fleet
+
+FAMILIES = {
+    "sonnet": "claude-sonnet-4-5",
+    "opus": "claude-opus-4-1",
+    "haiku": "claude-haiku-4-5",
+}
+"""Claude Code's model aliases, and the Anthropic model each means when none configured is
+of that family."""
+
+
+def resolve_model(spec: str, configured: list[ModelRef]) -> ModelRef:
+    """The model a definition's ``model`` names: ``provider:model``; a bare name (taken at
+    the first configured model's provider); or ``sonnet``/``opus``/``haiku``, the first
+    configured model of that family, else Anthropic's.
+
+    Raises:
+        ValueError: ``spec`` names no model; the message says what would.
+    """
+    text = spec.strip()
+    if ":" in text:
+        return ModelRef.parse(text)
+    family = text.lower()
+    if family in FAMILIES:
+        for ref in configured:
+            if family in ref.name.lower():
+                return ref
+        return ModelRef("anthropic", FAMILIES[family])
+    if not text or any(c.isspace() for c in text):
+        raise ValueError(f"model {spec!r}: use inherit, provider:model, sonnet, opus or haiku")
+    return ModelRef(configured[0].provider if configured else "anthropic", text)
+
+
+class ChildModels:
+    """Builds (once per model) the provider of children that name a model.
+
+    Args:
+        config: The session's configuration (its chain follows the named model).
+        environ: Where keys and base URLs are read.
+        session: The parent's recovering provider (``inherit``).
+        events: The session's event bus.
+        fleet: The recovery state shared by every agent on a key.
+        chaos: The session's chaos plan, if any.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        environ: Mapping[str, str],
+        *,
+        session: RecoveringProvider,
+        events: EventSink,
+        fleet: Fleet,
+        chaos: ChaosPlan | None = None,
+    ) -> None:
+        self.config = config
+        self.environ = environ
+        self.session = session
+        self.events = events
+        self.fleet = fleet
+        self.chaos = chaos
+        self._built: dict[str, Provider] = {}
+
+    def provider(self, spec: str | None, who: str) -> Provider:
+        """The provider for a child whose definition says ``model: spec`` (None: inherit);
+        ``who`` names the child in a notice when the model cannot be used."""
+        if spec is None:
+            return self.session
+        configured = [*self.config.model_chain()]
+        if self.config.small_model:
+            configured.append(ModelRef.parse(self.config.small_model))
+        try:
+            ref = resolve_model(spec, configured)
+        except ValueError as error:
+            self.events(Notice(text=f"{who}: {error}; it uses the session's model"))
+            return self.session
+        if ref == self.session.current:
+            return self.session
+        if str(ref) not in self._built:
+            self._built[str(ref)] = self._build(ref, who)
+        return self._built[str(ref)]
+
+    def _build(self, ref: ModelRef, who: str) -> Provider:
+        chain = [str(ref), *(str(r) for r in self.config.model_chain() if r != ref)]
+        chain_config = self.config.model_copy(
+            update={"model": chain[0], "fallback_models": chain[1:]}
+        )
+        try:
+            targets = build_chain(chain_config, self.environ, self.chaos, self.events)
+        except (SetupError, ValueError) as error:
+            self.events(Notice(text=f"{who}: model {ref} cannot be used ({error})"))
+            return self.session
+        if targets[0].ref != ref:
+            self.events(
+                Notice(
+                    text=f"{who}: model {ref} cannot be used (see `agent doctor`); "
+                    f"it uses {targets[0].ref}"
+                )
+            )
+
+        def fallbacks_as_notices(event: Event) -> None:
+            if isinstance(event, FallbackActivated):
+                self.events(Notice(text=f"{who}: {event.describe()}"))
+            elif not isinstance(event, ModelRestored):
+                self.events(event)
+
+        child = RecoveringProvider(
+            targets, settings=self.config.recovery, events=fallbacks_as_notices, fleet=self.fleet
+        )
+        child.usage.subscribe(self.session.usage.add)
+        return child

@@ -1,0 +1,156 @@
+"""A definition's ``model`` and ``permissionMode`` end to end: ``agent -p`` against the fake
+LLM server, children told apart by their system prompt."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.subagents import AgentCatalog
+from tests.agent.test_subagents_e2e import answered, is_child, run, task_calls, text_of
+from tests.fakes.cli import MODELS, Protocol, run_agent
+from tests.fakes.llm_script import Fault, Reply, Step
+from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+
+CHILD_MODEL: dict[Protocol, tuple[str, str]] = {
+    "anthropic": ("haiku", "claude-haiku-4-5"),  # Claude Code's alias, none configured
+    "openai": ("openai:gpt-mini", "gpt-mini"),
+}
+
+
+def define(directory: Path, name: str, frontmatter: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.md"
+    path.write_text(f"---\nname: {name}\ndescription: The {name} kind.\n{frontmatter}---\nGo.\n")
+    return path
+
+
+@pytest.mark.parametrize("protocol", ["anthropic", "openai"])
+def test_a_child_uses_the_model_its_definition_names(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, protocol: Protocol
+) -> None:
+    named, sent_as = CHILD_MODEL[protocol]
+    define(workspace / ".claude" / "agents", "quick", f"model: {named}\n")
+    define(workspace / ".claude" / "agents", "same", "model: inherit\n")
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            return Reply.text("child answer", input_tokens=50, output_tokens=5)
+        if answered(request):
+            return Reply.text("parent answer")
+        return task_calls(("fast", "quick"), ("slow", "same"))
+
+    fake_llm.respond_with(respond)
+    result = run(fake_llm, workspace, decoy_home, protocol, "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    parent_model = MODELS[protocol].partition(":")[2]
+    models = {
+        ("fast" if "fast" in text_of(r) else "slow"): r.body["model"]
+        for r in fake_llm.requests
+        if is_child(r)
+    }
+    assert models == {"fast": sent_as, "slow": parent_model}
+    assert all(r.body["model"] == parent_model for r in fake_llm.requests if not is_child(r))
+    data = result.json()
+    assert data["usage_by_purpose"]["subagent"]["input_tokens"] == 100  # both children counted
+
+
+def test_a_childs_model_that_fails_falls_back_to_the_parents_chain(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if request.body["model"] == "claude-gone":
+                return Fault.status(404, "not_found_error", message="model: claude-gone")
+            return Reply.text("answered on the fallback")
+        if answered(request):
+            return Reply.text("parent answer")
+        return task_calls(("job", "gone"))
+
+    fake_llm.respond_with(respond)
+    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    assert "answered on the fallback" in text_of(fake_llm.requests[-1])
+    assert "Sub-agent gone:" in result.stderr  # the fallback is told, naming the child
+    assert "claude-gone" in result.stderr
+
+
+def _writes_a_file(request: RecordedRequest) -> Step:
+    if is_child(request):
+        if answered(request):
+            return Reply.text("child done")
+        return Reply.tool_call("write_file", {"path": "out.txt", "content": "hi\n"})
+    if answered(request):
+        return Reply.text("parent answer")
+    return task_calls(("write", "writer"))
+
+
+def _run_asking(fake_llm: FakeLlmServer, workspace: Path, home: Path) -> str:
+    """``-p`` without --yes: nobody to ask, so a call that needs approval is refused."""
+    fake_llm.respond_with(_writes_a_file)
+    result = run_agent(
+        "-p",
+        "write it",
+        "--model",
+        MODELS["anthropic"],
+        server=fake_llm,
+        workspace=workspace,
+        home=home,
+    )
+    assert result.code == 0, result.stderr
+    return result.stderr
+
+
+def test_a_projects_bypass_permissions_waits_until_the_person_allows_it(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    path = define(workspace / ".claude" / "agents", "writer", "permissionMode: bypassPermissions\n")
+
+    stderr = _run_asking(fake_llm, workspace, decoy_home)
+
+    assert f"Sub-agent writer ({path}) asks for permissionMode: bypassPermissions" in stderr
+    assert "/agents allow writer" in stderr
+    assert not (workspace / "out.txt").exists()
+    child_results = [r for r in fake_llm.requests if is_child(r) and answered(r)]
+    assert "approval" in json.dumps(child_results[-1].body["messages"][-1]).lower()
+
+    catalog = AgentCatalog(workspace, decoy_home / ".agent", decoy_home)
+    catalog.trust(catalog.kinds["writer"])  # what /agents allow writer does
+    fake_llm.reset()
+    stderr = _run_asking(fake_llm, workspace, decoy_home)
+
+    assert "asks for permissionMode" not in stderr
+    assert (workspace / "out.txt").read_text() == "hi\n"
+
+    define(workspace / ".claude" / "agents", "writer", "permissionMode: bypassPermissions\n#\n")
+    (workspace / "out.txt").unlink()
+    fake_llm.reset()
+    stderr = _run_asking(fake_llm, workspace, decoy_home)  # a changed file is asked about again
+
+    assert "asks for permissionMode" in stderr
+    assert not (workspace / "out.txt").exists()
+
+
+def test_the_persons_own_definition_may_ask_less_and_plan_only_narrows(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    define(decoy_home / ".claude" / "agents", "writer", "permissionMode: acceptEdits\n")
+
+    stderr = _run_asking(fake_llm, workspace, decoy_home)
+
+    assert "asks for permissionMode" not in stderr
+    assert (workspace / "out.txt").read_text() == "hi\n"
+
+    (workspace / "out.txt").unlink()
+    define(workspace / ".claude" / "agents", "writer", "permissionMode: plan\n")  # wins the name
+    fake_llm.respond_with(_writes_a_file)
+    result = run(fake_llm, workspace, decoy_home, "anthropic", "--yes")
+
+    assert result.code == 0, result.stderr
+    assert not (workspace / "out.txt").exists()  # even with --yes, a plan-mode child only reads
