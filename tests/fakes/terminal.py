@@ -83,6 +83,13 @@ class Terminal:
         self.child.sendcontrol("d")
         return self.ended()
 
+    def lines(self) -> list[str]:
+        """Every row of the emulated terminal as it stands: those scrolled off the top,
+        then those on the screen, right-trimmed (read after `expect`, `prompt` or `ended`)."""
+        columns, above = self._screen.columns, self._screen.history.top
+        rows = ["".join(line[x].data for x in range(columns)).rstrip() for line in above]
+        return rows + [line.rstrip() for line in self._screen.display]
+
     def _consume(self, written: str) -> None:
         self.raw += written
         self._stream.feed(written)
