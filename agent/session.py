@@ -177,7 +177,7 @@ class Agent:
         """``/doctor``: keys, each model probed, sandbox layers, MCP servers, offline model."""
         chain, sandbox = list(self.provider.chain), self.sandbox.describe()
         held = self.permissions.warnings if self.permissions is not None else []
-        servers, env = self.mcp.statuses(), self.sandbox.env
+        servers, env = self.mcp.statuses, self.sandbox.env  # read after the models' probes
         found = await diagnose(self.config, self.environ, chain, sandbox, servers, held, env)
         return found + (self.subagents.findings() if self.subagents is not None else [])
 
@@ -267,7 +267,6 @@ class Agent:
         elif note:
             self.loop.annotate_last_user_message(note)
         result = TurnResult(status=TurnStatus.FAILED)
-        await self.mcp.first_start()  # a moment for prompt servers; never a hanging one's wait
         try:
             result = await self.loop.run_turn(prompt)
             with self.session.group_commit():  # synced with the turn's last records

@@ -240,11 +240,15 @@ async def diagnose(
     environ: Mapping[str, str],
     chain: list[ModelTarget],
     sandbox: str,
-    servers: list[ServerStatus],
+    servers: Callable[[], list[ServerStatus]],
     permission_warnings: Sequence[str] = (),
     shell_env: ShellEnv | None = None,
 ) -> list[Finding]:
-    """Every line of ``/doctor``; the models are probed one after the other."""
+    """Every line of ``/doctor``; the models are probed one after the other.
+
+    ``servers`` gives the MCP servers' states; it is read after the probes, which gave the
+    servers that time to start: nothing waits for them.
+    """
     findings = key_findings(config, environ)
     for target in chain:
         findings.append(await probe(target))
@@ -252,7 +256,7 @@ async def diagnose(
     if shell_env is not None:
         findings += shell_env_findings(shell_env, environ)
     findings += permission_findings(permission_warnings)
-    findings += mcp_findings(servers)
+    findings += mcp_findings(servers())
     findings.append(local_model_finding())
     findings.append(shared_state_finding(config))
     findings += [web_fetch_finding(config), await web_search_finding(config, environ)]

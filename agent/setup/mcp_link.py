@@ -8,8 +8,6 @@ questions.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -26,12 +24,6 @@ if TYPE_CHECKING:
     from tools.mcp.runtime import McpServers
     from tools.mcp.supervisor import ServerStatus
     from tools.mcp.tool import McpToolList
-
-
-FIRST_START_GRACE = 2.0
-"""Seconds from a server's start within which a first request waits for it to be up: a
-server that starts promptly offers its tools from the first request (in ``-p``, the only
-one), and one that hangs delays the first request by no more than this."""
 
 
 class McpLink:
@@ -84,8 +76,6 @@ class McpLink:
         """The MCP tools the model was last offered, by server (None: no request yet)."""
         self._awaited: set[str] = set()
         """Servers the model was told are starting, and not yet that they are up or down."""
-        self._added_at: dict[str, float] = {}
-        """When this link added each server (`time.monotonic`)."""
 
     def start(self, configured: Mapping[str, McpServerSettings], previous: McpLink | None) -> None:
         """Start the configured and allowed project servers in the background (returns at
@@ -133,7 +123,6 @@ class McpLink:
             )
             self._tool_list = McpToolList(self.servers)
         self.pending.pop(name, None)
-        self._added_at[name] = time.monotonic()
         self.servers.add(name, settings)
 
     def allow(self, name: str) -> None:
@@ -160,8 +149,8 @@ class McpLink:
         servers: at the first request, those not ready yet; later, a server whose tools
         joined or left the list, or that did not start. None when nothing is new.
 
-        A server still starting is not waited for (beyond `first_start`): its tools join
-        the list when it is up, and this says so.
+        A server still starting is not waited for, not even by the first request: its
+        tools join the list when it is up, and this says so.
         """
         if self.servers is None:
             return None
@@ -232,25 +221,6 @@ class McpLink:
             self._awaited.discard(name)
             return [f"MCP server {name!r} is not available: {status.describe()}."]
         return []
-
-    async def first_start(self, grace: float = FIRST_START_GRACE) -> None:
-        """Give each server on its first start until ``grace`` seconds after it was added to
-        be up, so a first request can offer its tools; a server slower than that is not
-        waited for (its tools join later, and the model is told)."""
-        from tools.mcp.supervisor import ServerState
-
-        def waiting() -> bool:
-            now = time.monotonic()
-            return any(
-                status.state is ServerState.STARTING
-                and not status.failures
-                and now < self._added_at.get(status.name, 0.0) + grace
-                for status in self.statuses()
-            )
-
-        # The states change on the servers' thread; a short poll beats a cross-thread event.
-        while waiting():  # noqa: ASYNC110
-            await asyncio.sleep(0.05)
 
     def statuses(self) -> list[ServerStatus]:
         """Each server's state, for ``/mcp`` and the status line."""

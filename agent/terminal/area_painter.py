@@ -5,6 +5,13 @@ its style) and where the cursor is in it, and answers with escape sequences that
 relative to the cursor, so it needs no answer from the terminal. A painted row that is printed
 for good leaves the area at its top; the area's last row (a status line) moves down when the
 area grows, by inserting lines above it rather than writing it again.
+
+Between two paints the cursor rests at the start of the area's first row. Most terminals
+rewrap their lines when their width changes, so after a resize the rows under the area's top
+may take more lines, or fewer, than were drawn; the start of the first row is the one place
+that stays where it was, and clearing from there clears the whole area. Resting anywhere
+lower, the cursor would go up too few lines, and the area's top would stay on the screen
+above its new drawing: the answer so far, twice.
 """
 
 from __future__ import annotations
@@ -84,12 +91,13 @@ class AreaPainter:
             return out
         self.rows = new[len(new) - keep :]
         self._row -= len(new) - keep
-        return out
+        return out + self._go(0, 0)
 
     def erase(self) -> str:
-        """Clear the area; the cursor goes to the start of its first row."""
+        """Clear the area; the cursor goes to the start of its first row (where it rests)."""
         if not self.rows:
             return ""
+        self._col = None  # from the margin: a resize may have moved the cursor along its row
         out = self._go(0, 0) + CSI + "J"
         self.rows, self._row, self._col = [], 0, 0
         return out
@@ -102,9 +110,9 @@ class AreaPainter:
         return down, rows
 
     def drawn(self, rows: list[list[Cell]]) -> None:
-        """The area was written whole from the start of a line; the cursor is at the start of
-        its last row."""
-        self.rows, self._row, self._col = rows, len(rows) - 1, 0
+        """The area was written whole from the start of a line, and the cursor taken back to
+        the start of its first row."""
+        self.rows, self._row, self._col = rows, 0, 0
 
     def span(self, row: list[Cell], start: int, end: int) -> str:
         """Cells ``start`` to ``end`` of ``row`` as text with its styles; a blank between two

@@ -14,7 +14,7 @@ import os
 from rich.console import Console
 from rich.text import Text
 
-from agent.app import Agent, build_agent
+from agent.app import build_agent
 from agent.engine.face import Faces
 from agent.exit_codes import ExitCode
 from agent.setup.doctor import Finding
@@ -36,7 +36,7 @@ def run_doctor(options: Options, console: Console | None = None) -> int:
         console.print(Text(f"✗ configuration — {problem}", style="red"))
         return ExitCode.USAGE
     try:
-        findings = asyncio.run(_check(agent))
+        findings = asyncio.run(agent.doctor())
     except KeyboardInterrupt:
         console.print(Text("Interrupted.", style="yellow"))
         return ExitCode.INTERRUPTED
@@ -44,11 +44,6 @@ def run_doctor(options: Options, console: Console | None = None) -> int:
         agent.close()
     console.print(doctor_table(findings))
     return verdict(findings, console)
-
-
-async def _check(agent: Agent) -> list[Finding]:
-    await agent.mcp.first_start()  # so a server's state is known, not "starting"
-    return await agent.doctor()
 
 
 def verdict(findings: list[Finding], console: Console) -> int:

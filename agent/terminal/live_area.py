@@ -138,3 +138,5 @@ class _Redraw:
             for text, style in runs(row, 0, len(row)):
                 yield Segment(text, style)
         yield Control(ControlType.CARRIAGE_RETURN).segment
+        if len(self.rows) > 1:  # where the painter keeps the cursor: see `AreaPainter`
+            yield Control((ControlType.CURSOR_UP, len(self.rows) - 1)).segment

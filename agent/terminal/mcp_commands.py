@@ -20,13 +20,18 @@ mcp_cli = typer.Typer(
 @mcp_cli.command("list")
 def mcp_list(
     wait: Annotated[
-        float,
+        float | None,
         typer.Option(
-            "--wait", min=0, help="Seconds to give the servers to start before showing them."
+            "--wait",
+            min=0,
+            metavar="SECONDS",
+            help="Wait up to SECONDS for the servers to start before showing them (not on a "
+            "terminal, the states are printed at once by default).",
         ),
-    ] = 5.0,
+    ] = None,
 ) -> None:
-    """Start each configured MCP server, show its state (ready with N tools, or why not)."""
+    """Start each configured MCP server and show its state (ready with N tools, starting, or
+    why not); on a terminal the list updates as the servers come up or fail."""
     from agent.terminal.mcp_view import list_servers
 
     raise typer.Exit(list_servers(Path.cwd(), wait=wait))

@@ -1,17 +1,21 @@
 """``agent mcp list`` and ``agent mcp approve``: MCP servers outside a session.
 
-``list`` starts each server the way a session would (sandbox, timeouts), gives them a few
-seconds (``--wait``) to be ready or fail, prints each one's state, a server still starting
-included, and stops them again: a server that hangs does not hang the command.
+``list`` starts each server the way a session would (sandbox, timeouts) and prints every one
+at once with its state, "starting" for one not ready yet. On a terminal the lines are then
+updated in place as servers come up or fail, until none is starting (or Ctrl-C); elsewhere
+the states are printed once, as they are, unless ``--wait`` gives the servers time. The
+servers are stopped again at the end: a server that hangs never hangs the command.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-from rich.console import Console
+from rich.console import Console, Group
+from rich.live import Live
 from rich.text import Text
 
 from agent.exit_codes import ExitCode
@@ -22,16 +26,20 @@ from agent.setup.startup import Options, SetupError, boot, secret_redactor
 from agent.terminal.console import SafeConsole
 from tools.guard.sandbox import Sandbox
 from tools.mcp import ProjectApprovals
-from tools.mcp.supervisor import ServerState
+from tools.mcp.runtime import McpServers
+from tools.mcp.supervisor import ServerState, ServerStatus
 
-SETTLED = {ServerState.READY, ServerState.FAILED, ServerState.PAUSED, ServerState.RESTARTING}
-LIST_WAIT = 5.0
-"""Seconds ``agent mcp list`` gives the servers to start, by default."""
+POLL = 0.1
+"""Seconds between looks at the servers' states (they change on the servers' thread)."""
 
 
-def list_servers(workspace: Path, console: Console | None = None, wait: float = LIST_WAIT) -> int:
-    """Start the configured servers, give them up to ``wait`` seconds, print each one's
-    state, stop them; the exit code."""
+def list_servers(workspace: Path, console: Console | None = None, wait: float | None = None) -> int:
+    """Start the configured servers, print each one's state, stop them; the exit code.
+
+    On a terminal the list is shown at once and redrawn as states change, for up to ``wait``
+    seconds (default: the longest start timeout of a server still starting). Elsewhere it is
+    printed once: at once, or after up to ``wait`` seconds if given.
+    """
     console = console or SafeConsole(highlight=False)
     loaded = _load(workspace, console)
     if loaded is None:
@@ -48,27 +56,61 @@ def list_servers(workspace: Path, console: Console | None = None, wait: float = 
         redact=secret_redactor(config, environ).text,
     )
     try:
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if all(status.state in SETTLED for status in servers.statuses()):
-                break
-            time.sleep(0.1)
-        statuses = servers.statuses()
-        console.print(status_table(statuses, plan.pending))
-        starting = [s.name for s in statuses if s.state is ServerState.STARTING]
-        if starting:
-            longest = max(plan.start[name].start_timeout for name in starting)
-            console.print(
-                Text(
-                    f"Not ready within {wait:g}s: {', '.join(starting)}. A session does not "
-                    f"wait for them; `agent mcp list --wait {longest:g}` gives them their "
-                    "start_timeout.",
-                    style="dim",
-                )
-            )
+        if console.is_terminal:
+            return _watch(servers, plan, console, wait)
+        if wait:
+            _settle(servers, time.monotonic() + wait)
+        console.print(_listing(servers.statuses(), plan))
     finally:
         servers.close()
     return ExitCode.OK
+
+
+def _watch(servers: McpServers, plan: McpPlan, console: Console, wait: float | None) -> int:
+    """Show the list at once and redraw it in place until no server is starting."""
+    longest = max((settings.start_timeout for settings in plan.start.values()), default=0.0)
+    deadline = time.monotonic() + (longest + 1 if wait is None else wait)
+    statuses = servers.statuses()
+    with Live(_listing(statuses, plan, watching=True), console=console, auto_refresh=False) as live:
+        try:
+            while _starting(statuses) and time.monotonic() < deadline:
+                time.sleep(POLL)
+                statuses = servers.statuses()
+                live.update(_listing(statuses, plan, watching=True), refresh=True)
+        except KeyboardInterrupt:
+            live.update(_listing(statuses, plan), refresh=True)
+            return ExitCode.INTERRUPTED
+        live.update(_listing(statuses, plan), refresh=True)
+    return ExitCode.OK
+
+
+def _settle(servers: McpServers, deadline: float) -> None:
+    """Wait until no server is starting, or ``deadline`` (`time.monotonic`)."""
+    while _starting(servers.statuses()) and time.monotonic() < deadline:
+        time.sleep(POLL)
+
+
+def _starting(statuses: Sequence[ServerStatus]) -> list[str]:
+    """The servers on their first start: a restart's state says why it failed already."""
+    return [s.name for s in statuses if s.state is ServerState.STARTING and not s.failures]
+
+
+def _listing(statuses: Sequence[ServerStatus], plan: McpPlan, *, watching: bool = False) -> Group:
+    """The table, and a line about the servers still starting."""
+    table = status_table(list(statuses), plan.pending)
+    starting = _starting(statuses)
+    if not starting:
+        return Group(table)
+    names = ", ".join(starting)
+    if watching:
+        note = f"Waiting for {names} to start (Ctrl-C to stop waiting)."
+    else:
+        longest = max(plan.start[name].start_timeout for name in starting)
+        note = (
+            f"Still starting: {names}. A session does not wait for them: their tools join "
+            f"once they are up. `agent mcp list --wait {longest:g}` waits for them."
+        )
+    return Group(table, Text(note, style="dim"))
 
 
 def approve_servers(workspace: Path, names: list[str], console: Console | None = None) -> int:

@@ -4,6 +4,8 @@ notices, and no turn or command waits for them."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,9 @@ from tests.fakes.mcp_harness import (
     answer_once_ready,
     crashing_entry,
     garbage_entry,
+    gated_entry,
     hanging_entry,
+    open_gate,
     stdio_entry,
     wait_for_log,
 )
@@ -97,14 +101,16 @@ def test_a_late_servers_tools_join_the_turn_and_the_model_is_told(
     decoy_home: Path,
     tmp_path: Path,
 ) -> None:
-    slow = stdio_entry(tmp_path, env={"FAKE_MCP_START_DELAY": "5"}, start_timeout=NEVER)
-    _configure(decoy_home, {"slow": slow})
+    gate = tmp_path / "gate"
+    _configure(decoy_home, {"slow": gated_entry(tmp_path, gate, start_timeout=NEVER)})
     (workspace / "notes.txt").write_text("notes\n")
+    # The server can only be up once the first request has arrived: it opens the gate.
     answer_once_ready(
         fake_llm,
         decoy_home,
         Reply.tool_call("read_file", {"path": "notes.txt"}),
         Reply.text("done"),
+        gate=gate,
     )
 
     run = run_agent(
@@ -115,7 +121,7 @@ def test_a_late_servers_tools_join_the_turn_and_the_model_is_told(
     assert run.code == 0, run.stderr
     first, second = fake_llm.requests
     assert "mcp__slow__echo" not in _tool_names(first)
-    assert "MCP server 'slow' is not ready yet" in _last_user_text(first)
+    assert "MCP server 'slow' is not ready yet (still starting)" in _last_user_text(first)
     assert "mcp__slow__echo" in _tool_names(second)
     told = _last_user_text(second)
     assert "MCP server 'slow' is ready; its tools are available now: mcp__slow__add" in told
@@ -123,20 +129,66 @@ def test_a_late_servers_tools_join_the_turn_and_the_model_is_told(
         assert request_problems(protocol, request.body) == []
 
 
-def test_mcp_list_shows_a_hanging_server_as_starting(
+def test_mcp_list_prints_a_hanging_server_as_starting_at_once(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     _configure(decoy_home, {"hang": hanging_entry(start_timeout=NEVER)})
 
+    listed = run_agent("mcp", "list", server=fake_llm, workspace=workspace, home=decoy_home)
+
+    assert listed.code == 0, listed.stderr
+    assert re.search(r"^hang +starting$", listed.stdout, re.MULTILINE), listed.stdout
+    assert "Still starting: hang. A session does not wait for them" in listed.stdout
+    assert "`agent mcp list --wait 600` waits for them" in " ".join(listed.stdout.split())
+    assert "Traceback" not in listed.stdout + listed.stderr
+
+
+def test_mcp_list_waits_only_when_asked(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+) -> None:
+    _configure(decoy_home, {"crash": crashing_entry(tmp_path, start_timeout=NEVER)})
+
     listed = run_agent(
-        "mcp", "list", "--wait", "1", server=fake_llm, workspace=workspace, home=decoy_home
+        "mcp", "list", "--wait", "60", server=fake_llm, workspace=workspace, home=decoy_home
     )
 
     assert listed.code == 0, listed.stderr
-    assert "hang" in listed.stdout
-    assert "starting" in listed.stdout
-    assert "Not ready within 1s: hang" in listed.stdout
-    assert "Traceback" not in listed.stdout + listed.stderr
+    # It waited for the first start to fail, not for the start timeout.
+    assert "crash            restarting" in listed.stdout, listed.stdout
+    assert "fatal: no database" in listed.stdout
+    assert "Still starting" not in listed.stdout
+
+
+def test_mcp_list_on_a_terminal_updates_each_servers_line_in_place(
+    spawn: Spawn, decoy_home: Path, tmp_path: Path
+) -> None:
+    gate = tmp_path / "gate"
+    _configure(
+        decoy_home,
+        {
+            "late": gated_entry(tmp_path, gate, start_timeout=NEVER),
+            "hang": hanging_entry(start_timeout=NEVER),
+        },
+    )
+    term = spawn("mcp", "list", model=None)
+
+    first = term.expect("Waiting for hang, late to start", timeout=60)  # sorted
+    open_gate(gate)
+    term.expect("Waiting for hang to start", timeout=60)  # late is up
+    term.interrupt()
+    out = term.ended()
+    screen = [line for line in term.lines() if line.strip()]
+
+    assert re.search(r"^late +starting$", first, re.MULTILINE), first
+    assert re.search(r"^hang +starting$", first, re.MULTILINE), first
+    # Each server keeps one line, redrawn in place; the waiting note gives way to the outcome.
+    assert sum(line.startswith("late ") for line in screen) == 1, screen
+    assert sum(line.startswith("hang ") for line in screen) == 1, screen
+    assert any(re.match(r"late +ready, \d+ tools", line) for line in screen), screen
+    assert "Still starting: hang." in " ".join(screen)
+    assert not any(line.startswith("Waiting for") for line in screen), screen
+    assert "Traceback" not in term.raw + out
+    assert term.child.exitstatus == 130
 
 
 def test_repl_shows_no_traceback_from_a_server_writing_garbage(
@@ -180,3 +232,23 @@ def test_repl_answers_and_lists_a_hanging_server_as_starting(
     assert "MCP server 'hang' is not ready yet (still starting)" in _last_user_text(request)
     assert "hang" in status
     assert "starting" in status
+
+
+def test_repl_offers_a_server_that_is_up_before_the_first_request_from_it_on(
+    spawn: Spawn, fake_llm: FakeLlmServer, decoy_home: Path, tmp_path: Path
+) -> None:
+    _configure(decoy_home, {"fake": stdio_entry(tmp_path, start_timeout=NEVER)})
+    fake_llm.script(Reply.tool_call("mcp__fake__echo", {"text": "up early"}), Reply.text("echoed"))
+    term = spawn()
+    term.prompt()
+    wait_for_log(decoy_home, "mcp_server_ready")  # it came up while the prompt was idle
+
+    term.send_line("echo it")
+    term.expect("echoed", timeout=60)
+    term.prompt()
+    term.exit()
+
+    first, second = fake_llm.requests
+    assert "mcp__fake__echo" in _tool_names(first)
+    assert "MCP server" not in _last_user_text(first)  # nothing to tell: its tools are there
+    assert "echo: up early" in json.dumps(second.body)

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import re
 
-from tests.fakes.llm_script import Reply
+import pexpect
+import pytest
+
+from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import Screen, Spawn
 
@@ -109,9 +112,10 @@ def test_no_blank_lines_are_left_under_the_prompt(spawn: Spawn, fake_llm: FakeLl
     screen = Screen(term)
     term.prompt()
     term.send_line("a long one")
-    term.expect("line29")
+    term.expect("line29", timeout=60)
     term.prompt()
     term.expect("›")
+    term.child.expect([pexpect.TIMEOUT], timeout=1)  # the prompt's drawing has ended
 
     assert _prompt_row(screen) == 39  # the last row of the 40
     assert screen.display[38] == "no files changed"
@@ -142,3 +146,32 @@ def test_where_the_terminal_reports_the_cursor_the_toolbar_is_under_the_prompt(
     term.expect("session")
     assert (_prompt_row(screen), _toolbar_row(screen)) == (38, 39)
     term.exit()
+
+
+PARAGRAPH = " ".join(f"word{n}" for n in range(1, 121))
+
+
+@pytest.mark.parametrize("reflow", [True, False], ids=["rewrapping", "cutting"])
+def test_a_resize_mid_answer_leaves_the_answer_on_screen_once(
+    spawn: Spawn, fake_llm: FakeLlmServer, reflow: bool
+) -> None:
+    answer = Reply.text(f"Intro line.\n\n{PARAGRAPH}\n\nThe end.\n", delta_chars=6)
+    # About 80 words of the paragraph, then nothing until the test lets the rest come.
+    fake_llm.script(Fault.stall(600, after_events=100, reply=answer))
+    term = spawn()
+    term.prompt()
+    term.send_line("tell me")
+    term.expect("word75", timeout=60)  # its line is still being written, over several rows
+
+    term.resize(40, 60, reflow=reflow)
+    term.expect("interru…")  # the area is drawn again, at the new width
+    fake_llm.reset()  # the rest of the answer
+    term.expect("The end")
+    term.prompt()
+    lines = term.lines()
+    term.exit()
+
+    assert sum(line.startswith("Intro line.") for line in lines) == 1, lines
+    words = [word for line in lines for word in line.split() if word.startswith("word")]
+    assert words == PARAGRAPH.split(), lines
+    assert sum(line.startswith("The end.") for line in lines) == 1, lines

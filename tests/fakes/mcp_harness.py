@@ -33,6 +33,16 @@ def stdio_settings(state: Path, **options: Any) -> McpServerSettings:
     return McpServerSettings.model_validate(stdio_entry(state, **options))
 
 
+def gated_entry(state: Path, gate: Path, **options: Any) -> dict[str, Any]:
+    """The fake server, ready only once the file ``gate`` exists (`open_gate`)."""
+    return stdio_entry(state, env={"FAKE_MCP_START_GATE": str(gate)}, **options)
+
+
+def open_gate(gate: Path) -> None:
+    """Let a `gated_entry` server finish its start."""
+    gate.write_text("open\n")
+
+
 def shell_entry(script: str, **options: Any) -> dict[str, Any]:
     """A ``mcp_servers`` entry for a stdio "server" that is a bash script."""
     return {"command": "bash", "args": ["-c", script], **options}
@@ -75,16 +85,22 @@ def _count(home: Path, event: str) -> int:
     return sum(record.get("event") == event for record in agent_log(home))
 
 
-def answer_once_ready(llm: FakeLlmServer, home: Path, *steps: Step) -> None:
+def answer_once_ready(
+    llm: FakeLlmServer, home: Path, *steps: Step, gate: Path | None = None
+) -> None:
     """Answer with ``steps`` in order, the first only once an MCP server is ready.
 
     The agent does not wait for its servers, so its first request may go out before their
     tools are offered; a scripted call of one of them must not race the server's start.
+    With ``gate``, the first request opens it (`open_gate`) first: a `gated_entry` server
+    then starts only once the agent has sent its first request.
     """
     queue, before = deque(steps), _count(home, "mcp_server_ready")
 
     def respond(request: RecordedRequest) -> Step:
         if len(queue) == len(steps):
+            if gate is not None:
+                open_gate(gate)
             wait_for_log(home, "mcp_server_ready", after=before)
         return queue.popleft()
 

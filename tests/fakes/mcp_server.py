@@ -7,6 +7,8 @@ stream (``garbage``, ``bad_result``). ``count`` is not idempotent and records ea
 runs, so a test can tell whether it was retried. The environment shapes the whole server:
 
 - ``FAKE_MCP_START_DELAY``: seconds to sleep before serving (a slow start).
+- ``FAKE_MCP_START_GATE``: a file; the server serves only once it exists (a start a test
+  lets finish when it chooses).
 - ``FAKE_MCP_NEVER_START``: exit at once with a message on stderr.
 - ``FAKE_MCP_STATE``: a directory for the marker files of ``flaky_read`` and ``count``, and
   ``starts`` (each start's pid, a line each).
@@ -150,6 +152,9 @@ def main() -> None:
         print("fatal: cannot open the database", file=sys.stderr, flush=True)
         sys.exit(2)
     time.sleep(float(os.environ.get("FAKE_MCP_START_DELAY", "0")))
+    gate = os.environ.get("FAKE_MCP_START_GATE")
+    while gate and not Path(gate).exists():
+        time.sleep(0.05)
     if len(sys.argv) == 3 and sys.argv[1] == "--http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:

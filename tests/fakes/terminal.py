@@ -12,6 +12,8 @@ from typing import Any
 import pexpect
 import pyte
 
+from tests.fakes.reflowing_screen import ReflowingScreen
+
 __all__ = ["PROMPT", "TERMINAL_ENV", "Screen", "Spawn", "Terminal", "clean"]
 
 PROMPT = "\x1b[?2004h"  # prompt-toolkit turns bracketed paste on as each prompt starts
@@ -68,6 +70,21 @@ class Terminal:
         self.send_line(line)
         return self.prompt(timeout)
 
+    def resize(self, rows: int, columns: int, *, reflow: bool = True) -> None:
+        """Resize the terminal as a person does: what the child wrote so far is drawn, the
+        emulated screen takes the new size (rewrapping its lines, as most terminals do, or
+        cutting them, as xterm does: ``reflow=False``), then the child gets SIGWINCH."""
+        pending = str(self.child.buffer)
+        while True:
+            try:
+                pending += str(self.child.read_nonblocking(65536, timeout=0))
+            except (pexpect.TIMEOUT, pexpect.EOF):
+                break
+        self._keep_unread("")
+        self._consume(pending)
+        self._screen.resize(rows, columns, reflow=reflow)
+        self.child.setwinsize(rows, columns)
+
     def interrupt(self) -> None:
         self.child.sendintr()
 
@@ -82,6 +99,13 @@ class Terminal:
         """Ctrl-D at the prompt; returns what was shown until the process ended."""
         self.child.sendcontrol("d")
         return self.ended()
+
+    def lines(self) -> list[str]:
+        """Every row of the emulated terminal as it stands: those scrolled off the top,
+        then those on the screen, right-trimmed (read after `expect`, `prompt` or `ended`)."""
+        columns, above = self._screen.columns, self._screen.history.top
+        rows = ["".join(line[x].data for x in range(columns)).rstrip() for line in above]
+        return rows + [line.rstrip() for line in self._screen.display]
 
     def _consume(self, written: str) -> None:
         self.raw += written
@@ -101,10 +125,18 @@ class Terminal:
         for piece in re.finditer(r"\x1b[^\x1b]*|[^\x1b]+", pending, re.DOTALL):
             stream.feed(piece.group())
             if re.search(pattern, self._rows_since_mark(trial)):
-                self.child.buffer = pending[piece.end() :]
+                self._keep_unread(pending[piece.end() :])
                 self._consume(pending[: piece.end()])
                 return True
         return False
+
+    def _keep_unread(self, rest: str) -> None:
+        """Leave only ``rest`` unread in pexpect's buffers. Its ``before`` is cut from a
+        second copy of what came since the last match, which setting ``buffer`` leaves as it
+        is: text consumed here would be played again with the next match."""
+        self.child.buffer = rest
+        self.child._before = self.child.buffer_type()
+        self.child._before.write(rest)
 
     def _shown(self) -> str:
         shown = self._rows_since_mark(self._screen)
@@ -127,7 +159,7 @@ class Terminal:
         return "\n".join(rows)
 
 
-class _Screen(pyte.HistoryScreen):
+class _Screen(ReflowingScreen):
     """An emulated terminal that notes where its display was last cleared."""
 
     cleared_at: int | None = None
