@@ -25,6 +25,7 @@ from agent.setup.doctor import Finding, diagnose
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import create_provider
 from agent.setup.profiles import Profiles
+from agent.setup.session_words import resume_notices, save_failure
 from agent.setup.startup import SetupError
 from providers import Event, EventBus, Message, Notice, Usage
 from providers.chaos import ChaosPlan
@@ -367,30 +368,12 @@ class Agent:
 
     def resume_notices(self) -> list[str]:
         """What the person should know about a resumed session: repairs and changed files."""
-        if self.loaded is None:
-            return []
-        notices = list(self.loaded.warnings)
-        if self.model_notice:
-            notices.append(self.model_notice)
-        if self.loaded.changed_files:
-            changed = ", ".join(change.describe() for change in self.loaded.changed_files)
-            notices.append(f"Changed since this session last saw them: {changed}")
-        return notices
+        return resume_notices(self.loaded, self.model_notice)
 
     @property
     def save_failure(self) -> str | None:
         """What of this session is not safely on disk, and how to recover; None when all is."""
-        failure, path, resume = self.session.failure, self.session.path, self.session_id
-        if failure is None:
-            return None
-        if not self.session.unsaved:
-            synced = "the disk did not confirm it"
-            return f"Session may NOT be saved: {synced} ({failure}); then: agent --resume {resume}"
-        return (
-            f"Session NOT saved in full: {self.session.unsaved} record(s) not written "
-            f"({failure}). {path} keeps what came before; once it can be written, "
-            f"agent --resume {resume} goes on from there (ask the rest again)."
-        )
+        return save_failure(self.session)
 
     def resume_hint(self) -> str | None:
         """How to continue this session; None for an empty one, which is not kept. Says
