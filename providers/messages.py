@@ -183,9 +183,10 @@ class Message(CachingModel):
         """The tool results in this message, in order."""
         return [block for block in self.content if isinstance(block, ToolResultBlock)]
 
-    @property
+    @cached_property
     def images(self) -> list[ImageBlock]:
-        """The images in this message, its tool results' included, in order."""
+        """The images in this message, its tool results' included, in order (found once:
+        resuming a session asks every message)."""
         found: list[ImageBlock] = []
         for block in self.content:
             if isinstance(block, ImageBlock):
