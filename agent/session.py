@@ -7,8 +7,9 @@ through its parts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from agent.setup.model_chain import create_provider
 from agent.setup.profiles import Profiles
 from agent.setup.session_words import resume_notices, save_failure
 from agent.setup.startup import SetupError
-from providers import Event, EventBus, Message, Notice, Usage
+from providers import Event, EventBus, ImageBlock, Message, Notice, Usage
 from providers.chaos import ChaosPlan
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
@@ -112,6 +113,8 @@ class Agent:
         self.chaos = parts.chaos
         self.turns_started = 0
         self.model_notice: str | None = None
+        self.attached: list[ImageBlock] = []
+        """Images to send with the next prompt (`attach_images`)."""
         self.changed_files_note = self.loaded.changed_files_note if self.loaded else None
         if self.loaded is not None:
             self._restore_model(self.loaded.model_state.current)
@@ -268,6 +271,17 @@ class Agent:
         last = self.loop.messages[-1] if self.loop.messages else None
         return last is not None and last.role == "user" and not is_shell_run(last)
 
+    def attach_images(self, images: Sequence[ImageBlock]) -> str | None:
+        """Send ``images`` with the next prompt; or why not (nothing is attached then): the
+        current model cannot see (`agent.setup.profiles.sees_images`)."""
+        if images and not self.profile().vision:
+            return (
+                f"{self.model} cannot see images (a local model, or vision: false in its "
+                "models: settings); nothing was sent. Pick a model that can (/model, --model)."
+            )
+        self.attached = [*self.attached, *images]
+        return None
+
     async def run_turn(self, prompt: str | None) -> TurnResult:
         """Run one turn; the session records how it ended.
 
@@ -276,11 +290,13 @@ class Agent:
         SessionStart before the first, UserPromptSubmit before the prompt is sent (a block
         ends the turn unsent), and Stop once the model answered (a block makes it go on).
         """
+        turn = partial(self._turn, images=self.attached)  # the attached images go with it
+        self.attached = []
         if self.hooks is None:
-            return await self._turn(prompt)
+            return await turn(prompt)
         return await run_hooked_turn(
             self.hooks,
-            self._turn,
+            turn,
             prompt,
             start=None if self.turns_started else ("resume" if self.loaded else "startup"),
             model=self.model,
@@ -298,7 +314,7 @@ class Agent:
         previous = self.changed_files_note
         self.changed_files_note = f"{previous}\n\n{note}" if previous else note
 
-    async def _turn(self, prompt: str | None) -> TurnResult:
+    async def _turn(self, prompt: str | None, images: Sequence[ImageBlock] = ()) -> TurnResult:
         self.turns_started += 1
         note, self.changed_files_note = self.changed_files_note, None
         if note and prompt is not None:
@@ -309,7 +325,7 @@ class Agent:
         result = TurnResult(status=TurnStatus.FAILED)
         await self.mcp.first_start()  # a moment for prompt servers; never a hanging one's wait
         try:
-            result = await self.loop.run_turn(prompt)
+            result = await self.loop.run_turn(prompt, images)
             with self.session.group_commit():  # synced with the turn's last records
                 self.session.append_turn_end(result.status.value, result.error)
         except SessionError as error:
