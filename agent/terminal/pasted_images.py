@@ -138,7 +138,8 @@ def pasted_paths(text: str, refused: Refused | None = None) -> tuple[list[ImageB
     seen: set[Path] = set()
     for found in _PASTED_PATH.finditer(text):
         raw = found.group("single") or found.group("double") or found.group("bare")
-        raw = raw.replace("\\ ", " ") if found.group("bare") else raw
+        if found.group("bare"):  # a path at the end of a sentence: "see /tmp/a.png."
+            raw = raw.replace("\\ ", " ").rstrip(".,;:!?)")
         if not is_image_name(raw):
             continue
         path = Path(raw).expanduser()
