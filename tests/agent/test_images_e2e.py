@@ -155,3 +155,34 @@ def test_a_session_of_twenty_images_stays_small_and_resumes_with_them(
     assert session.stat().st_size < 30_000
     assert [data for _, data in _images(fake_llm.requests[1])] == sent
     assert request_problems(protocol, fake_llm.requests[1].body) == []
+
+
+def test_a_resumed_session_whose_image_copy_is_gone_goes_on_and_says_so(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    write_image(workspace / "shot.png")
+    fake_llm.script(Reply.text("A red square."), Reply.text("Going on."))
+    first = _run(
+        fake_llm, workspace, decoy_home, "openai", "-p", "@shot.png?", "--output-format", "json"
+    )
+    for copy in (decoy_home / ".agent" / "images").iterdir():
+        copy.unlink()
+
+    again = _run(
+        fake_llm,
+        workspace,
+        decoy_home,
+        "openai",
+        "--resume",
+        first.json()["session_id"],
+        "-p",
+        "go on",
+    )
+
+    assert again.code == 0, again.stderr
+    assert "image shot.png: its copy" in again.stderr
+    assert "is missing; the session goes on without it" in again.stderr
+    assert "Traceback" not in again.stderr
+    assert _images(fake_llm.requests[1]) == []
+    assert "[image shot.png could not be restored" in json.dumps(fake_llm.requests[1].body)
+    assert request_problems("openai", fake_llm.requests[1].body) == []
