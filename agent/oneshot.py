@@ -104,9 +104,10 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
         return _usage_error(custom, agent.session_id, err, output)
     if custom is None and prompt is not None and mentioned(prompt):
         expanded = expand_now(prompt, options.workspace, _refused_read(agent))
-        if expanded.problems:
+        refusal = "; ".join(expanded.problems) or agent.attach_images(expanded.images)
+        if refusal:
             agent.close()
-            return _usage_error("; ".join(expanded.problems), agent.session_id, err, output)
+            return _usage_error(refusal, agent.session_id, err, output)
         prompt = expanded.prompt
     if custom is None and prompt is not None:
         prompt = _planned(prompt, agent)
@@ -268,8 +269,8 @@ def _prepared(text: str, started: Started, agent: Agent) -> AsyncIterator[str | 
         return _in_plan_mode_for_one_message(custom, agent, started.config.plan_mode)
     if mentioned(text):
         expanded = expand_now(text, agent.workspace, _refused_read(agent))
-        if expanded.problems:
-            return "; ".join(expanded.problems)
+        if problem := "; ".join(expanded.problems) or agent.attach_images(expanded.images):
+            return problem
         text = expanded.prompt
     return _one(_planned(text, agent))
 

@@ -7,7 +7,9 @@ through its parts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import structlog
@@ -17,10 +19,11 @@ from agent.hooks.turns import run_hooked_turn
 from agent.setup.doctor import Finding, diagnose
 from agent.setup.model_chain import create_provider
 from agent.setup.parts import Parts
+from agent.setup.session_words import resume_notices, save_failure
 from agent.setup.startup import SetupError
 from agent.subagents import ChildEdits
 from agent.subagents.undo import preview, undo_last_turn
-from providers import Event, Message, Notice, Usage
+from providers import Event, ImageBlock, Message, Notice, Usage
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
 from providers.profiles import ModelProfile, cost_of
@@ -70,6 +73,8 @@ class Agent:
         self.child_edits = parts.child_edits or ChildEdits()
         self.turns_started = 0
         self.model_notice: str | None = None
+        self.attached: list[ImageBlock] = []
+        """Images to send with the next prompt (`attach_images`)."""
         self.changed_files_note = self.loaded.changed_files_note if self.loaded else None
         if self.loaded is not None:
             self._restore_model(self.loaded.model_state.current)
@@ -228,6 +233,17 @@ class Agent:
         last = self.loop.messages[-1] if self.loop.messages else None
         return last is not None and last.role == "user" and not is_shell_run(last)
 
+    def attach_images(self, images: Sequence[ImageBlock]) -> str | None:
+        """Send ``images`` with the next prompt; or why not (nothing is attached then): the
+        current model cannot see (`agent.setup.profiles.sees_images`)."""
+        if images and not self.profile().vision:
+            return (
+                f"{self.model} cannot see images (a local model, or vision: false in its "
+                "models: settings); nothing was sent. Pick a model that can (/model, --model)."
+            )
+        self.attached = [*self.attached, *images]
+        return None
+
     async def run_turn(self, prompt: str | None) -> TurnResult:
         """Run one turn; the session records how it ended.
 
@@ -236,11 +252,13 @@ class Agent:
         SessionStart before the first, UserPromptSubmit before the prompt is sent (a block
         ends the turn unsent), and Stop once the model answered (a block makes it go on).
         """
+        turn = partial(self._turn, images=self.attached)  # the attached images go with it
+        self.attached = []
         if self.hooks is None:
-            return await self._turn(prompt)
+            return await turn(prompt)
         return await run_hooked_turn(
             self.hooks,
-            self._turn,
+            turn,
             prompt,
             start=None if self.turns_started else ("resume" if self.loaded else "startup"),
             model=self.model,
@@ -258,7 +276,7 @@ class Agent:
         previous = self.changed_files_note
         self.changed_files_note = f"{previous}\n\n{note}" if previous else note
 
-    async def _turn(self, prompt: str | None) -> TurnResult:
+    async def _turn(self, prompt: str | None, images: Sequence[ImageBlock] = ()) -> TurnResult:
         self.turns_started += 1
         note, self.changed_files_note = self.changed_files_note, None
         if note and prompt is not None:
@@ -268,7 +286,7 @@ class Agent:
             self.loop.annotate_last_user_message(note)
         result = TurnResult(status=TurnStatus.FAILED)
         try:
-            result = await self.loop.run_turn(prompt)
+            result = await self.loop.run_turn(prompt, images)
             with self.session.group_commit():  # synced with the turn's last records
                 self.session.append_turn_end(result.status.value, result.error)
         except SessionError as error:
@@ -327,30 +345,12 @@ class Agent:
 
     def resume_notices(self) -> list[str]:
         """What the person should know about a resumed session: repairs and changed files."""
-        if self.loaded is None:
-            return []
-        notices = list(self.loaded.warnings)
-        if self.model_notice:
-            notices.append(self.model_notice)
-        if self.loaded.changed_files:
-            changed = ", ".join(change.describe() for change in self.loaded.changed_files)
-            notices.append(f"Changed since this session last saw them: {changed}")
-        return notices
+        return resume_notices(self.loaded, self.model_notice)
 
     @property
     def save_failure(self) -> str | None:
         """What of this session is not safely on disk, and how to recover; None when all is."""
-        failure, path, resume = self.session.failure, self.session.path, self.session_id
-        if failure is None:
-            return None
-        if not self.session.unsaved:
-            synced = "the disk did not confirm it"
-            return f"Session may NOT be saved: {synced} ({failure}); then: agent --resume {resume}"
-        return (
-            f"Session NOT saved in full: {self.session.unsaved} record(s) not written "
-            f"({failure}). {path} keeps what came before; once it can be written, "
-            f"agent --resume {resume} goes on from there (ask the rest again)."
-        )
+        return save_failure(self.session)
 
     def resume_hint(self) -> str | None:
         """How to continue this session; None for an empty one, which is not kept. Says

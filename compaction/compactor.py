@@ -23,6 +23,7 @@ from compaction.settings import CompactionSettings
 from compaction.stages import (
     Stage,
     choose_cut,
+    drop_old_images,
     drop_oldest_turns,
     snip_tool_results,
     trim_unread_results,
@@ -34,7 +35,7 @@ from providers.models import ModelLimits
 
 log = structlog.get_logger("compaction")
 
-STAGES = (Stage.SNIP, Stage.SUMMARISE, Stage.DROP)
+STAGES = (Stage.IMAGES, Stage.SNIP, Stage.SUMMARISE, Stage.DROP)
 REACTIVE_STAGES = (*STAGES, Stage.TRIM)
 """After an overflow, results the model has not read yet are shortened too, last."""
 
@@ -306,6 +307,8 @@ class Compactor:
         self, stage: Stage, messages: list[Message], target: int, focus: str | None
     ) -> list[Message]:
         estimate = self.counter.estimate
+        if stage is Stage.IMAGES:
+            return drop_old_images(messages)
         if stage is Stage.SNIP:
             return snip_tool_results(messages, self.settings.keep_last_tool_results)
         if stage is Stage.DROP:

@@ -21,6 +21,7 @@ class Reason(StrEnum):
 
 
 _STAGE_WORDS = {
+    Stage.IMAGES: "dropped old images",
     Stage.SNIP: "snipped old tool results",
     Stage.SUMMARISE: "summarised older turns",
     Stage.DROP: "dropped the oldest turns",

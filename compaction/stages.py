@@ -1,4 +1,4 @@
-"""The pure compaction stages: snip old tool results, drop the oldest turns.
+"""The pure compaction stages: drop old images, snip old tool results, drop the oldest turns.
 
 Each stage is a function from messages to a new list of messages; the input is never mutated.
 The summarising stage (`compaction.summary`) shares `choose_cut` with them.
@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 
 from compaction.conversation import COMPACTION_MARK, cut, cut_points, latest_prompt_index
-from providers import Message, ToolResultBlock, ToolUseBlock
+from providers import Block, ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 Estimate = Callable[[Sequence[Message]], int]
 """Tokens of some messages, e.g. `TokenCounter.estimate`."""
@@ -28,11 +28,39 @@ DROP_NOTE = (
 class Stage(StrEnum):
     """The compaction stages, cheapest and least lossy first."""
 
+    IMAGES = "images"
+    """Images before the latest prompt weigh a thousand tokens or more each: dropped first."""
     SNIP = "snip"
     SUMMARISE = "summarise"
     DROP = "drop"
     TRIM = "trim"
     """Shorten results the model has not read yet: only after an overflow, and last."""
+
+
+IMAGE_DROPPED = "[image {name} dropped to save room; read_file or @{name} shows it again]"
+
+
+def drop_old_images(messages: Sequence[Message]) -> list[Message]:
+    """Replace each image before the latest prompt by a note naming it (a result's images
+    by a line of its text); the latest prompt's images and what came after stay."""
+    latest = latest_prompt_index(messages)
+    end = len(messages) if latest is None else latest
+    out = list(messages)
+    for i, message in enumerate(messages[:end]):
+        if not message.images:
+            continue
+        blocks: list[Block] = []
+        for block in message.content:
+            if isinstance(block, ImageBlock):
+                blocks.append(TextBlock(text=IMAGE_DROPPED.format(name=block.name)))
+            elif isinstance(block, ToolResultBlock) and block.images:
+                notes = [IMAGE_DROPPED.format(name=image.name) for image in block.images]
+                text = "\n".join([block.content, *notes])
+                blocks.append(block.model_copy(update={"content": text, "images": ()}))
+            else:
+                blocks.append(block)
+        out[i] = Message(role=message.role, content=blocks)
+    return out
 
 
 def snip_tool_results(messages: Sequence[Message], keep_last: int) -> list[Message]:

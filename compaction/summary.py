@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from compaction.conversation import COMPACTION_MARK, cut
 from providers import (
     ChatRequest,
+    ImageBlock,
     LlmError,
     Message,
     Provider,
@@ -142,9 +143,12 @@ def _render(message: Message) -> str:
             lines.append(_clip(block.text))
         elif isinstance(block, ToolUseBlock):
             lines.append(f"→ {block.name}({_clip(json.dumps(block.input), 1_000)})")
+        elif isinstance(block, ImageBlock):
+            lines.append(f"[image {block.name}]")
         else:
             status = "error" if block.is_error else "result"
-            lines.append(f"← {status}: {_clip(block.content)}")
+            images = "".join(f" [image {image.name}]" for image in block.images)
+            lines.append(f"← {status}: {_clip(block.content)}{images}")
     return "\n".join(lines)
 
 

@@ -7,7 +7,15 @@ one built from a function) for tests, benchmarks and users; nothing here imports
 
 from providers.errors import ErrorKind, LlmError
 from providers.events import Event, EventBus, EventSink, Notice
-from providers.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from providers.messages import (
+    Block,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from providers.provider import (
     ChatRequest,
     ChatResponse,
@@ -32,6 +40,7 @@ __all__ = [
     "Event",
     "EventBus",
     "EventSink",
+    "ImageBlock",
     "LlmError",
     "Message",
     "Notice",

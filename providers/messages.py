@@ -79,8 +79,45 @@ def input_depth(value: Any) -> int:
     return 0
 
 
+ImageType = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+"""The image formats both vendors take."""
+IMAGE_CHARS_PER_PIXEL = 4 / 750
+"""Anthropic counts an image as about width × height / 750 tokens; at 4 characters a token,
+this is what an image weighs in `Message.chars`."""
+
+
+class ImageBlock(BaseModel):
+    """A picture the model is shown, from the person's prompt or a tool's result.
+
+    ``data`` (the base64 of the encoded image) is never serialised: a session keeps the
+    image as a content-addressed file named by ``sha256`` (`sessions.images`), so its
+    lines stay small, and puts ``data`` back when it is resumed.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["image"] = "image"
+    media_type: ImageType
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """The digest of the encoded image (the bytes ``data`` holds)."""
+    name: str = Field(default="image", max_length=4096)
+    """Where it came from (a file name, "clipboard"), for the person and for notes."""
+    width: int = Field(default=0, ge=0, le=100_000)
+    height: int = Field(default=0, ge=0, le=100_000)
+    data: str = Field(default="", exclude=True, repr=False)
+
+    @property
+    def chars(self) -> int:
+        """What the image weighs in a token estimate, as characters."""
+        return max(1, int(self.width * self.height * IMAGE_CHARS_PER_PIXEL))
+
+
 class ToolResultBlock(BaseModel):
-    """The outcome of a tool call, sent back to the model in a user message."""
+    """The outcome of a tool call, sent back to the model in a user message.
+
+    ``images``: pictures the result hands over (``read_file`` of an image); left out of the
+    JSON when there are none.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -88,9 +125,12 @@ class ToolResultBlock(BaseModel):
     tool_use_id: str
     content: str
     is_error: bool = False
+    images: tuple[ImageBlock, ...] = Field(default=(), exclude_if=lambda images: not images)
 
 
-Block = Annotated[TextBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")]
+Block = Annotated[
+    TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock, Field(discriminator="type")
+]
 Role = Literal["user", "assistant"]
 
 
@@ -144,6 +184,18 @@ class Message(CachingModel):
         return [block for block in self.content if isinstance(block, ToolResultBlock)]
 
     @cached_property
+    def images(self) -> list[ImageBlock]:
+        """The images in this message, its tool results' included, in order (found once:
+        resuming a session asks every message)."""
+        found: list[ImageBlock] = []
+        for block in self.content:
+            if isinstance(block, ImageBlock):
+                found.append(block)
+            elif isinstance(block, ToolResultBlock):
+                found.extend(block.images)
+        return found
+
+    @cached_property
     def chars(self) -> int:
         """Characters of the text, tool calls (id, name, JSON input) and results.
 
@@ -156,8 +208,11 @@ class Message(CachingModel):
                 total += len(block.text)
             elif isinstance(block, ToolUseBlock):
                 total += len(block.id) + len(block.name) + len(json.dumps(block.input))
+            elif isinstance(block, ImageBlock):
+                total += block.chars
             else:
                 total += len(block.tool_use_id) + len(block.content)
+                total += sum(image.chars for image in block.images)
         return total
 
 

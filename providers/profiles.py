@@ -64,12 +64,14 @@ class ModelProfile:
         tiny: The settings a model too small for the full tool set gets; None for others.
         prompt_cache: Whether requests mark prompt-cache breakpoints (Anthropic type).
         pricing: The list price; None when unknown (never a guess).
+        vision: Whether the model can be shown images.
     """
 
     limits: ModelLimits = DEFAULT_LIMITS
     tiny: TinySettings | None = None
     prompt_cache: bool = True
     pricing: Pricing | None = None
+    vision: bool = True
 
 
 DEFAULT_PROFILE = ModelProfile()

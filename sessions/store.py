@@ -20,6 +20,7 @@ from pathlib import Path
 from sessions.errors import AmbiguousSession, SessionError, SessionNotFound
 from sessions.files import DEFAULT_HASH_LIMIT, PathResolver
 from sessions.ids import is_session_id, new_session_id, normalize_prefix
+from sessions.images import ImageFiles
 from sessions.listing import SessionSummary, summarize
 from sessions.loaded import LoadedSession, build_session
 from sessions.lock import SessionLock
@@ -63,6 +64,8 @@ class SessionStore:
         resolve_path: PathResolver | None = None,
     ) -> None:
         self.directory = root / "sessions"
+        self.images = ImageFiles(root / "images", fsync=fsync)
+        """The sessions' images, by content (`sessions.images`)."""
         self._resolve_path = resolve_path
         self._sync_interval = sync_interval
         self._clock = clock
@@ -147,7 +150,7 @@ class SessionStore:
         session_id = self.resolve(prefix)
         path = self._path(session_id)
         with collector_paused(freeze=True):
-            return build_session(scan_file(path), path, self._hash_limit)
+            return self._with_images(build_session(scan_file(path), path, self._hash_limit))
 
     def open(self, prefix: str) -> tuple[LoadedSession, SessionWriter]:
         """Lock a session, load it, and return a writer that appends to the same file.
@@ -170,6 +173,7 @@ class SessionStore:
         except BaseException:
             lock.release()
             raise
+        loaded = self._with_images(loaded)
         writer = self._writer(session_id, path, fd, lock, Path(loaded.header.cwd))
         if loaded.unsaved_tail is not None:
             writer.append_message(loaded.unsaved_tail)
@@ -189,6 +193,14 @@ class SessionStore:
         except BaseException:
             os.close(fd)
             raise
+
+    def _with_images(self, loaded: LoadedSession) -> LoadedSession:
+        """``loaded`` with the images of its view read back; one that cannot be is a note,
+        and a warning says so."""
+        if any(message.images for message in loaded.view):
+            loaded.view, missing = self.images.restore(loaded.view)
+            loaded.warnings += missing
+        return loaded
 
     def list(self) -> list[SessionSummary]:
         """Summaries of every readable session a person started (sub-agents' transcripts
@@ -218,6 +230,7 @@ class SessionStore:
             fsync=self._fsync,
             sync_interval=self._sync_interval,
             hash_limit=self._hash_limit,
+            images=self.images,
             resolve_path=self._resolve_path,
         )
 

@@ -22,6 +22,7 @@ from providers.events import Event
 from providers.messages import Message, Usage
 from sessions.errors import SessionError
 from sessions.files import DEFAULT_HASH_LIMIT, PathResolver, snapshot, tool_path
+from sessions.images import ImageFiles
 from sessions.lock import SessionLock
 from sessions.records import (
     MAX_DEPTH,
@@ -67,8 +68,10 @@ class SessionWriter:
         hash_limit: int = DEFAULT_HASH_LIMIT,
         sync_interval: float = SYNC_INTERVAL,
         resolve_path: PathResolver | None = None,
+        images: ImageFiles | None = None,
     ) -> None:
         self.id = session_id
+        self._images = images
         self.path = path
         self._fd: int | None = fd
         self._lock = lock
@@ -110,7 +113,10 @@ class SessionWriter:
         return self._fd is None
 
     def append_message(self, message: Message) -> None:
-        """Save one conversation message; after tool results, also the state of files touched."""
+        """Save one conversation message; after tool results, also the state of files touched.
+        Its images are saved first, as files the record names (`sessions.images`)."""
+        if self._images is not None and message.images:
+            self._images.keep([message])
         self.append_record(MessageRecord(ts=self._clock(), message=message))
         for use in message.tool_uses:
             path = tool_path(self._root, use.name, use.input, self._resolve_path)
@@ -129,6 +135,8 @@ class SessionWriter:
         self, messages: list[Message], stats: Mapping[str, Any] | None = None
     ) -> None:
         """Save the compacted conversation that replaces the view from here on."""
+        if self._images is not None:
+            self._images.keep(messages)
         record = CompactionRecord(ts=self._clock(), messages=messages, stats=dict(stats or {}))
         self.append_record(record)
 

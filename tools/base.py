@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 from pydantic import BaseModel
 
 from providers.events import Event
+from providers.messages import ImageBlock, ToolResultBlock
 from tools.settings import ToolSettings
 from tools.text import Gap
 from tools.workspace import resolve_in_workspace
@@ -62,6 +63,14 @@ class ToolOutput:
     partial: bool = False
     gap: Gap | None = None
     whole: str | None = None
+    images: tuple[ImageBlock, ...] = ()
+    """Pictures the result hands the model (``read_file`` of an image)."""
+
+    def result(self, tool_use_id: str, content: str) -> ToolResultBlock:
+        """The result block for the call ``tool_use_id``, with ``content`` as fitted."""
+        return ToolResultBlock(
+            tool_use_id=tool_use_id, content=content, is_error=self.is_error, images=self.images
+        )
 
 
 @dataclass

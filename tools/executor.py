@@ -334,7 +334,7 @@ class ToolExecutor:
             content = self._note_repeat(call, content)
         else:
             content = self._note_repeat(call, content, result=content)
-        return ToolResultBlock(tool_use_id=call.id, content=content, is_error=output.is_error)
+        return output.result(call.id, content)
 
     def _failed(
         self,

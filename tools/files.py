@@ -25,6 +25,7 @@ from tools.fileio import (
 )
 from tools.guard.mounts import local_tree
 from tools.guard.protected import aliased
+from tools.images import is_image_name, read_image
 from tools.text import decode, describe_binary, is_binary
 from tools.workspace import relative_name, resolved_root
 
@@ -81,7 +82,8 @@ class ReadFile(Tool[ReadFileInput]):
     name = "read_file"
     description = (
         "Read a text file from the workspace. Lines are numbered ('   12\\tcode'); use offset "
-        "and limit to page through long files. Binary files are described, not shown."
+        "and limit to page through long files. Images (PNG, JPEG, GIF, WebP) are returned as "
+        "images you can see; other binary files are described, not shown."
     )
     input_model = ReadFileInput
     idempotent = True
@@ -94,6 +96,8 @@ class ReadFile(Tool[ReadFileInput]):
         path = ctx.resolve(args.path)
         shown = relative_name(ctx.workspace, path)
         limit = args.limit or ctx.settings.read_max_lines
+        if is_image_name(path):
+            return await _read_image(path, shown)
         if _reads_in_place(ctx.workspace, path):
             window = read_window(path, shown, args.offset, limit)
         else:
@@ -115,6 +119,12 @@ class ReadFile(Tool[ReadFileInput]):
             of = f" of {window.total}" if window.total is not None else ""
             body += f"\n[lines {args.offset}-{end}{of}; use offset={end + 1} for more]"
         return ToolOutput(body)
+
+
+async def _read_image(path: Path, shown: str) -> ToolOutput:
+    image = await in_worker(read_image, path, shown)
+    size = f"{image.width}×{image.height} {image.media_type.removeprefix('image/').upper()}"
+    return ToolOutput(f"{shown}: image ({size}) attached.", images=(image,))
 
 
 class WriteFileInput(BaseModel):

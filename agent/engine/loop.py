@@ -26,6 +26,7 @@ from providers import (
     DeltaHandler,
     ErrorKind,
     EventSink,
+    ImageBlock,
     LlmError,
     Message,
     Provider,
@@ -137,10 +138,10 @@ class AgentLoop:
         if self.face is not None:
             self.face.on_message(message)
 
-    def _add_prompt(self, prompt: str) -> None:
-        """Persist ``prompt``; in the view it joins a user message still waiting for an answer
-        (the results of an interrupted turn), so one request carries both."""
-        message = Message.user(prompt)
+    def _add_prompt(self, prompt: str, images: Sequence[ImageBlock]) -> None:
+        """Persist ``prompt`` (its images first); in the view it joins a user message still
+        waiting for an answer (the results of an interrupted turn), so one request has both."""
+        message = Message(role="user", content=[*images, TextBlock(text=prompt)])
         self.transcript.append_message(message)
         self.messages = merge_consecutive([*self.messages, message])
         if self.face is not None:
@@ -162,8 +163,9 @@ class AgentLoop:
         """Swap the working view (after compaction or `/clear`); the session log keeps all."""
         self.messages = list(messages)
 
-    async def run_turn(self, prompt: str | None) -> TurnResult:
-        """Run one turn. ``prompt`` None answers a conversation that already ends on the user.
+    async def run_turn(self, prompt: str | None, images: Sequence[ImageBlock] = ()) -> TurnResult:
+        """Run one turn. ``prompt`` None answers a conversation that already ends on the user;
+        ``images`` go with the prompt.
 
         Never raises for model or tool failures (they end the turn as `FAILED`); cancellation
         leaves the conversation consistent and re-raises.
@@ -173,7 +175,7 @@ class AgentLoop:
             self.recovery.start_turn()
         if prompt is not None:
             with self.transcript.group_commit():  # durable with the first step, not before it
-                self._add_prompt(prompt)
+                self._add_prompt(prompt, images)
         result = TurnResult(status=TurnStatus.FAILED)
         try:
             result = await self._steps()

@@ -103,6 +103,7 @@ class ModelOverride(BaseModel):
 
     context_window: int | None = Field(default=None, gt=0)
     max_output_tokens: int | None = Field(default=None, gt=0)
+    vision: bool | None = None  # None: known from the provider (local models cannot see)
 
 
 class LocalSettings(BaseModel):

@@ -13,8 +13,10 @@ import structlog
 
 from agent.setup.config import BUILTIN_PROVIDERS, Config, ConfigError
 from agent.setup.endpoint_guard import EndpointGuard
+from agent.setup.profiles import sees_images
 from agent.setup.startup import SetupError
 from providers import EventSink, LlmError, Provider
+from providers.blind import BlindProvider
 from providers.chaos import ChaosPlan
 from providers.lazy import LazyProvider
 from providers.models import ModelRef
@@ -49,7 +51,7 @@ def create_provider(
         raise SetupError(unknown_provider_message(config, ref)) from None
     key = settings.resolve_api_key(environ)
     if settings.type == "local":
-        return _local_provider(config, ref, chaos, primary=primary)
+        return _seeing(config, ref, _local_provider(config, ref, chaos, primary=primary))
     if key is None and settings.base_url is None:
         raise SetupError(_missing_key_message(ref, settings.api_key_env))
     common: dict[str, Any] = {
@@ -77,9 +79,15 @@ def create_provider(
 
             adapter = OpenAIProvider(**common)
         base_url = settings.base_url or _VENDOR_URLS[kind]
-        return EndpointGuard(adapter, base_url, wants_v1=kind == "openai", emit=emit)
+        guarded = EndpointGuard(adapter, base_url, wants_v1=kind == "openai", emit=emit)
+        return _seeing(config, ref, guarded)
 
     return LazyProvider(build, str(ref))
+
+
+def _seeing(config: Config, ref: ModelRef, provider: Provider) -> Provider:
+    """``provider``, its requests' images turned into notes when ``ref`` cannot see."""
+    return provider if sees_images(config, ref) else BlindProvider(provider, str(ref))
 
 
 _VENDOR_URLS = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}

@@ -25,6 +25,15 @@ def is_tiny(model_name: str) -> bool:
     return model_profile(model_name).tiny is not None
 
 
+def sees_images(config: Config, ref: ModelRef) -> bool:
+    """Whether ``ref`` can be shown images: its ``models:`` entry's ``vision`` if set, else
+    every model but the in-process local ones."""
+    override = config.models.get(str(ref))
+    if override is not None and override.vision is not None:
+        return override.vision
+    return not (ref.provider == "local" or config.provider(ref.provider).type == "local")
+
+
 class Profiles:
     """The effective `ModelProfile` of each model under one configuration (computed once).
 
@@ -52,6 +61,7 @@ class Profiles:
             tiny=self._tiny(known.tiny),
             prompt_cache=known.prompt_cache and provider.prompt_cache,
             pricing=None if local else known.pricing,  # the list price is the vendor's
+            vision=sees_images(self.config, ref),
         )
 
     def _tiny(self, defaults: TinySettings | None) -> TinySettings | None:

@@ -158,8 +158,8 @@ def print_mode_prompts(
             return "/plan needs the permission check, which this agent runs without"
         refused = agent.permissions.refuses_read
         expanded = expand_now(arguments, agent.workspace, refused)
-        if expanded.problems:
-            return "; ".join(expanded.problems)
+        if problem := "; ".join(expanded.problems) or agent.attach_images(expanded.images):
+            return problem
         agent.permissions.modes.switch("plan")
         return _once(f"{INSTRUCTION}\n\n{expanded.prompt}")
     found = commands.lookup(prompt)

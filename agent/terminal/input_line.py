@@ -16,6 +16,7 @@ from pathlib import Path
 
 import structlog
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import (
     CompleteEvent,
     Completer,
@@ -126,10 +127,24 @@ class PrivateFileHistory(FileHistory):
         os.replace(temporary, self.path)
 
 
-def key_bindings(on_shift_tab: Callable[[], None] | None = None) -> KeyBindings:
+def key_bindings(
+    on_shift_tab: Callable[[], None] | None = None,
+    on_paste_image: Callable[[], tuple[str, str | None]] | None = None,
+) -> KeyBindings:
     """Alt-Enter / Esc-Enter for a new line; Ctrl-C clears the line or signals an empty one;
-    Shift-Tab calls ``on_shift_tab`` (the next mode) and redraws the prompt."""
+    Shift-Tab calls ``on_shift_tab`` (the next mode) and redraws the prompt; Ctrl-V inserts
+    what ``on_paste_image`` gives (a clipboard image's mark), or prints why it gave none."""
     bindings = KeyBindings()
+
+    if on_paste_image is not None:
+        paste = on_paste_image
+
+        @bindings.add("c-v")
+        def _paste_image(event: KeyPressEvent) -> None:
+            mark, why = paste()
+            event.current_buffer.insert_text(mark)
+            if why:
+                run_in_terminal(lambda: print(why))
 
     if on_shift_tab is not None:
         switch = on_shift_tab
@@ -166,6 +181,7 @@ def build_session(
     redact: Callable[[str], str] = lambda text: text,
     workspace: Path | None = None,
     on_shift_tab: Callable[[], None] | None = None,
+    on_paste_image: Callable[[], tuple[str, str | None]] | None = None,
 ) -> PromptSession[str]:
     """A prompt session with the REPL's history file, completion and key bindings.
 
@@ -183,7 +199,7 @@ def build_session(
         # prompt-toolkit keeps room for a menu under the prompt whenever completion may
         # start: 7 blank lines under every prompt. Only a command or a mention completes.
         complete_while_typing=Condition(lambda: completes(session.default_buffer.text)),
-        key_bindings=key_bindings(on_shift_tab),
+        key_bindings=key_bindings(on_shift_tab, on_paste_image),
         multiline=False,
         prompt_continuation=continuation,
         enable_history_search=False,

@@ -2,8 +2,9 @@
 with the prompt, as in Claude Code, Codex and Gemini CLI.
 
 Files are read as ``read_file`` reads them: confined to the workspace, regular files only,
-bounded, binary files described; ``Read`` deny rules hold, also over a mentioned
-directory's listing (a withheld entry is counted, not named).
+bounded, binary files described, images (PNG, JPEG, GIF, WebP) sent as images
+(`tools.images`: checked and scaled down; a damaged one stops the prompt); ``Read`` deny
+rules hold, also over a mentioned directory's listing (a withheld entry is counted, not named).
 
 What is a mention: an ``@`` at the start of a word (not ``a@b.com``) followed by what names
 an existing file or directory in the workspace (``@README.md``, ``@.env``, ``@src/``). One
@@ -21,11 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from providers.messages import ImageBlock
 from tools.base import ToolError
 from tools.blocking import in_worker
 from tools.fileio import read_window
 from tools.finding import withheld_note
 from tools.ignore import GitIgnore
+from tools.images import ImageError, is_image_name, read_image
 from tools.text import describe_binary
 from tools.workspace import PathOutsideWorkspace, relative_name, resolve_in_workspace
 
@@ -44,7 +47,7 @@ _EXTENSIONS = (
     "py pyi ipynb md mdx rst txt toml yaml yml json jsonl ini cfg conf env lock log csv "
     "tsv xml html htm css scss js jsx mjs cjs ts tsx vue svelte go rs c h cc cpp hpp cs "
     "java kt swift rb php pl lua sh bash zsh fish ps1 sql proto graphql tf nix dockerfile "
-    "gradle mk cmake r jl scala ex exs erl hs ml dart zig png jpg jpeg gif svg pdf"
+    "gradle mk cmake r jl scala ex exs erl hs ml dart zig png jpg jpeg gif webp svg pdf"
 )
 FILE_EXTENSIONS = frozenset(_EXTENSIONS.split())
 """Endings that make a missing ``@name`` a file the person meant (``@setup.py``), not code
@@ -63,6 +66,8 @@ class Mentions:
     problems: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     """Mentions that name nothing and may not be paths (``@app.get``): sent as text."""
+    images: list[ImageBlock] = field(default_factory=list)
+    """The mentioned images, to send with the prompt (the mention stays in its text)."""
 
     def notes(self) -> list[tuple[str, str]]:
         """What to tell the person, with a style: the problems, else what was attached."""
@@ -110,7 +115,13 @@ def expand_now(text: str, workspace: Path, refused: Refused | None = None) -> Me
             result.problems.append(f"@{raw}: {why}")
             continue
         try:
-            blocks.append(_block(root, path, refused))
+            if path.is_file() and is_image_name(path):
+                result.images.append(read_image(path, relative_name(root, path)))
+            else:
+                blocks.append(_block(root, path, refused))
+        except ImageError as error:  # its message names the file
+            result.problems.append(f"@{error.message}")
+            continue
         except ToolError as error:
             result.problems.append(f"@{raw}: {error.message}")
             continue

@@ -88,6 +88,7 @@ class Repl:
             redact=self.agent.redact,
             workspace=self.workspace,
             on_shift_tab=self.typed.cycle_mode,
+            on_paste_image=self.typed.pasted.paste,
         )
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:

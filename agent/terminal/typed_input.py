@@ -37,6 +37,7 @@ from agent.terminal.command_runner import (
 from agent.terminal.custom_commands import CustomCommand
 from agent.terminal.input_line import CommandInfo
 from agent.terminal.mentions import expand_mentions, mentioned
+from agent.terminal.pasted_images import PastedImages, pasted_paths_in
 from agent.terminal.permissions_view import permissions_command
 from providers.messages import ToolUseBlock
 from sessions import SessionError, shell_run
@@ -92,6 +93,8 @@ class TypedInput:
         self.host = host
         self.custom = custom
         self.shell_mode = False
+        self.pasted = PastedImages()
+        """Images pasted with Ctrl-V into the prompt being typed."""
 
     @property
     def prompt(self) -> str | None:
@@ -179,17 +182,29 @@ class TypedInput:
         return result.content
 
     async def prompt_text(self, text: str) -> str | None:
-        """What to send for ``text``: mentions attached, shell context first; None when a
-        mention cannot be attached (the person was told why)."""
+        """What to send for ``text``: mentions attached, shell context first, images
+        (mentioned, pasted, or their paths pasted) attached to the agent's next turn; None
+        when something cannot be attached (the person was told why)."""
+        images = self.pasted.take(text)
+        permissions = self.host.agent.permissions
+        refused = permissions.refuses_read if permissions is not None else None
         if mentioned(text):
-            permissions = self.host.agent.permissions
-            refused = permissions.refuses_read if permissions is not None else None
             expanded = await expand_mentions(text, self.host.workspace, refused)
             for line, style in expanded.notes():
                 self.host.show(Text(line, style=style))
             if expanded.problems:
                 return None
-            text = expanded.prompt
+            text, images = expanded.prompt, [*images, *expanded.images]
+        found, problems = await pasted_paths_in(text, refused)
+        for problem in problems:
+            self.host.show(Text(f"{problem}. Nothing was sent.", style="yellow"))
+        if problems:
+            return None
+        if found:
+            self.host.show(Text(f"Attached {', '.join(i.name for i in found)}", style="dim"))
+        if why := self.host.agent.attach_images([*images, *found]):
+            self.host.show(Text(why, style="red"))
+            return None
         return planned(text, self.plan_mode)
 
     def command_infos(self) -> list[CommandInfo]:

@@ -1,6 +1,7 @@
 """Our messages ↔ the Anthropic Messages wire format, as plain dicts (no SDK import).
 
-Blocks map one to one (``text``, ``tool_use``, ``tool_result``), so conversations round-trip
+Blocks map one to one (``text``, ``tool_use``, ``tool_result``, ``image`` as a base64 source;
+a result's images go inside its ``content``, after its text), so conversations round-trip
 losslessly, except that text blocks that are empty or only whitespace are left out on the way out,
 and so is a message left with nothing to send: the API rejects both with a 400, and since the
 history is sent again on every request, one such reply would break every later turn.
@@ -10,13 +11,23 @@ Streamed tool input that is not a JSON object is kept as
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Sequence
 from operator import eq, itemgetter
 from typing import Any
 
 from providers.conversation import is_blank, parse_arguments
 from providers.errors import read_with
-from providers.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from providers.messages import (
+    Block,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from providers.provider import (
     ChatResponse,
     DeltaHandler,
@@ -150,12 +161,34 @@ def _block_out(block: Block) -> dict[str, Any]:
         return {"type": "text", "text": block.text}
     if isinstance(block, ToolUseBlock):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, ImageBlock):
+        return anthropic_image(block)
+    content: str | list[dict[str, Any]] = block.content
+    if block.images:
+        text = [{"type": "text", "text": block.content}] if block.content.strip() else []
+        content = [*text, *map(anthropic_image, block.images)]
     return {
         "type": "tool_result",
         "tool_use_id": block.tool_use_id,
-        "content": block.content,
+        "content": content,
         "is_error": block.is_error,
     }
+
+
+def anthropic_image(image: ImageBlock) -> dict[str, Any]:
+    """``image`` as a Messages API image block with a base64 source."""
+    source = {"type": "base64", "media_type": image.media_type, "data": image.data}
+    return {"type": "image", "source": source}
+
+
+def _image_in(wire: dict[str, Any]) -> ImageBlock | None:
+    """Our image for a base64 image block (the fake server and tests read requests back)."""
+    source = wire.get("source") or {}
+    if source.get("type") != "base64":
+        return None
+    data = str(source.get("data", ""))
+    digest = hashlib.sha256(base64.b64decode(data)).hexdigest()
+    return ImageBlock(media_type=source.get("media_type"), sha256=digest, data=data)
 
 
 def from_anthropic_messages(messages: list[dict[str, Any]]) -> list[Message]:
@@ -179,12 +212,17 @@ def from_anthropic_content(content: str | list[dict[str, Any]]) -> list[Block]:
             arguments = wire.get("input")
             arguments = arguments if isinstance(arguments, dict) else {}
             blocks.append(ToolUseBlock(id=wire["id"], name=wire["name"], input=arguments))
+        elif kind == "image" and (image := _image_in(wire)) is not None:
+            blocks.append(image)
         elif kind == "tool_result":
+            parts = wire.get("content")
+            images = [_image_in(part) for part in parts] if isinstance(parts, list) else []
             blocks.append(
                 ToolResultBlock(
                     tool_use_id=wire["tool_use_id"],
-                    content=_result_text(wire.get("content")),
+                    content=_result_text(parts),
                     is_error=bool(wire.get("is_error")),
+                    images=tuple(image for image in images if image is not None),
                 )
             )
     return blocks

@@ -10,6 +10,9 @@ Conventions, chosen so a well-formed conversation round-trips losslessly:
   consecutive messages of the same role merge again.
 - Text that is empty or only whitespace is left out, and so is an assistant message left with
   nothing to send (an empty reply): the API rejects both.
+- An image is an ``image_url`` part holding a ``data:`` URL. A tool message can only hold text,
+  so a result's images are announced in it (`IMAGE_ATTACHED`) and follow in the user message
+  after the tool messages, with the message's own images and text.
 - ``is_error`` has no field on the wire: an error result's content starts with `ERROR_PREFIX`.
 - Tool-call arguments that are not a JSON object are kept, not dropped (see
   `providers.conversation.parse_arguments`), so the tool executor can tell the model exactly
@@ -18,15 +21,26 @@ Conventions, chosen so a well-formed conversation round-trips losslessly:
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
 from providers.conversation import encode_arguments, is_blank, is_empty, parse_arguments
-from providers.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from providers.messages import (
+    Block,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from providers.provider import StopReason, ToolSpec
 from providers.wire_cache import WireCache
 
 ERROR_PREFIX = "[tool error] "
+IMAGE_ATTACHED = "[image attached: {names}; it follows in the next user message]"
 
 _FINISH: dict[str, StopReason] = {
     "stop": StopReason.END_TURN,
@@ -38,6 +52,7 @@ _FINISH: dict[str, StopReason] = {
 
 __all__ = [
     "ERROR_PREFIX",
+    "IMAGE_ATTACHED",
     "from_openai_messages",
     "openai_wire",
     "stop_reason",
@@ -102,18 +117,42 @@ def openai_wire(message: Message) -> list[dict[str, Any]]:
         # A reply with neither text nor tool calls would go out as content null without
         # tool_calls, which the API rejects on this and every later request.
         return [] if is_empty(message) else [_assistant_to_openai(message)]
-    out: list[dict[str, Any]] = [
-        {
-            "role": "tool",
-            "tool_call_id": result.tool_use_id,
-            "content": ERROR_PREFIX + result.content if result.is_error else result.content,
-        }
-        for result in message.tool_results
-    ]
+    out: list[dict[str, Any]] = [_tool_message(result) for result in message.tool_results]
     texts = _sendable_texts(message)
-    if texts:
+    images = message.images
+    if images:
+        parts = [*map(openai_image, images), *({"type": "text", "text": t} for t in texts)]
+        out.append({"role": "user", "content": parts})
+    elif texts:
         out.append({"role": "user", "content": _text_content(texts)})
     return out
+
+
+def _tool_message(result: ToolResultBlock) -> dict[str, Any]:
+    content = ERROR_PREFIX + result.content if result.is_error else result.content
+    if result.images:
+        names = ", ".join(image.name for image in result.images)
+        content = f"{content}\n{IMAGE_ATTACHED.format(names=names)}".lstrip("\n")
+    return {"role": "tool", "tool_call_id": result.tool_use_id, "content": content}
+
+
+def openai_image(image: ImageBlock) -> dict[str, Any]:
+    """``image`` as a chat ``image_url`` part with a ``data:`` URL."""
+    return {
+        "type": "image_url",
+        "image_url": {"url": f"data:{image.media_type};base64,{image.data}"},
+    }
+
+
+def _image_in(part: dict[str, Any]) -> ImageBlock | None:
+    """Our image for an ``image_url`` part holding a base64 ``data:`` URL (read back by the
+    fake server and tests)."""
+    url = str((part.get("image_url") or {}).get("url", ""))
+    head, _, data = url.partition(";base64,")
+    if not head.startswith("data:") or not data:
+        return None
+    digest = hashlib.sha256(base64.b64decode(data)).hexdigest()
+    return ImageBlock(media_type=head.removeprefix("data:"), sha256=digest, data=data)
 
 
 def _text_content(texts: list[str]) -> str | list[dict[str, Any]]:
@@ -166,7 +205,14 @@ def from_openai_message(wire: dict[str, Any]) -> list[Block]:
         is_error = content.startswith(ERROR_PREFIX)
         text = content.removeprefix(ERROR_PREFIX)
         return [ToolResultBlock(tool_use_id=wire["tool_call_id"], content=text, is_error=is_error)]
-    blocks: list[Block] = [TextBlock(text=text) for text in _texts(wire.get("content"))]
+    parts: Any = wire.get("content")
+    images = (
+        [_image_in(p) for p in parts if p.get("type") == "image_url"]
+        if isinstance(parts, list)
+        else []
+    )
+    blocks: list[Block] = [image for image in images if image is not None]
+    blocks += [TextBlock(text=text) for text in _texts(parts)]
     for call in wire.get("tool_calls") or []:
         function = call.get("function") or {}
         arguments = parse_arguments(function.get("arguments"))

@@ -50,11 +50,12 @@ def test_missing_and_outside_paths_are_problems_and_code_decorators_are_text(
 
 
 def test_binary_files_are_described_and_each_file_goes_once(tmp_path: Path) -> None:
-    (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    # Not named as an image (an image is sent as one: test_images_e2e).
+    (tmp_path / "logo.dat").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
 
-    result = expand_now("@logo.png and @./logo.png", tmp_path)
+    result = expand_now("@logo.dat and @./logo.dat", tmp_path)
 
-    assert result.attached == ["logo.png"]
+    assert result.attached == ["logo.dat"]
     assert result.prompt.count("<file") == 1
     assert "PNG" in result.prompt
 

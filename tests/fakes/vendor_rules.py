@@ -8,7 +8,55 @@ roles must alternate), so a pass here means the request is accepted as sent.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import io
 from typing import Any
+
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+MAX_IMAGE_SIDE = 8000
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def image_problem(media_type: str, data: str) -> str | None:
+    """What either API would reject in a base64 image: a type it does not take, bytes that
+    are not that image, or one over 5 MB or 8000 pixels a side (Anthropic's limits)."""
+    from PIL import Image
+
+    if media_type not in IMAGE_TYPES:
+        return f"image type {media_type!r} is not supported"
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return "image data is not base64"
+    if len(raw) > MAX_IMAGE_BYTES:
+        return f"image is {len(raw)} bytes, over 5 MB"
+    try:
+        with Image.open(io.BytesIO(raw)) as picture:
+            picture.load()
+            found, size = picture.format, picture.size
+    except Exception as error:  # any failure to decode is the API's 400
+        return f"image cannot be decoded ({error})"
+    if f"image/{(found or '').lower()}" != media_type.replace("jpg", "jpeg"):
+        return f"image is {found}, declared {media_type}"
+    if max(size) > MAX_IMAGE_SIDE:
+        return f"image is {size}, over {MAX_IMAGE_SIDE} pixels a side"
+    return None
+
+
+def _anthropic_image(block: dict[str, Any]) -> str | None:
+    source = block.get("source") or {}
+    if source.get("type") != "base64":
+        return "image source is not base64"
+    return image_problem(str(source.get("media_type")), str(source.get("data")))
+
+
+def _openai_image(part: dict[str, Any]) -> str | None:
+    url = str((part.get("image_url") or {}).get("url", ""))
+    head, _, data = url.partition(";base64,")
+    if not head.startswith("data:"):
+        return "image_url is not a base64 data URL"
+    return image_problem(head.removeprefix("data:"), data)
 
 
 def anthropic_problems(wire: list[dict[str, Any]]) -> list[str]:
@@ -31,6 +79,12 @@ def anthropic_problems(wire: list[dict[str, Any]]) -> list[str]:
         for block in content:
             if block["type"] == "text" and not block["text"].strip():
                 problems.append(f"{where}: text block without non-whitespace text")
+            nested = block.get("content") if block["type"] == "tool_result" else None
+            for image in [block, *(nested if isinstance(nested, list) else [])]:
+                if image["type"] == "image" and (why := _anthropic_image(image)):
+                    problems.append(f"{where}: {why}")
+                if image["type"] == "image" and message["role"] != "user":
+                    problems.append(f"{where}: image in an assistant message")
         kinds = [block["type"] for block in content]
         results = [block["tool_use_id"] for block in content if block["type"] == "tool_result"]
         if message["role"] == "assistant" and results:
@@ -95,6 +149,12 @@ def openai_problems(wire: list[dict[str, Any]]) -> list[str]:
             open_calls = calls
         elif role == "user" and not content:
             problems.append(f"{where}: empty user message")
+        parts = content if isinstance(content, list) else []
+        for part in parts:
+            if part.get("type") == "image_url" and role != "user":
+                problems.append(f"{where}: image_url in a {role} message")
+            elif part.get("type") == "image_url" and (why := _openai_image(part)):
+                problems.append(f"{where}: {why}")
     if open_calls:
         problems.append("the last tool calls are unanswered")
     return problems

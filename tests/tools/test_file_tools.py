@@ -27,10 +27,20 @@ async def test_read_missing_file_names_it_and_suggests_list_files(harness: Harne
 
 
 async def test_read_binary_is_described(harness: Harness, workspace: Path) -> None:
-    (workspace / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(200))
-    result = await harness.run("read_file", path="img.png")
+    (workspace / "img.dat").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(200))
+    result = await harness.run("read_file", path="img.dat")
     assert not result.is_error
     assert "binary file (PNG image, 208 bytes)" in result.content
+
+
+async def test_read_of_a_damaged_image_is_an_error_naming_it(
+    harness: Harness, workspace: Path
+) -> None:
+    (workspace / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(200))
+    result = await harness.run("read_file", path="img.png")
+    assert result.is_error
+    assert "img.png: " in result.content
+    assert result.images == ()
 
 
 async def test_read_non_utf8_uses_replacement(harness: Harness, workspace: Path) -> None:
