@@ -31,6 +31,9 @@ class StopReason(StrEnum):
     """The output was cut because the context window is full."""
     INCOMPLETE = "incomplete"
     """The stream ended without a stop reason: a failure, never a success."""
+    PAUSED = "pause_turn"
+    """A server-side tool (Anthropic's web search) paused a long turn: what came is whole,
+    and sending it back would go on. Not a failure: retrying would run (and bill) it again."""
 
 
 class Purpose(StrEnum):

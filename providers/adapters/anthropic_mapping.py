@@ -60,7 +60,7 @@ _STOP: dict[str, StopReason] = {
     "stop_sequence": StopReason.STOP_SEQUENCE,
     "refusal": StopReason.REFUSAL,
     "model_context_window_exceeded": StopReason.CONTEXT_WINDOW,
-    "pause_turn": StopReason.INCOMPLETE,
+    "pause_turn": StopReason.PAUSED,
 }
 
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-StopName = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]
+StopName = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn"]
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ _OPENAI_FINISH = {
     "tool_use": "tool_calls",
     "max_tokens": "length",
     "refusal": "content_filter",
+    "pause_turn": "stop",
 }
 
 _OVERFLOW = {

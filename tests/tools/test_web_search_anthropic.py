@@ -11,7 +11,9 @@ import pytest
 
 from providers.adapters.anthropic import AnthropicProvider
 from providers.adapters.openai import OpenAIProvider
-from tests.fakes.llm_script import Reply, ServerPart
+from providers.models import ModelLimits, ModelRef
+from recovery import ModelTarget, RecoveringProvider, RecoverySettings
+from tests.fakes.llm_script import Reply, ServerPart, StopName
 from tests.fakes.llm_server import FakeLlmServer
 from tools.base import ToolContext, ToolError
 from tools.settings import ToolSettings
@@ -24,7 +26,7 @@ CHANGELOG = "https://github.com/encode/httpx/blob/master/CHANGELOG.md"
 DOCS = "https://www.python-httpx.org/advanced/proxies/"
 
 
-def _searched(*, error: str | None = None) -> Reply:
+def _searched(*, error: str | None = None, stop: StopName = "end_turn") -> Reply:
     results: Any = (
         {"type": "web_search_tool_result_error", "error_code": error}
         if error
@@ -58,7 +60,8 @@ def _searched(*, error: str | None = None) -> Reply:
             ServerPart(
                 {"type": "text", "text": "httpx 0.28 removed proxies=.", "citations": [cited]}
             ),
-        )
+        ),
+        stop=stop,
     )
 
 
@@ -159,3 +162,20 @@ def test_one_failed_search_of_several_leaves_the_others_results() -> None:
     assert [hit.url for hit in found.hits] == [DOCS]
     with pytest.raises(SearchError, match="failed: max_uses_exceeded"):
         found_in(blocks[:1], "")
+
+
+async def test_a_paused_search_keeps_its_results_and_is_not_sent_again(
+    fake_llm: FakeLlmServer, tmp_path: Path
+) -> None:
+    # A long server-tool run ends in pause_turn: what came is whole. Recovery once took it
+    # for a cut stream and sent the request again, so every search ran (and was billed) twice.
+    fake_llm.script(_searched(stop="pause_turn"), _searched())
+    adapter = AnthropicProvider(api_key="test", base_url=fake_llm.anthropic_url)
+    target = ModelTarget(ModelRef("anthropic", "claude-test"), adapter, ModelLimits(200_000, 8_000))
+    provider = RecoveringProvider([target], settings=RecoverySettings(base_backoff=0.01))
+    tool = WebSearch(ServerSearch(provider), service="Anthropic web search")
+
+    text = (await tool.run(WebSearchInput(query="httpx proxies"), _context(tmp_path))).content
+
+    assert len(fake_llm.requests) == 1
+    assert "1. httpx changelog" in text
