@@ -44,7 +44,7 @@ from agent.acp.listing import list_saved
 from agent.acp.modes import approve_plan, mode_state, switch_mode
 from agent.acp.options import MODEL, config_options, options_update, set_option
 from agent.acp.replay import history_updates
-from agent.acp.sessions import EditorSession, open_session, prompt_text
+from agent.acp.sessions import EditorSession, open_session, prompt_parts
 from agent.acp.transport import StdioTransport, claim_stdout
 from agent.acp.updates import plan_update
 from agent.engine.outcome import TurnResult, TurnStatus
@@ -108,9 +108,8 @@ class AcpServer:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
-                # The engine takes a prompt as text: no images until a model input takes them.
                 prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
+                    image=True, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
             ),
@@ -179,7 +178,10 @@ class AcpServer:
         if session.turn is not None:
             raise _busy(session_id)
         permissions = session.agent.permissions
-        text = planned(prompt_text(prompt), permissions is not None and permissions.modes.plan_mode)
+        text, images = await asyncio.to_thread(prompt_parts, prompt)
+        if images and (why := session.agent.attach_images(images)):
+            raise RequestError.invalid_params({"prompt": why})
+        text = planned(text, permissions is not None and permissions.modes.plan_mode)
         menus = _menus(session)
         session.face.begin_turn()
         session.cancelled = False

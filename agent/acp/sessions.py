@@ -5,6 +5,8 @@ its approver, and the turn it is running — plus what the client sends, in our 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,6 +18,7 @@ from acp.schema import (
     Cost,
     EmbeddedResourceContentBlock,
     HttpMcpServer,
+    ImageContentBlock,
     McpServerStdio,
     ResourceContentBlock,
     TextContentBlock,
@@ -30,7 +33,8 @@ from agent.session import Agent
 from agent.setup.config import Config
 from agent.setup.session_start import WorkspaceMoved
 from agent.setup.startup import Options, SetupError, boot
-from providers import Usage
+from providers import ImageBlock, Usage
+from tools.images import ImageError, image_from_bytes
 from tools.mcp.settings import McpServerSettings
 
 SETUP_FAILED = -32013
@@ -182,13 +186,17 @@ def with_client_servers(config: Config, servers: Sequence[Any]) -> tuple[Config,
     return config.model_copy(update={"mcp_servers": {**config.mcp_servers, **added}}), skipped
 
 
-def prompt_text(blocks: Sequence[Any]) -> str:
-    """The person's prompt as the engine takes it: text, with embedded files as context.
+def prompt_parts(blocks: Sequence[Any]) -> tuple[str, list[ImageBlock]]:
+    """The person's prompt as the engine takes it: text, with embedded files as context, and
+    the images it carries (checked and scaled as ``@shot.png`` would be; decoding takes a
+    moment, so call it off the event loop).
 
     Raises:
-        RequestError: a block this agent did not advertise (images, audio).
+        RequestError: a block this agent did not advertise (audio), an image that is not valid
+            base64 or not a PNG, JPEG, GIF or WebP, or nothing at all to send.
     """
     parts: list[str] = []
+    images: list[ImageBlock] = []
     for block in blocks:
         if isinstance(block, TextContentBlock):
             parts.append(block.text)
@@ -200,12 +208,28 @@ def prompt_text(blocks: Sequence[Any]) -> str:
                 parts.append(f'<context uri="{resource.uri}">\n{resource.text}\n</context>')
             else:
                 parts.append(f"@{resource.uri} (binary, not included)")
+        elif isinstance(block, ImageContentBlock):
+            images.append(_image(block, len(images) + 1))
         else:
             kind = getattr(block, "type", type(block).__name__)
             raise RequestError.invalid_params(
                 {"prompt": f"{kind} content is not supported (promptCapabilities says so)"}
             )
     text = "\n\n".join(part for part in parts if part)
-    if not text.strip():
+    if not text.strip() and not images:
         raise RequestError.invalid_params({"prompt": "the prompt is empty"})
-    return text
+    if not text.strip():  # images alone: the vendors refuse a message with empty text
+        text = " ".join(f"[{image.name}]" for image in images)
+    return text, images
+
+
+def _image(block: ImageContentBlock, number: int) -> ImageBlock:
+    name = (block.uri or f"image {number}")[:200]
+    try:
+        data = base64.b64decode(block.data, validate=True)
+    except binascii.Error:
+        raise RequestError.invalid_params({"prompt": f"{name}: not valid base64"}) from None
+    try:
+        return image_from_bytes(data, name)
+    except ImageError as error:
+        raise RequestError.invalid_params({"prompt": error.message}) from None

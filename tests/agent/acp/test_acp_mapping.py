@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import os
 from pathlib import Path
 
 import pytest
 from acp import RequestError
 from acp.schema import (
+    AudioContentBlock,
     EmbeddedResourceContentBlock,
     ImageContentBlock,
     ResourceContentBlock,
@@ -15,10 +17,11 @@ from acp.schema import (
     TextResourceContents,
 )
 
-from agent.acp.sessions import prompt_text
+from agent.acp.sessions import prompt_parts
 from agent.acp.transport import check_message, read_lines
 from agent.acp.updates import edit_diff, tool_kind, tool_title
 from providers import ToolUseBlock
+from tests.fakes.images import image_bytes
 
 
 @pytest.mark.parametrize(
@@ -71,7 +74,7 @@ def test_a_rewrite_shows_the_old_text_and_a_new_file_none(tmp_path: Path) -> Non
 
 
 def test_the_prompt_carries_text_links_and_embedded_files() -> None:
-    text = prompt_text(
+    text, images = prompt_parts(
         [
             TextContentBlock(type="text", text="fix this"),
             ResourceContentBlock(type="resource_link", uri="file:///w/a.py", name="a.py"),
@@ -84,14 +87,44 @@ def test_the_prompt_carries_text_links_and_embedded_files() -> None:
     assert (
         text == 'fix this\n\n@file:///w/a.py\n\n<context uri="file:///w/b.py">\nx = 1\n</context>'
     )
+    assert images == []
 
 
-def test_an_image_or_an_empty_prompt_is_invalid_params() -> None:
-    with pytest.raises(RequestError) as image:
-        prompt_text([ImageContentBlock(type="image", data="", mime_type="image/png")])
-    assert image.value.code == -32602
+def test_an_image_comes_with_the_text_checked_and_scaled() -> None:
+    data = base64.b64encode(image_bytes((3000, 1000))).decode()
+    text, [image] = prompt_parts(
+        [
+            TextContentBlock(type="text", text="why is this red?"),
+            ImageContentBlock(type="image", data=data, mime_type="image/png"),
+        ]
+    )
+    assert text == "why is this red?"
+    assert (image.media_type, image.width, image.height, image.name) == (
+        "image/png",
+        1568,
+        523,
+        "image 1",
+    )
+    alone, _ = prompt_parts([ImageContentBlock(type="image", data=data, mime_type="image/png")])
+    assert alone == "[image 1]"  # a message's text is never empty
+
+
+def test_a_bad_image_an_audio_clip_or_an_empty_prompt_is_invalid_params() -> None:
+    bad = {
+        "not base64": "%%%",
+        "not an image": base64.b64encode(b"hello").decode(),
+        "cut short": base64.b64encode(image_bytes()[:60]).decode(),
+    }
+    for data in bad.values():
+        with pytest.raises(RequestError) as image:
+            prompt_parts([ImageContentBlock(type="image", data=data, mime_type="image/png")])
+        assert image.value.code == -32602
+        assert "image 1" in str(image.value.data)
+    with pytest.raises(RequestError) as audio:
+        prompt_parts([AudioContentBlock(type="audio", data="", mime_type="audio/wav")])
+    assert "audio content is not supported" in str(audio.value.data)
     with pytest.raises(RequestError):
-        prompt_text([TextContentBlock(type="text", text="  ")])
+        prompt_parts([TextContentBlock(type="text", text="  ")])
 
 
 def test_lines_are_read_whole_across_reads_and_an_oversized_one_is_flagged(

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
 from pathlib import Path
 
-from acp.schema import EnvVariable, McpServerStdio
+import pytest
+from acp import RequestError
+from acp.schema import EnvVariable, ImageContentBlock, McpServerStdio
 
-from tests.agent.acp.editor import Editor, editor_session
+from tests.agent.acp.editor import Editor, editor_session, text_block
+from tests.fakes.images import image_bytes
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.mcp_harness import answer_once_ready, stdio_entry
@@ -25,7 +30,7 @@ async def test_a_prompt_streams_the_answer_and_ends_the_turn(
         prompts = capabilities.prompt_capabilities
         assert prompts is not None
         assert prompts.embedded_context
-        assert not prompts.image
+        assert prompts.image
         session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
         answer = await agent.ask(session.session_id, "say hello")
         assert answer.stop_reason == "end_turn"
@@ -201,3 +206,32 @@ async def test_allow_always_on_a_command_saves_a_rule_for_its_prefix(
         await agent.ask(session_id, "make a third")
     assert (workspace / "three.txt").exists()
     assert again.questions == []
+
+
+async def test_an_image_in_the_prompt_reaches_the_model_as_an_image(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("It is red."))
+    picture = image_bytes((40, 30))
+    async with editor_session(fake_llm, workspace, decoy_home) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
+        prompt = [
+            text_block("what colour is this?"),
+            ImageContentBlock(
+                type="image", data=base64.b64encode(picture).decode(), mime_type="image/png"
+            ),
+        ]
+        answer = await asyncio.wait_for(
+            agent.conn.prompt(session_id=session.session_id, prompt=prompt), 60
+        )
+        assert answer.stop_reason == "end_turn"
+        bad = ImageContentBlock(type="image", data="AAAA", mime_type="image/png")
+        with pytest.raises(RequestError) as refused:  # damaged: said, and nothing sent
+            await agent.conn.prompt(session_id=session.session_id, prompt=[bad])
+        assert "image 1" in str(refused.value.data)
+    [sent] = fake_llm.requests_for("claude-test")
+    content = sent.body["messages"][-1]["content"]
+    [image] = [block for block in content if block["type"] == "image"]
+    assert base64.b64decode(image["source"]["data"]) == picture
+    assert "what colour is this?" in str(content)
