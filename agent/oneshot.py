@@ -38,6 +38,7 @@ from agent.terminal.command_runner import CustomCommands, print_mode_prompts
 from agent.terminal.console import SafeConsole
 from agent.terminal.mentions import Refused, expand_now, mentioned
 from agent.terminal.ui import ConsoleUI
+from providers import ImageBlock
 from recovery.chaos_report import chaos_report
 
 log = structlog.get_logger("agent.oneshot")
@@ -112,7 +113,7 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
     if custom is None and prompt is not None:
         prompt = _planned(prompt, agent)
     if output.stream_input:
-        prompts = _stdin_prompts(run, lambda text: _prepared(text, started, agent))
+        prompts = _stdin_prompts(run, lambda text, images: _prepared(text, images, started, agent))
     else:
         prompts = custom or _one(prompt)
     code = _run_guarded(agent, prompts, run)
@@ -237,7 +238,7 @@ async def _one(prompt: str | None) -> AsyncIterator[str | None]:
 
 
 async def _stdin_prompts(
-    run: _Run, prepare: Callable[[str], AsyncIterator[str | None] | str]
+    run: _Run, prepare: Callable[[str, list[ImageBlock]], AsyncIterator[str | None] | str]
 ) -> AsyncIterator[str | None]:
     """Each user message on stdin, as ``-p`` takes a prompt (``/init``, ``/plan``, a custom
     command, ``@path``); a malformed line, or a message that cannot run, is reported and
@@ -249,7 +250,7 @@ async def _stdin_prompts(
         if not line.strip():
             continue
         try:
-            prompts = prepare(prompt_from_line(line))
+            prompts = prepare(*prompt_from_line(line))
         except BadInputLine as error:
             prompts = str(error)
         if isinstance(prompts, str):
@@ -260,18 +261,25 @@ async def _stdin_prompts(
             yield prompt
 
 
-def _prepared(text: str, started: Started, agent: Agent) -> AsyncIterator[str | None] | str:
-    """One streamed message's prompts, or why it cannot run (`_custom_command`, mentions)."""
+def _prepared(
+    text: str, images: list[ImageBlock], started: Started, agent: Agent
+) -> AsyncIterator[str | None] | str:
+    """One streamed message's prompts, or why it cannot run (`_custom_command`, mentions, an
+    image the model cannot see)."""
     custom = _custom_command(text, started, agent)
     if isinstance(custom, str):
         return custom
     if custom is not None:
+        if images and (problem := agent.attach_images(images)):
+            return problem
         return _in_plan_mode_for_one_message(custom, agent, started.config.plan_mode)
     if mentioned(text):
         expanded = expand_now(text, agent.workspace, _refused_read(agent))
-        if problem := "; ".join(expanded.problems) or agent.attach_images(expanded.images):
-            return problem
-        text = expanded.prompt
+        if expanded.problems:
+            return "; ".join(expanded.problems)
+        images, text = [*images, *expanded.images], expanded.prompt
+    if images and (problem := agent.attach_images(images)):
+        return problem
     return _one(_planned(text, agent))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import signal
 import subprocess
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.cli import agent_command, agent_env, run_agent, wait_for_descendant
+from tests.fakes.images import image_bytes
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -23,7 +25,7 @@ def _system(lines: list[dict[str, Any]], subtype: str) -> list[dict[str, Any]]:
     return [line for line in lines if line["type"] == "system" and line["subtype"] == subtype]
 
 
-def _user(content: str | list[dict[str, str]]) -> str:
+def _user(content: str | list[dict[str, Any]]) -> str:
     return json.dumps({"type": "user", "message": {"role": "user", "content": content}})
 
 
@@ -204,6 +206,26 @@ def test_stream_json_input_answers_each_line_and_skips_a_malformed_one(
     second_request = fake_llm.requests[1].body["messages"]
     assert "first" in json.dumps(second_request)
     assert "second" in json.dumps(second_request)
+
+
+def test_stream_json_input_sends_an_image_block_as_an_image(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("red"))
+    picture = image_bytes((40, 30))
+    data = base64.b64encode(picture).decode()
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+    damaged = {"type": "image", "source": {"type": "base64", "data": "AAAA"}}
+    stdin = [_user([{"type": "text", "text": "colour?"}, image]), _user([damaged])]
+    lines = _stream_in(fake_llm, workspace, decoy_home, stdin)
+
+    assert [line["result"] for line in lines if line["type"] == "result"] == ["red"]
+    [error] = _system(lines, "input_error")  # the damaged one: said, and nothing sent
+    assert error["line"] == 2
+    assert "image 1" in error["error"]
+    [request] = fake_llm.requests
+    [sent] = [b for b in request.body["messages"][-1]["content"] if b["type"] == "image"]
+    assert base64.b64decode(sent["source"]["data"]) == picture
 
 
 def test_stream_json_input_needs_stream_json_output(
