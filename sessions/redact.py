@@ -103,9 +103,6 @@ class Redactor:
         )
         anchors = [*self._labels, *self._forms, *KEY_ANCHORS]
         self._shortest = min(map(len, anchors))
-        # JSON writes printable ASCII as it is, but for `"` and `\`, whose escaped forms are
-        # anchors too: a serialised value holds the anchors the value holds.
-        self._json_safe = all(" " <= char <= "~" for anchor in anchors for char in anchor)
         # Latin-1 over the UTF-8 bytes: each literal is matched byte for byte, no decoding.
         self._filter = _re2.RE2(
             _byte_literals(anchors), _options(encoding=re2.Options.Encoding.LATIN1)
@@ -157,13 +154,6 @@ class Redactor:
             self._pattern.search(text) is not None
             or (self._derived is not None and self._derived.search(_encodable(text)) is not None)
         )
-
-    def may_hold_secret_in_json(self, line: str) -> bool:
-        """Whether a JSON text (as `json.dumps` writes it, with or without ``ensure_ascii``)
-        may hold a string in which `text` would replace something: one pass over ``line``
-        instead of one per string in it. False is certain; True says to look at each string.
-        """
-        return not self._json_safe or self._may_hold_secret(line)
 
     def _may_hold_secret(self, text: str) -> bool:
         if len(text) < self._shortest:

@@ -19,8 +19,6 @@ from typing import Any, TextIO
 import structlog
 
 Redact = Callable[[str], str]
-Screen = Callable[[str], bool]
-"""A quick test of a whole JSON line: False when no string in it needs `Redact`."""
 
 
 def configure_logging(
@@ -28,13 +26,9 @@ def configure_logging(
     *,
     verbose: bool = False,
     redact: Redact | None = None,
-    screen: Screen | None = None,
     stderr: TextIO | None = None,
 ) -> Path | None:
     """Send structlog records to ``home/logs/agent-YYYYMMDD.jsonl`` (and stderr if verbose).
-
-    Every string in a record goes through ``redact``; with ``screen``, only the strings of a
-    line it does not pass (one check per line instead of one per string).
 
     Returns the log file's path, or None if the directory cannot be written (logging then
     goes nowhere rather than breaking the agent).
@@ -50,21 +44,19 @@ def configure_logging(
         path, stream = None, None
     sinks = [s for s in (stream, (stderr or sys.stderr) if verbose else None) if s is not None]
 
-    render = structlog.processors.JSONRenderer()
-
     def write(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> str:
-        if redact is not None and screen is not None:
-            line: str = render(_, __, event_dict)  # type: ignore[assignment]
-            if not screen(line):
-                return line
-        if redact is not None:
-            event_dict = {key: _scrub(value, redact) for key, value in event_dict.items()}
-        return render(_, __, event_dict)  # type: ignore[return-value]
+        return structlog.processors.JSONRenderer()(_, __, event_dict)  # type: ignore[return-value]
+
+    def scrub(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+        if redact is None:
+            return event_dict
+        return {key: _scrub(value, redact) for key, value in event_dict.items()}
 
     processors: list[Any] = [
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.format_exc_info,
+        scrub,
         write,
     ]
     factory = _TeeLoggerFactory(sinks)

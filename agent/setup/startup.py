@@ -143,12 +143,7 @@ def start_logging(config: Config, options: Options, environ: Mapping[str, str]) 
     redactor = secret_redactor(config, environ)
     home = agent_home(environ)
     make_private(home)  # before the first log line, session or history entry is written
-    configure_logging(
-        home,
-        verbose=options.verbose,
-        redact=redactor.text,
-        screen=redactor.may_hold_secret_in_json,
-    )
+    configure_logging(home, verbose=options.verbose, redact=redactor.text)
 
 
 def secret_redactor(config: Config, environ: Mapping[str, str]) -> Redactor:

@@ -124,24 +124,3 @@ def test_each_anchor_alone_lets_the_patterns_run(anchor: str) -> None:
     assert redactor._may_hold_secret(f"x {anchor} y")
     assert redactor.text("v=plain-known-value") == "v=[redacted:B_TOKEN]"
     assert redactor.text("v=sk-ant-known-value") == "v=[redacted:A_TOKEN]"
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    secret=st.text(min_size=8, max_size=24).filter(lambda text: text.strip() == text),
-    before=st.text(max_size=12),
-    after=st.text(max_size=12),
-    ascii_only=st.booleans(),
-)
-def test_a_json_line_that_passes_the_screen_holds_nothing_to_redact(
-    secret: str, before: str, after: str, ascii_only: bool
-) -> None:
-    """Logs check a whole rendered line once: whatever `text` would change in a value (a
-    secret with quotes, backslashes, control or non-ASCII characters, a slice of it) must
-    make the line fail the screen, written either way `json.dumps` writes it."""
-    redactor = Redactor({"X_TOKEN": secret})
-    values = [before + secret + after, before + secret[:9] + after, f"Bearer {secret}{after}"]
-    for value in values:
-        line = json.dumps({"event": "x", "value": [value]}, ensure_ascii=ascii_only)
-        if redactor.text(value) != value:
-            assert redactor.may_hold_secret_in_json(line)
