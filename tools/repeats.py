@@ -9,7 +9,6 @@ at ``stop_at`` the loop ends the turn.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -46,7 +45,8 @@ class RepeatedCalls:
     def __init__(self, failures: RepeatLimits, successes: RepeatLimits) -> None:
         self._failures = failures
         self._successes = successes
-        self._counts: Counter[str] = Counter()
+        self._counts: Counter[tuple[str, str, str | None]] = Counter()
+        """(tool, arguments as JSON, result or None for a failure) → calls this turn."""
         self.stop_reason: str | None = None
 
     def reset(self) -> None:
@@ -90,12 +90,10 @@ def repeat_note(repeat: Repeat) -> str:
     )
 
 
-def _key(call: ToolUseBlock, result: str | None) -> str:
-    arguments = json.dumps(call.input, sort_keys=True, default=str)
-    if result is None:
-        return f"failed:{call.name}:{arguments}"
-    digest = hashlib.sha256(result.encode("utf-8", "replace")).hexdigest()
-    return f"ok:{call.name}:{arguments}:{digest}"
+def _key(call: ToolUseBlock, result: str | None) -> tuple[str, str, str | None]:
+    # The result itself, not a digest: the conversation holds it for the turn anyway, and
+    # hashing every tool output was a cost of each step.
+    return (call.name, json.dumps(call.input, sort_keys=True, default=str), result)
 
 
 def _stop_reason(tool: str, count: int, failed: bool) -> str:
