@@ -38,7 +38,7 @@ from agent.setup.profiles import Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.skill_link import SkillLink
 from agent.setup.small_model import side_provider
-from agent.setup.startup import Options, SetupError, secret_redactor
+from agent.setup.startup import Options, SetupError
 from agent.setup.web_link import web_search_tool
 from agent.subagents import (
     AgentCatalog,
@@ -55,7 +55,7 @@ from providers.chaos import ChaosPlan, ChaosSpec, chaos_start_notice
 from recovery import FallbackActivated, ModelRestored, RecoveringProvider
 from recovery.fleet import Fleet, open_store
 from recovery.usage import UsageListener
-from sessions import SessionStore, SessionWriter
+from sessions import Redactor, SessionStore, SessionWriter
 from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace
 from tools.attempts import run_tool
 from tools.background import BackgroundShells, lost_commands
@@ -80,11 +80,14 @@ def build_agent(
     face: Face,
     approver: Approver | None,
     environ: Mapping[str, str],
+    redactor: Redactor,
     previous: Agent | None = None,
 ) -> Agent:
     """Wire one agent for ``options``: its session, model chain, recovery, tools and loop.
 
-    ``face`` hears everything the agent does (`agent.engine.face.Face`). ``previous``: the
+    ``face`` hears everything the agent does (`agent.engine.face.Face`). ``redactor``: the
+    one that hides this configuration's secrets (`agent.setup.startup.Started.redactor`),
+    used by everything the agent keeps or shows. ``previous``: the
     agent this one replaces in the same REPL (``/clear``, ``/resume``); its running MCP
     servers are shared, not started again (`McpLink`).
 
@@ -99,7 +102,6 @@ def build_agent(
     profiles = Profiles(config)
     workspace = options.workspace
     home = agent_home(environ)
-    redactor = secret_redactor(config, environ)
     events = EventBus()
     recorded: list[Event] = []
     events.subscribe(recorded.append)
