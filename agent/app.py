@@ -14,9 +14,9 @@ from typing import Any
 
 import structlog
 
+from agent.engine.build import EngineParts, build_engine
 from agent.engine.face import Face, Faces
 from agent.engine.instructions import NearestInstructions
-from agent.engine.loop import AgentLoop
 from agent.engine.plan_note import PlanNote
 from agent.engine.system_prompt import build_system_prompt
 from agent.engine.tool_ids import ToolCallIds
@@ -56,7 +56,7 @@ from recovery import FallbackActivated, ModelRestored, RecoveringProvider
 from recovery.fleet import Fleet, open_store
 from recovery.usage import UsageListener
 from sessions import Redactor, SessionStore, SessionWriter
-from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace
+from tools import Approver, CheckpointRecorded, file_in_workspace
 from tools.attempts import run_tool
 from tools.background import BackgroundShells, lost_commands
 from tools.base import Tool
@@ -230,33 +230,42 @@ def build_agent(
         before_tool.insert(0, hooks.before_tool)
     guarded = PlanAwareSandbox.around(sandbox, lambda: modes.plan_mode)
     system = build_system_prompt(workspace)
-    catalog = AgentCatalog(workspace, home, person_home)
-    notices += [Notice(text=text) for text in catalog.notices()]
-    models = ChildModels(config, environ, session=provider, events=events, fleet=fleet, chaos=chaos)
-    children = ChildParts(
+    # What this agent's engine and its children's are built from (`build_engine`).
+    base = EngineParts(
         workspace=workspace,
         home=person_home,
         provider=provider,
-        tools=lambda: builtin_tools(guarded, shells),
+        system=system,
+        tools=builtin_tools(guarded, shells),
         more_tools=lambda: [*web, *mcp.tools()],
         settings=lambda: profiles.tool_settings(provider.current),
         approval=lambda: modes.approval,
         approver=approver,
         hooks=before_tool,
         sandbox=guarded,
+        redact=redactor.text,
+        read_denied=lambda path: permissions.refuses_read(path) is not None,
+        checkpoints=checkpoints / session.id,
+        outputs=home / "outputs" / session.id,
         events=events,
         face=face,
+        max_steps=lambda: profiles.max_steps(provider.current),
+        max_tokens=config.max_tokens,
+    )
+    catalog = AgentCatalog(workspace, home, person_home)
+    notices += [Notice(text=text) for text in catalog.notices()]
+    models = ChildModels(config, environ, session=provider, events=events, fleet=fleet, chaos=chaos)
+    children = ChildParts(
+        parent=base,
+        tools=partial(builtin_tools, guarded, shells),
+        more_tools=base.more_tools,
+        system=system,
         after_tool=hooks.on_tool_result if hooks is not None else None,
         store=store,
         parent_id=session.id,
         model_chain=[str(ref) for ref in config.model_chain()],
-        system=system,
-        redact=redactor.text,
-        read_denied=lambda path: permissions.refuses_read(path) is not None,
         checkpoints=checkpoints / session.id / "subagents",
-        outputs=home / "outputs" / session.id,
         max_turns=config.subagents.max_turns,
-        max_tokens=config.max_tokens,
         model_for=models.provider,
         approval_for=catalog.approval,
         edits=(child_edits := ChildEdits()),
@@ -264,36 +273,6 @@ def build_agent(
     task = TaskTool(children, config.subagents.max_concurrent, catalog.kinds)
     finished = ChildResults()  # a stopped child's call is answered with what it did
     events.subscribe(finished.on_event)
-    try:
-        prune_undo_copies(home, store.directory, session.id, config.tools)
-        max_age = config.tools.checkpoint_max_age_days * 86_400
-        prune_saved_outputs(home / "outputs", keep=session.id, max_age=max_age)
-        tools = ToolExecutor(
-            workspace=workspace,
-            settings=lambda: profiles.tool_settings(provider.current),
-            approval=lambda: modes.approval,
-            approver=approver,
-            events=events,
-            checkpoint_dir=checkpoints / session.id,
-            home=person_home,
-            tools=[*builtin_tools(guarded, shells), task],
-            sandbox=guarded,
-            redact=redactor.text,
-            more_tools=lambda: [*web, *mcp.tools(), *skills.tools()],
-            hooks=before_tool,
-            runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
-            read_denied=lambda path: permissions.refuses_read(path) is not None,
-            outputs=home / "outputs" / session.id,
-            turns_before=len(loaded.turn_ends) if loaded is not None else 0,
-        )
-    except OSError as error:
-        mcp.close()
-        session.close() if loaded is not None else session.discard()
-        raise SetupError(
-            f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
-            "Check that AGENT_HOME is a writable directory."
-        ) from None
-    child_edits.parent_turn = lambda: tools.turn  # /undo puts back the children's edits too
     turn_recovery = TurnRecoveryPolicy(
         compactor=Compactor(
             provider, lambda: profiles.of(provider.current).limits, config.compaction, events=events
@@ -306,24 +285,42 @@ def build_agent(
     history = settle_unfinished(store, loaded) if loaded else []
     plan = PlanNote(last_todos(loaded.events), history) if loaded else PlanNote()
     events.subscribe(plan.on_event)  # the model hears its plan again after a compaction
-    loop = AgentLoop(
-        provider=provider,
-        tools=tools,
-        system=system + skills.prompt_section(profiles.tool_settings(provider.current).enabled),
-        history=history,
-        transcript=session,
-        events=events,
-        face=face,
-        instructions=NearestInstructions(workspace),
-        recovery=turn_recovery,
-        max_steps=lambda: profiles.max_steps(provider.current),
+    skilled = skills.prompt_section(profiles.tool_settings(provider.current).enabled)
+    own = replace(
+        base,
+        system=system + skilled,
+        tools=[*base.tools, task],
+        more_tools=lambda: [*web, *mcp.tools(), *skills.tools()],
         turn_timeout=config.turn_timeout,
-        max_tokens=config.max_tokens,
-        tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
-        tool_news=plan.with_news(lambda specs: joined_news(mcp.tool_news(specs), shells.news())),
-        together=TaskTool.runs_together,
-        settled=finished.result_for,
+        runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
     )
+    try:
+        prune_undo_copies(home, store.directory, session.id, config.tools)
+        max_age = config.tools.checkpoint_max_age_days * 86_400
+        prune_saved_outputs(home / "outputs", keep=session.id, max_age=max_age)
+        engine = build_engine(
+            own,
+            transcript=session,
+            history=history,
+            recovery=turn_recovery,
+            instructions=NearestInstructions(workspace),
+            tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
+            tool_news=plan.with_news(
+                lambda specs: joined_news(mcp.tool_news(specs), shells.news())
+            ),
+            together=TaskTool.runs_together,
+            settled=finished.result_for,
+            turns_before=len(loaded.turn_ends) if loaded is not None else 0,
+        )
+    except OSError as error:
+        mcp.close()
+        session.close() if loaded is not None else session.discard()
+        raise SetupError(
+            f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
+            "Check that AGENT_HOME is a writable directory."
+        ) from None
+    tools, loop = engine.executor, engine.loop
+    child_edits.parent_turn = lambda: tools.turn  # /undo puts back the children's edits too
     parts = Parts(
         config=config,
         profiles=profiles,
