@@ -34,7 +34,7 @@ from agent.setup.home import prune_undo_copies, scratch_dir
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_default
 from agent.setup.parts import Parts
-from agent.setup.profiles import Profiles
+from agent.setup.profiles import CurrentModel, Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.skill_link import SkillLink
 from agent.setup.small_model import side_provider
@@ -151,11 +151,12 @@ def build_agent(
     fleet = Fleet(shared, config.recovery)
     provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
     provider.usage.subscribe(saving_usage(session))
+    now = CurrentModel(profiles, provider)
     if telemetry_wanted(config.telemetry.enabled, environ) and (
         recorder := start_recorder(
             environ,
             session_id=session.id,
-            model=lambda: str(provider.current),
+            model=now.name,
             redact=redactor.text,
             notify=lambda text: notices.append(Notice(text=text)),
         )
@@ -238,7 +239,7 @@ def build_agent(
         system=system,
         tools=builtin_tools(guarded, shells),
         more_tools=lambda: [*web, *mcp.tools()],
-        settings=lambda: profiles.tool_settings(provider.current),
+        settings=now.tool_settings,
         approval=lambda: modes.approval,
         approver=approver,
         hooks=before_tool,
@@ -249,7 +250,7 @@ def build_agent(
         outputs=home / "outputs" / session.id,
         events=events,
         face=face,
-        max_steps=lambda: profiles.max_steps(provider.current),
+        max_steps=now.max_steps,
         max_tokens=config.max_tokens,
     )
     catalog = AgentCatalog(workspace, home, person_home)
@@ -274,18 +275,16 @@ def build_agent(
     finished = ChildResults()  # a stopped child's call is answered with what it did
     events.subscribe(finished.on_event)
     turn_recovery = TurnRecoveryPolicy(
-        compactor=Compactor(
-            provider, lambda: profiles.of(provider.current).limits, config.compaction, events=events
-        ),
+        compactor=Compactor(provider, now.limits, config.compaction, events=events),
         log=session,
         events=events,
         max_continuations=config.compaction.max_output_recovery_limit,
-        model=lambda: str(provider.current),
+        model=now.name,
     )
     history = settle_unfinished(store, loaded) if loaded else []
     plan = PlanNote(last_todos(loaded.events), history) if loaded else PlanNote()
     events.subscribe(plan.on_event)  # the model hears its plan again after a compaction
-    skilled = skills.prompt_section(profiles.tool_settings(provider.current).enabled)
+    skilled = skills.prompt_section(now.tool_settings().enabled)
     own = replace(
         base,
         system=system + skilled,
