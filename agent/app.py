@@ -269,7 +269,7 @@ def build_agent(
         max_turns=config.subagents.max_turns,
         model_for=models.provider,
         approval_for=catalog.approval,
-        edits=(child_edits := ChildEdits()),
+        edits=(child_edits := ChildEdits()),  # /undo puts back the children's edits too
     )
     task = TaskTool(children, config.subagents.max_concurrent, catalog.kinds)
     finished = ChildResults()  # a stopped child's call is answered with what it did
@@ -319,7 +319,6 @@ def build_agent(
             "Check that AGENT_HOME is a writable directory."
         ) from None
     tools, loop = engine.executor, engine.loop
-    child_edits.parent_turn = lambda: tools.turn  # /undo puts back the children's edits too
     parts = Parts(
         config=config,
         profiles=profiles,

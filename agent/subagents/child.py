@@ -204,12 +204,15 @@ async def run_child(
     refused: frozenset[str],
     description: str = "",
     asking: asyncio.Lock | None = None,
+    parent_turn: int = 0,
 ) -> ChildOutcome:
     """Run one child on ``prompt`` to its end; only cancellation raises.
 
     ``refused``: the names of the `task` tool, which a child may not call. Its start and
     end are events on the parent's bus (`SubagentStarted`, `SubagentFinished`). ``asking``:
     held while a child asks the person, so children running at once ask one at a time.
+    ``parent_turn``: the parent's turn the call runs in (its ``/undo`` takes the child's
+    edits back too).
     """
     try:
         writer = parts.store.create(
@@ -250,7 +253,7 @@ async def run_child(
     )
     loop, executor = engine.loop, engine.executor
     if parts.edits is not None:
-        parts.edits.add(executor)
+        parts.edits.add(executor, parent_turn)
     started = time.monotonic()
     who = {"agent_id": writer.id, "agent_type": kind.name, "description": description}
     parent.events(SubagentStarted(**who, tool_use_id=call_id))
