@@ -14,9 +14,9 @@ from typing import Any
 
 import structlog
 
+from agent.engine.build import EngineParts, build_engine
 from agent.engine.face import Face, Faces
 from agent.engine.instructions import NearestInstructions
-from agent.engine.loop import AgentLoop
 from agent.engine.plan_note import PlanNote
 from agent.engine.system_prompt import build_system_prompt
 from agent.engine.tool_ids import ToolCallIds
@@ -34,11 +34,11 @@ from agent.setup.home import prune_undo_copies, scratch_dir
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_default
 from agent.setup.parts import Parts
-from agent.setup.profiles import Profiles
+from agent.setup.profiles import CurrentModel, Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.skill_link import SkillLink
 from agent.setup.small_model import side_provider
-from agent.setup.startup import Options, SetupError, secret_redactor
+from agent.setup.startup import Options, SetupError
 from agent.setup.web_link import web_search_tool
 from agent.subagents import (
     AgentCatalog,
@@ -55,8 +55,8 @@ from providers.chaos import ChaosPlan, ChaosSpec, chaos_start_notice
 from recovery import FallbackActivated, ModelRestored, RecoveringProvider
 from recovery.fleet import Fleet, open_store
 from recovery.usage import UsageListener
-from sessions import SessionStore, SessionWriter
-from tools import Approver, CheckpointRecorded, ToolExecutor, file_in_workspace
+from sessions import Redactor, SessionStore, SessionWriter
+from tools import Approver, CheckpointRecorded, file_in_workspace
 from tools.attempts import run_tool
 from tools.background import BackgroundShells, lost_commands
 from tools.base import Tool
@@ -80,11 +80,14 @@ def build_agent(
     face: Face,
     approver: Approver | None,
     environ: Mapping[str, str],
+    redactor: Redactor,
     previous: Agent | None = None,
 ) -> Agent:
     """Wire one agent for ``options``: its session, model chain, recovery, tools and loop.
 
-    ``face`` hears everything the agent does (`agent.engine.face.Face`). ``previous``: the
+    ``face`` hears everything the agent does (`agent.engine.face.Face`). ``redactor``: the
+    one that hides this configuration's secrets (`agent.setup.startup.Started.redactor`),
+    used by everything the agent keeps or shows. ``previous``: the
     agent this one replaces in the same REPL (``/clear``, ``/resume``); its running MCP
     servers are shared, not started again (`McpLink`).
 
@@ -99,7 +102,6 @@ def build_agent(
     profiles = Profiles(config)
     workspace = options.workspace
     home = agent_home(environ)
-    redactor = secret_redactor(config, environ)
     events = EventBus()
     recorded: list[Event] = []
     events.subscribe(recorded.append)
@@ -149,11 +151,12 @@ def build_agent(
     fleet = Fleet(shared, config.recovery)
     provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
     provider.usage.subscribe(saving_usage(session))
+    now = CurrentModel(profiles, provider)
     if telemetry_wanted(config.telemetry.enabled, environ) and (
         recorder := start_recorder(
             environ,
             session_id=session.id,
-            model=lambda: str(provider.current),
+            model=now.name,
             redact=redactor.text,
             notify=lambda text: notices.append(Notice(text=text)),
         )
@@ -228,60 +231,84 @@ def build_agent(
         before_tool.insert(0, hooks.before_tool)
     guarded = PlanAwareSandbox.around(sandbox, lambda: modes.plan_mode)
     system = build_system_prompt(workspace)
-    catalog = AgentCatalog(workspace, home, person_home)
-    notices += [Notice(text=text) for text in catalog.notices()]
-    models = ChildModels(config, environ, session=provider, events=events, fleet=fleet, chaos=chaos)
-    children = ChildParts(
+    # What this agent's engine and its children's are built from (`build_engine`).
+    base = EngineParts(
         workspace=workspace,
         home=person_home,
         provider=provider,
-        tools=lambda: builtin_tools(guarded, shells),
+        system=system,
+        tools=builtin_tools(guarded, shells),
         more_tools=lambda: [*web, *mcp.tools()],
-        settings=lambda: profiles.tool_settings(provider.current),
+        settings=now.tool_settings,
         approval=lambda: modes.approval,
         approver=approver,
         hooks=before_tool,
         sandbox=guarded,
+        redact=redactor.text,
+        read_denied=lambda path: permissions.refuses_read(path) is not None,
+        checkpoints=checkpoints / session.id,
+        outputs=home / "outputs" / session.id,
         events=events,
         face=face,
+        max_steps=now.max_steps,
+        max_tokens=config.max_tokens,
+    )
+    catalog = AgentCatalog(workspace, home, person_home)
+    notices += [Notice(text=text) for text in catalog.notices()]
+    models = ChildModels(config, environ, session=provider, events=events, fleet=fleet, chaos=chaos)
+    children = ChildParts(
+        parent=base,
+        tools=partial(builtin_tools, guarded, shells),
+        more_tools=base.more_tools,
+        system=system,
         after_tool=hooks.on_tool_result if hooks is not None else None,
         store=store,
         parent_id=session.id,
         model_chain=[str(ref) for ref in config.model_chain()],
-        system=system,
-        redact=redactor.text,
-        read_denied=lambda path: permissions.refuses_read(path) is not None,
         checkpoints=checkpoints / session.id / "subagents",
-        outputs=home / "outputs" / session.id,
         max_turns=config.subagents.max_turns,
-        max_tokens=config.max_tokens,
         model_for=models.provider,
         approval_for=catalog.approval,
-        edits=(child_edits := ChildEdits()),
+        edits=(child_edits := ChildEdits()),  # /undo puts back the children's edits too
     )
     task = TaskTool(children, config.subagents.max_concurrent, catalog.kinds)
     finished = ChildResults()  # a stopped child's call is answered with what it did
     events.subscribe(finished.on_event)
+    turn_recovery = TurnRecoveryPolicy(
+        compactor=Compactor(provider, now.limits, config.compaction, events=events),
+        log=session,
+        events=events,
+        max_continuations=config.compaction.max_output_recovery_limit,
+        model=now.name,
+    )
+    history = settle_unfinished(store, loaded) if loaded else []
+    plan = PlanNote(last_todos(loaded.events), history) if loaded else PlanNote()
+    events.subscribe(plan.on_event)  # the model hears its plan again after a compaction
+    skilled = skills.prompt_section(now.tool_settings().enabled)
+    own = replace(
+        base,
+        system=system + skilled,
+        tools=[*base.tools, task],
+        more_tools=lambda: [*web, *mcp.tools(), *skills.tools()],
+        turn_timeout=config.turn_timeout,
+        runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
+    )
     try:
         prune_undo_copies(home, store.directory, session.id, config.tools)
         max_age = config.tools.checkpoint_max_age_days * 86_400
         prune_saved_outputs(home / "outputs", keep=session.id, max_age=max_age)
-        tools = ToolExecutor(
-            workspace=workspace,
-            settings=lambda: profiles.tool_settings(provider.current),
-            approval=lambda: modes.approval,
-            approver=approver,
-            events=events,
-            checkpoint_dir=checkpoints / session.id,
-            home=person_home,
-            tools=[*builtin_tools(guarded, shells), task],
-            sandbox=guarded,
-            redact=redactor.text,
-            more_tools=lambda: [*web, *mcp.tools(), *skills.tools()],
-            hooks=before_tool,
-            runner=ToolChaos(chaos) if chaos and chaos.injects_tool_faults else run_tool,
-            read_denied=lambda path: permissions.refuses_read(path) is not None,
-            outputs=home / "outputs" / session.id,
+        engine = build_engine(
+            own,
+            transcript=session,
+            history=history,
+            recovery=turn_recovery,
+            instructions=NearestInstructions(workspace),
+            tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
+            tool_news=plan.with_news(
+                lambda specs: joined_news(mcp.tool_news(specs), shells.news())
+            ),
+            together=TaskTool.runs_together,
+            settled=finished.result_for,
             turns_before=len(loaded.turn_ends) if loaded is not None else 0,
         )
     except OSError as error:
@@ -291,37 +318,7 @@ def build_agent(
             f"Cannot keep undo checkpoints in {checkpoints}: {error.strerror or error}. "
             "Check that AGENT_HOME is a writable directory."
         ) from None
-    child_edits.parent_turn = lambda: tools.turn  # /undo puts back the children's edits too
-    turn_recovery = TurnRecoveryPolicy(
-        compactor=Compactor(
-            provider, lambda: profiles.of(provider.current).limits, config.compaction, events=events
-        ),
-        log=session,
-        events=events,
-        max_continuations=config.compaction.max_output_recovery_limit,
-        model=lambda: str(provider.current),
-    )
-    history = settle_unfinished(store, loaded) if loaded else []
-    plan = PlanNote(last_todos(loaded.events), history) if loaded else PlanNote()
-    events.subscribe(plan.on_event)  # the model hears its plan again after a compaction
-    loop = AgentLoop(
-        provider=provider,
-        tools=tools,
-        system=system + skills.prompt_section(profiles.tool_settings(provider.current).enabled),
-        history=history,
-        transcript=session,
-        events=events,
-        face=face,
-        instructions=NearestInstructions(workspace),
-        recovery=turn_recovery,
-        max_steps=lambda: profiles.max_steps(provider.current),
-        turn_timeout=config.turn_timeout,
-        max_tokens=config.max_tokens,
-        tool_ids=ToolCallIds.of(loaded.messages if loaded else ()),
-        tool_news=plan.with_news(lambda specs: joined_news(mcp.tool_news(specs), shells.news())),
-        together=TaskTool.runs_together,
-        settled=finished.result_for,
-    )
+    tools, loop = engine.executor, engine.loop
     parts = Parts(
         config=config,
         profiles=profiles,

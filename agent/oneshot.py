@@ -74,7 +74,12 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
     run = _Run(started, output, out, err, report)
     try:
         agent = build_agent(
-            started.config, options, face=run.face, approver=None, environ=started.environ
+            started.config,
+            options,
+            face=run.face,
+            approver=None,
+            environ=started.environ,
+            redactor=started.redactor,
         )
     except SetupError as problem:
         return _usage_error(str(problem), None, err, output)

@@ -49,7 +49,7 @@ from rich.console import Console
 
 from agent.app import build_agent
 from agent.engine.system_prompt import build_system_prompt
-from agent.setup.startup import Options, load, start_logging
+from agent.setup.startup import Options, load, secret_redactor, start_logging
 from agent.terminal.ui import ConsoleUI
 from tests.fakes.cli import Endpoints, agent_env
 from tests.fakes.llm_script import Reply
@@ -155,10 +155,16 @@ async def agent_turn(
         },
     )
     config = load(options, environ)
-    start_logging(config, options, environ)
+    redactor = secret_redactor(config, environ)
+    start_logging(options, environ, redactor)
     out = Console(file=io.StringIO())
     agent = build_agent(
-        config, options, face=ConsoleUI(out, out, stream=False), approver=None, environ=environ
+        config,
+        options,
+        face=ConsoleUI(out, out, stream=False),
+        approver=None,
+        environ=environ,
+        redactor=redactor,
     )
     await agent.run_turn(WARM_UP)  # the SDK import and first connection are not per-step
     gc.collect()  # the garbage of setting up is not the turn's

@@ -94,6 +94,8 @@ class ToolContext:
     """Whether a rule withholds reading this absolute path (a ``Read`` deny rule)."""
     tool_use_id: str = ""
     """The id of the call being run (a sub-agent's transcript is linked to it)."""
+    turn: int = 0
+    """The executor's turn (undo's numbering): a sub-agent's edits are undone with it."""
     outputs: Path | None = None
     """A private directory where a tool may keep a whole output too long for the model
     (`ToolOutput.whole`); None: nowhere."""

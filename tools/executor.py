@@ -272,6 +272,7 @@ class ToolExecutor:
             read_denied=self._read_denied,
             outputs=self._outputs,
             tool_use_id=call.id,
+            turn=self.turn,
         )
         checked = await self._checks.check(ToolInvocation(call, tool, args, ctx))
         if isinstance(checked, Refusal):

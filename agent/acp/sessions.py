@@ -147,7 +147,14 @@ def open_session(
     face = EditorFace(Outbox(send), workspace, meter)
     approver = EditorApprover(ask, face)
     try:
-        agent = build_agent(config, options, face=face, approver=approver, environ=started.environ)
+        agent = build_agent(
+            config,
+            options,
+            face=face,
+            approver=approver,
+            environ=started.environ,
+            redactor=started.redactor,
+        )
     except SetupError as error:
         raise RequestError(SETUP_FAILED, str(error), {"cwd": cwd}) from None
     ids.append(agent.session_id)

@@ -12,8 +12,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from agent.setup.config import Config
-from providers.models import ModelRef
+from providers.models import ModelLimits, ModelRef
 from providers.profiles import ModelProfile, TinySettings, model_profile
+from recovery import RecoveringProvider
 from tools import ToolSettings
 
 TINY_TOOLS = list(TinySettings().tools)
@@ -111,6 +112,30 @@ class Profiles:
             f"{tiny.max_steps} steps or {tiny.repeated_call_limit} identical calls "
             "(tools.enabled, max_steps and tools.repeated_call_limit in the config change this)."
         )
+
+
+class CurrentModel:
+    """The profile of the model ``provider`` uses now, asked for each time it is needed: the
+    engine's tools, step budget and compaction read it, so a fallback or ``/model`` changes
+    them from the next request on.
+    """
+
+    def __init__(self, profiles: Profiles, provider: RecoveringProvider) -> None:
+        self.profiles = profiles
+        self.provider = provider
+
+    def name(self) -> str:
+        """The model's ``provider:name``."""
+        return str(self.provider.current)
+
+    def tool_settings(self) -> ToolSettings:
+        return self.profiles.tool_settings(self.provider.current)
+
+    def max_steps(self) -> int:
+        return self.profiles.max_steps(self.provider.current)
+
+    def limits(self) -> ModelLimits:
+        return self.profiles.of(self.provider.current).limits
 
 
 def _unchosen(settings: BaseModel, key: str) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +68,13 @@ class Started:
     config: Config
     trust: ProjectTrust
     """``trust.held``: what the workspace's agent.yaml holds back and was not allowed."""
+    redactor: Redactor
+    """Hides every secret this configuration knows of, built once: the logs, the session
+    log and every face apply it before they keep or show anything."""
 
     @property
     def home(self) -> Path:
         return agent_home(self.environ)
-
-    @cached_property
-    def redactor(self) -> Redactor:
-        """Hides every secret this configuration knows of: every face applies it before it
-        shows anything a tool or a server turned up."""
-        return secret_redactor(self.config, self.environ)
 
     def redact(self, text: str) -> str:
         return self.redactor.text(text)
@@ -104,8 +100,9 @@ def boot(
     config = load(options, environ, trust=trust)
     if trust.held is not None and ask_trust is not None and ask_trust(trust):
         config = load(options, environ, trust=trust)
-    start_logging(config, options, environ)
-    return Started(options=options, environ=environ, config=config, trust=trust)
+    redactor = secret_redactor(config, environ)
+    start_logging(options, environ, redactor)
+    return Started(options=options, environ=environ, config=config, trust=trust, redactor=redactor)
 
 
 def load(
@@ -135,12 +132,11 @@ def load(
     return config
 
 
-def start_logging(config: Config, options: Options, environ: Mapping[str, str]) -> None:
-    """Structured logs under ``$AGENT_HOME/logs``, with every known secret redacted.
+def start_logging(options: Options, environ: Mapping[str, str], redactor: Redactor) -> None:
+    """Structured logs under ``$AGENT_HOME/logs``, with what ``redactor`` knows redacted.
 
     Also makes ``$AGENT_HOME`` private (0700) first: this is the start of every session.
     """
-    redactor = secret_redactor(config, environ)
     home = agent_home(environ)
     make_private(home)  # before the first log line, session or history entry is written
     configure_logging(home, verbose=options.verbose, redact=redactor.text)

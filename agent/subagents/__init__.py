@@ -1,8 +1,9 @@
 """Sub-agents: the `task` tool hands a self-contained job to a child agent.
 
-A child is an `agent.engine.loop.AgentLoop` built from its parent's parts (`ChildParts`): the
-same recovering provider (one recovery state for the whole tree), permission checks, hooks,
-sandbox, redactor and event bus, with its own conversation, tools and system prompt. Its
+A child is an engine built by `agent.engine.build.build_engine`, the parent's builder, from
+its parent's parts with a few replaced (`ChildParts`): the same recovering provider (one
+recovery state for the whole tree), permission checks, hooks, sandbox, redactor and event
+bus, with its own conversation, tools, system prompt, limits and face. Its
 failures come back as the `task` call's result; they never end the parent's turn.
 """
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agent.engine.build import EngineParts, build_engine
 from agent.engine.face import ChildMessages, Face
-from agent.engine.loop import INTERRUPTED_REASON, AgentLoop
+from agent.engine.loop import INTERRUPTED_REASON
 from agent.engine.outcome import (
     SubagentFinished,
     SubagentProgress,
@@ -38,10 +39,9 @@ from providers import (
 from providers.conversation import interrupted_text
 from sessions import SessionError, SessionStore
 from tools import Approver, ToolExecutor
+from tools.attempts import run_tool
 from tools.base import Tool, ToolOutput
-from tools.guard.sandbox import Sandbox
-from tools.hooks import ApprovalMode, ApprovalRequest, BeforeToolHook
-from tools.settings import ToolSettings
+from tools.hooks import ApprovalMode, ApprovalRequest
 
 LAST_STEPS = 5
 """How many of a failed child's last calls its result lists."""
@@ -52,59 +52,38 @@ class ChildParts:
     """What every child of one agent is built from: its parent's parts.
 
     Args:
-        workspace: The parent's workspace.
-        home: The person's home directory (the safety policy's).
-        provider: The parent's recovering provider: one recovery state for parent and children.
+        parent: The parts the parent's engine is built from; a child's engine is built from
+            them by the same `agent.engine.build.build_engine`, with its own tools, system
+            prompt, provider, limits, approver, checkpoints and face. It shares the
+            recovering provider (one recovery state for parent and children), the
+            before-tool checks, the sandbox, the redactor and the event bus (a child's turn
+            end stays with the child).
         tools: Fresh instances of the parent's own tools (`task` left out).
         more_tools: Tools that come and go (MCP servers'), as the parent's executor asks.
-        settings: The tool settings of the current model.
-        approval: The approval mode now.
-        approver: Asks the person (None: nobody to ask, such calls are refused).
-        hooks: The parent's ``before_tool`` checks (hooks, permission rules).
-        sandbox: The parent's command sandbox (what the approval gate protects).
-        events: The parent's event bus (a child's turn end stays with the child).
-        face: What shows the parent's work (children's messages reach `ChildMessages`).
+        system: The parent's system prompt, which a child's starts with.
         after_tool: Hears each of a child's tool results (the PostToolUse hooks).
         store: Where transcripts are kept; ``parent_id`` the parent's session.
         model_chain: The models configured, for the transcript's header.
-        system: The parent's system prompt, which a child's starts with.
-        redact: Hides secrets in results.
-        read_denied: Whether a rule withholds reading a path.
         checkpoints: Under it, each child keeps its undo checkpoints.
-        outputs: Where whole command outputs are kept.
         max_turns: Model calls a child may make unless its kind says otherwise.
-        max_tokens: Output tokens to ask for per call.
         model_for: The provider of a kind that names a model (`agent.setup.child_models`),
-            given the name and who asks; None: every child uses ``provider``.
+            given the name and who asks; None: every child uses the parent's provider.
         approval_for: The approval mode of a kind, given the parent's
             (`agent.subagents.catalog.AgentCatalog.approval`); None: the parent's.
         edits: Where each child's executor is registered, so the parent's ``/undo`` puts
             back what its children changed in the turn.
     """
 
-    workspace: Path
-    home: Path
-    provider: Provider
+    parent: EngineParts
     tools: Callable[[], Sequence[Tool[Any]]]
     more_tools: Callable[[], Sequence[Tool[Any]]]
-    settings: Callable[[], ToolSettings]
-    approval: Callable[[], ApprovalMode]
-    approver: Approver | None
-    hooks: Sequence[BeforeToolHook]
-    sandbox: Sandbox
-    events: EventSink
-    face: Face | None
+    system: str
     after_tool: Callable[[ToolUseBlock, ToolResultBlock], None] | None
     store: SessionStore
     parent_id: str
     model_chain: list[str]
-    system: str
-    redact: Callable[[str], str]
-    read_denied: Callable[[Path], bool]
     checkpoints: Path
-    outputs: Path
     max_turns: int
-    max_tokens: int | None
     model_for: Callable[[str | None, str], Provider] | None = None
     approval_for: (
         Callable[[SubagentType, Callable[[], ApprovalMode]], Callable[[], ApprovalMode]] | None
@@ -114,14 +93,14 @@ class ChildParts:
     def provider_of(self, kind: SubagentType) -> Provider:
         """What a child of ``kind`` sends through."""
         if self.model_for is None or kind.model is None:
-            return self.provider
+            return self.parent.provider
         return self.model_for(kind.model, f"Sub-agent {kind.name}")
 
     def approval_of(self, kind: SubagentType) -> Callable[[], ApprovalMode]:
         """What gives a child of ``kind`` its approval mode."""
         if self.approval_for is None:
-            return self.approval
-        return self.approval_for(kind, self.approval)
+            return self.parent.approval
+        return self.approval_for(kind, self.parent.approval)
 
 
 @dataclass(frozen=True)
@@ -225,16 +204,19 @@ async def run_child(
     refused: frozenset[str],
     description: str = "",
     asking: asyncio.Lock | None = None,
+    parent_turn: int = 0,
 ) -> ChildOutcome:
     """Run one child on ``prompt`` to its end; only cancellation raises.
 
     ``refused``: the names of the `task` tool, which a child may not call. Its start and
     end are events on the parent's bus (`SubagentStarted`, `SubagentFinished`). ``asking``:
     held while a child asks the person, so children running at once ask one at a time.
+    ``parent_turn``: the parent's turn the call runs in (its ``/undo`` takes the child's
+    edits back too).
     """
     try:
         writer = parts.store.create(
-            cwd=parts.workspace,
+            cwd=parts.parent.workspace,
             model_chain=parts.model_chain,
             parent=parts.parent_id,
             parent_tool_use_id=call_id,
@@ -242,44 +224,40 @@ async def run_child(
     except SessionError as error:
         failed = TurnResult(status=TurnStatus.FAILED, error=f"its transcript: {error}")
         return ChildOutcome(failed, "", [], [])
-    executor = ToolExecutor(
-        workspace=parts.workspace,
-        settings=parts.settings,
-        approval=parts.approval_of(kind),
-        approver=(
-            ChildApprover(parts.approver, asking or asyncio.Lock(), _named(kind, description))
-            if parts.approver is not None
-            else None
+    parent = parts.parent
+    face = ChildFace(parent.face, call_id, parts.after_tool)
+    engine = build_engine(
+        replace(
+            parent,
+            provider=parts.provider_of(kind),
+            system=f"{parts.system}\n\n{kind.prompt}",
+            tools=kind.offered([t for t in parts.tools() if t.name not in refused]),
+            more_tools=lambda: [tool for tool in parts.more_tools() if kind.allows(tool.name)],
+            approval=parts.approval_of(kind),
+            approver=(
+                ChildApprover(parent.approver, asking or asyncio.Lock(), _named(kind, description))
+                if parent.approver is not None
+                else None
+            ),
+            hooks=[*parent.hooks, *kind.checks()],
+            checkpoints=parts.checkpoints / writer.id,
+            events=_without_turn_ends(parent.events),
+            face=face,
+            max_steps=kind.max_turns or parts.max_turns,
+            turn_timeout=None,
+            runner=run_tool,
+            kind=RequestKind.SUBAGENT,
         ),
-        events=parts.events,
-        tools=kind.offered([t for t in parts.tools() if t.name not in refused]),
-        hooks=[*parts.hooks, *kind.checks()],
-        checkpoint_dir=parts.checkpoints / writer.id,
-        home=parts.home,
-        sandbox=parts.sandbox,
-        redact=parts.redact,
-        more_tools=lambda: [tool for tool in parts.more_tools() if kind.allows(tool.name)],
-        read_denied=parts.read_denied,
-        outputs=parts.outputs,
-    )
-    face = ChildFace(parts.face, call_id, parts.after_tool)
-    if parts.edits is not None:
-        parts.edits.add(executor)
-    loop = AgentLoop(
-        provider=parts.provider_of(kind),
-        tools=NoNesting(executor, refused),
-        system=f"{parts.system}\n\n{kind.prompt}",
         transcript=writer,
-        events=_without_turn_ends(parts.events),
-        face=face,
-        max_steps=kind.max_turns or parts.max_turns,
-        max_tokens=parts.max_tokens,
-        kind=RequestKind.SUBAGENT,
+        calls_through=lambda executor: NoNesting(executor, refused),
     )
+    loop, executor = engine.loop, engine.executor
+    if parts.edits is not None:
+        parts.edits.add(executor, parent_turn)
     started = time.monotonic()
     who = {"agent_id": writer.id, "agent_type": kind.name, "description": description}
-    parts.events(SubagentStarted(**who, tool_use_id=call_id))
-    face.progress = lambda tool: parts.events(
+    parent.events(SubagentStarted(**who, tool_use_id=call_id))
+    face.progress = lambda tool: parent.events(
         SubagentProgress(
             agent_id=writer.id,
             tool_use_id=call_id,
@@ -299,7 +277,7 @@ async def run_child(
         outcome = ChildOutcome(result, writer.id, list(loop.messages), changed)
         output = report(outcome)
         usage = loop.usage
-        parts.events(
+        parent.events(
             SubagentFinished(
                 **who,
                 tool_use_id=call_id,

@@ -96,5 +96,6 @@ class TaskTool(Tool[TaskInput]):
                 TASK_NAMES,
                 args.description,
                 self.asking,
+                ctx.turn,
             )
         return report(outcome)

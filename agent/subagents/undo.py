@@ -7,7 +7,6 @@ latest turn that changed files, the parent's own changes and its children's toge
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 from tools import ToolExecutor, UndoPreview, UndoReport, undo_preview
@@ -15,19 +14,14 @@ from tools.undo.checkpoints import Checkpoint
 
 
 class ChildEdits:
-    """The children's executors of this run, by the parent turn each ran in.
+    """The children's executors of this run, by the parent turn each ran in."""
 
-    Args:
-        parent_turn: The parent's turn number now (read when a child starts).
-    """
-
-    def __init__(self, parent_turn: Callable[[], int] = lambda: 0) -> None:
-        self.parent_turn = parent_turn
+    def __init__(self) -> None:
         self._children: list[tuple[int, ToolExecutor]] = []
 
-    def add(self, executor: ToolExecutor) -> None:
-        """A child starts in the parent's current turn with ``executor``."""
-        self._children.append((self.parent_turn(), executor))
+    def add(self, executor: ToolExecutor, parent_turn: int) -> None:
+        """A child starts with ``executor`` in the parent's turn ``parent_turn``."""
+        self._children.append((parent_turn, executor))
 
     def ran_in(self, turn: int) -> list[ToolExecutor]:
         """The executors of the children that ran in the parent's ``turn``, latest first."""

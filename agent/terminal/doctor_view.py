@@ -30,7 +30,12 @@ def run_doctor(options: Options, console: Console | None = None) -> int:
     try:
         started = boot(options, dict(os.environ))
         agent = build_agent(
-            started.config, options, face=Faces([]), approver=None, environ=started.environ
+            started.config,
+            options,
+            face=Faces([]),
+            approver=None,
+            environ=started.environ,
+            redactor=started.redactor,
         )
     except SetupError as problem:
         console.print(Text(f"✗ configuration — {problem}", style="red"))

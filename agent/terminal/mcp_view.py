@@ -9,7 +9,6 @@ servers are stopped again at the end: a server that hangs never hangs the comman
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,9 +19,9 @@ from rich.text import Text
 
 from agent.exit_codes import ExitCode
 from agent.setup.command_env import command_env
-from agent.setup.config import Config, agent_home
+from agent.setup.config import agent_home
 from agent.setup.mcp_setup import McpPlan, plan_servers, start_servers, status_table
-from agent.setup.startup import Options, SetupError, boot, secret_redactor
+from agent.setup.startup import Options, SetupError, Started, boot
 from agent.terminal.console import SafeConsole
 from tools.guard.sandbox import Sandbox
 from tools.mcp import ProjectApprovals
@@ -44,16 +43,16 @@ def list_servers(workspace: Path, console: Console | None = None, wait: float | 
     loaded = _load(workspace, console)
     if loaded is None:
         return ExitCode.USAGE
-    config, plan = loaded
+    started, plan = loaded
     for notice in plan.notices:
         console.print(Text(notice, style="yellow"))
-    environ = dict(os.environ)
+    config = started.config
     servers = start_servers(
         plan.start,
         workspace=workspace,
-        environ=environ,
+        environ=started.environ,
         sandbox=Sandbox.create(config.sandbox, env=command_env(config)),
-        redact=secret_redactor(config, environ).text,
+        redact=started.redact,
     )
     try:
         if console.is_terminal:
@@ -141,7 +140,7 @@ def approve_servers(workspace: Path, names: list[str], console: Console | None =
     return ExitCode.OK
 
 
-def _load(workspace: Path, console: Console) -> tuple[Config, McpPlan] | None:
+def _load(workspace: Path, console: Console) -> tuple[Started, McpPlan] | None:
     try:
         started = boot(Options(workspace=workspace))
     except SetupError as error:
@@ -153,4 +152,4 @@ def _load(workspace: Path, console: Console) -> tuple[Config, McpPlan] | None:
         console.print(
             Text(f"./agent.yaml's servers ({names}) wait for `agent trust`.", style="yellow")
         )
-    return config, plan_servers(config.mcp_servers, workspace, started.home)
+    return started, plan_servers(config.mcp_servers, workspace, started.home)

@@ -65,6 +65,7 @@ class Repl:
         self.config = started.config
         self.options = options = started.options
         self.environ = started.environ
+        self.redactor = started.redactor
         self.workspace = options.workspace
         self.ui = ConsoleUI(
             console, workspace=options.workspace, verbose=options.verbose, redact=started.redact
@@ -99,6 +100,7 @@ class Repl:
             face=Faces([self.ui, self.changes]),
             approver=self.approver,
             environ=self.environ,
+            redactor=self.redactor,
             previous=previous,
         )
         self.ui.todos.restore(agent.loaded.events if agent.loaded is not None else ())

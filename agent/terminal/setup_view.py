@@ -160,7 +160,7 @@ def setup_here(workspace: Path) -> int:
     from prompt_toolkit import PromptSession
 
     from agent.setup.config import Config, user_config_path
-    from agent.setup.startup import Options, SetupError, boot, start_logging
+    from agent.setup.startup import Options, SetupError, boot, secret_redactor, start_logging
     from agent.terminal.console import SafeConsole
 
     console = SafeConsole(highlight=False)
@@ -170,7 +170,7 @@ def setup_here(workspace: Path) -> int:
         environ = boot(options).environ
     except SetupError as error:  # setup is how a broken configuration gets replaced
         console.print(Text(f"Your configuration has a problem: {error}", style="yellow"))
-        start_logging(Config(), options, environ)
+        start_logging(options, environ, secret_redactor(Config(), environ))
 
     def ask(question: str) -> str:
         try:

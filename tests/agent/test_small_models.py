@@ -10,7 +10,7 @@ from rich.console import Console
 from agent.app import build_agent
 from agent.setup.config import Config
 from agent.setup.profiles import TINY_MAX_STEPS, TINY_TOOLS, Profiles, is_tiny
-from agent.setup.startup import Options, load
+from agent.setup.startup import Options, load, secret_redactor
 from agent.terminal.ui import ConsoleUI
 from providers.models import ModelRef
 from tests.fakes.cli import agent_env
@@ -86,8 +86,14 @@ def test_switching_models_with_slash_model_refits_the_tools_and_limits(
     environ = agent_env(fake_llm, decoy_home)
     options = Options(workspace=workspace, overrides={"model": "anthropic:claude-test"})
     out = Console(file=io.StringIO())
+    config = load(options, environ)
     agent = build_agent(
-        load(options, environ), options, face=ConsoleUI(out, out), approver=None, environ=environ
+        config,
+        options,
+        face=ConsoleUI(out, out),
+        approver=None,
+        environ=environ,
+        redactor=secret_redactor(config, environ),
     )
     try:
         everything = [spec.name for spec in agent.tools.specs()]
@@ -117,8 +123,14 @@ async def test_a_fallback_to_a_tiny_model_sends_it_the_tiny_tool_set(
         overrides={"model": "anthropic:claude-test", "fallback_models": ["openai:smollm2-test"]},
     )
     out = Console(file=io.StringIO())
+    config = load(options, environ)
     agent = build_agent(
-        load(options, environ), options, face=ConsoleUI(out, out), approver=None, environ=environ
+        config,
+        options,
+        face=ConsoleUI(out, out),
+        approver=None,
+        environ=environ,
+        redactor=secret_redactor(config, environ),
     )
     (workspace / "notes.md").write_text("hello")
     fake_llm.script(
