@@ -24,6 +24,7 @@ QUIET = frozenset(
         "todos_changed",  # the plan is drawn above the status line and the prompt
         "background_started",  # the tool line says it
         "subagent_progress",  # a child's live line shows it
+        "undo_applied",  # /undo's report names each file put back or removed
     }
 )
 

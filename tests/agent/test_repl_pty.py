@@ -166,6 +166,7 @@ def test_undo_after_resume_restores_what_a_command_changed(
     shown += clean(second.prompt())
     assert "keep.txt: restored" in shown
     assert "made.txt: removed (the turn created it)" in shown
+    assert "file(s)" not in shown  # one report naming each file, not a count besides it
 
     assert keep.read_text() == "keep\n"
     assert not (workspace / "made.txt").exists()

@@ -49,22 +49,38 @@ class ReflowingScreen(pyte.HistoryScreen):
             _mark(self.buffer[y], continued=False)
 
     def resize(
-        self, lines: int | None = None, columns: int | None = None, *, reflow: bool = True
+        self,
+        lines: int | None = None,
+        columns: int | None = None,
+        *,
+        reflow: bool = True,
+        anchor_bottom: bool = False,
     ) -> None:
+        """Take the new size. ``anchor_bottom`` rewraps as tmux does: the blank rows under
+        the text are kept, so the rows a narrower width adds push the top rows into the
+        history, the cursor's row with them if it is among them (the cursor then stays on
+        the screen's first row)."""
         lines, columns = lines or self.lines, columns or self.columns
         if not reflow or columns == self.columns:
             super().resize(lines, columns)
             return
         rows, cursor_row, cursor_col = self._rewrapped(columns)
-        while len(rows) > cursor_row + 1 and not rows[-1]:
+        if anchor_bottom:
+            while len(rows) < self.lines + len(self.history.top):
+                rows.append(StaticDefaultDict(self.default_char))
+        while not anchor_bottom and len(rows) > cursor_row + 1 and not rows[-1]:
             rows.pop()  # blank rows under the cursor are not kept
-        top = min(max(0, len(rows) - lines), cursor_row)
+        top = max(0, len(rows) - lines)
+        if not anchor_bottom:
+            top = min(top, cursor_row)
         self.history.top.clear()
         self.history.top.extend(rows[:top])
         self.buffer.clear()
         for y, line in enumerate(rows[top : top + lines]):
             self.buffer[y] = line
         self.lines, self.columns = lines, columns
+        if cursor_row < top:  # its row went into the history
+            cursor_row, cursor_col = top, 0
         self.cursor.y, self.cursor.x = cursor_row - top, cursor_col
         self.set_margins()
         self.dirty.update(range(lines))

@@ -70,10 +70,13 @@ class Terminal:
         self.send_line(line)
         return self.prompt(timeout)
 
-    def resize(self, rows: int, columns: int, *, reflow: bool = True) -> None:
+    def resize(
+        self, rows: int, columns: int, *, reflow: bool = True, anchor_bottom: bool = False
+    ) -> None:
         """Resize the terminal as a person does: what the child wrote so far is drawn, the
         emulated screen takes the new size (rewrapping its lines, as most terminals do, or
-        cutting them, as xterm does: ``reflow=False``), then the child gets SIGWINCH."""
+        cutting them, as xterm does: ``reflow=False``; ``anchor_bottom``: as tmux does, see
+        `ReflowingScreen.resize`), then the child gets SIGWINCH."""
         pending = str(self.child.buffer)
         while True:
             try:
@@ -82,7 +85,7 @@ class Terminal:
                 break
         self._keep_unread("")
         self._consume(pending)
-        self._screen.resize(rows, columns, reflow=reflow)
+        self._screen.resize(rows, columns, reflow=reflow, anchor_bottom=anchor_bottom)
         self.child.setwinsize(rows, columns)
 
     def interrupt(self) -> None:
