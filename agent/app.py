@@ -345,6 +345,7 @@ def build_agent(
         chaos=chaos,
         subagents=catalog,
         child_edits=child_edits,
+        child_models=models,
     )
     return Agent(parts)
 

@@ -71,6 +71,7 @@ class Agent:
         self.chaos = parts.chaos
         self.subagents = parts.subagents
         self.child_edits = parts.child_edits or ChildEdits()
+        self.child_models = parts.child_models
         self.turns_started = 0
         self.model_notice: str | None = None
         self.attached: list[ImageBlock] = []
@@ -187,7 +188,8 @@ class Agent:
         return found + (self.subagents.findings() if self.subagents is not None else [])
 
     def recovery_stats(self) -> RecoveryStats:
-        return self.provider.stats()
+        stats = self.provider.stats()
+        return self.child_models.counted(stats) if self.child_models is not None else stats
 
     def redact(self, text: str) -> str:
         """``text`` with every known secret hidden, as sessions and logs have it."""

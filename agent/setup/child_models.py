@@ -11,6 +11,7 @@ session's model did not change.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from agent.setup.config import Config
 from agent.setup.model_chain import build_chain
@@ -18,7 +19,7 @@ from agent.setup.startup import SetupError
 from providers import Event, EventSink, Notice, Provider
 from providers.chaos import ChaosPlan
 from providers.models import ModelRef
-from recovery import FallbackActivated, ModelRestored, RecoveringProvider
+from recovery import FallbackActivated, ModelRestored, RecoveringProvider, RecoveryStats
 from recovery.fleet import Fleet
 
 FAMILIES = {
@@ -81,6 +82,27 @@ class ChildModels:
         self.fleet = fleet
         self.chaos = chaos
         self._built: dict[str, Provider] = {}
+
+    def counted(self, stats: RecoveryStats) -> RecoveryStats:
+        """``stats`` (the session's) with what recovery did for children on models of their
+        own added in: their requests, retries and fallbacks count like the parent's."""
+        for child in self._built.values():
+            if child is self.session or not isinstance(child, RecoveringProvider):
+                continue
+            theirs = child.stats()
+            stats = replace(
+                stats,
+                requests=stats.requests + theirs.requests,
+                retries=stats.retries + theirs.retries,
+                fallbacks=stats.fallbacks + theirs.fallbacks,
+                escalations=stats.escalations + theirs.escalations,
+                stream_restarts=stats.stream_restarts + theirs.stream_restarts,
+                budget_exhausted=stats.budget_exhausted + theirs.budget_exhausted,
+                circuits_opened=stats.circuits_opened + theirs.circuits_opened,
+                gave_up=stats.gave_up + theirs.gave_up,
+                waited=stats.waited + theirs.waited,
+            )
+        return stats
 
     def provider(self, spec: str | None, who: str) -> Provider:
         """The provider for a child whose definition says ``model: spec`` (None: inherit);

@@ -10,6 +10,7 @@ from agent.engine.loop import AgentLoop
 from agent.engine.turn import TurnRecoveryPolicy
 from agent.hooks import Hooks
 from agent.permissions import PermissionCheck
+from agent.setup.child_models import ChildModels
 from agent.setup.config import Config
 from agent.setup.mcp_link import McpLink
 from agent.setup.profiles import Profiles
@@ -53,3 +54,4 @@ class Parts:
     chaos: ChaosPlan | None = None
     subagents: AgentCatalog | None = None
     child_edits: ChildEdits | None = None
+    child_models: ChildModels | None = None

@@ -3,14 +3,19 @@ LLM server, children told apart by their system prompt."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from agent.app import build_agent
+from agent.setup.startup import Options, load, secret_redactor
 from agent.subagents import AgentCatalog
+from agent.terminal.ui import ConsoleUI
 from tests.agent.test_subagents_e2e import answered, is_child, run, task_calls, text_of
-from tests.fakes.cli import MODELS, Protocol, run_agent
+from tests.fakes.cli import MODELS, Protocol, agent_env, run_agent
 from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 
@@ -154,3 +159,42 @@ def test_the_persons_own_definition_may_ask_less_and_plan_only_narrows(
 
     assert result.code == 0, result.stderr
     assert not (workspace / "out.txt").exists()  # even with --yes, a plan-mode child only reads
+
+
+async def test_a_fallback_inside_a_child_on_its_own_model_counts_in_the_stats(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if request.body["model"] == "claude-gone":
+                return Fault.status(404, "not_found_error", message="model: claude-gone")
+            return Reply.text("answered on the fallback")
+        if answered(request):
+            return Reply.text("parent answer")
+        return task_calls(("job", "gone"))
+
+    fake_llm.respond_with(respond)
+    environ = agent_env(fake_llm, decoy_home)
+    options = Options(
+        workspace=workspace, overrides={"model": MODELS["anthropic"], "approval": "full-auto"}
+    )
+    config = load(options, environ)
+    out = Console(file=io.StringIO())
+    agent = build_agent(
+        config,
+        options,
+        face=ConsoleUI(out, out),
+        approver=None,
+        environ=environ,
+        redactor=secret_redactor(config, environ),
+    )
+    try:
+        before = agent.recovery_stats().fallbacks
+        result = await agent.run_turn("delegate it")
+        assert result.error is None, result.error
+        assert agent.recovery_stats().fallbacks == before + 1  # the child's, counted
+        assert agent.provider.stats().fallbacks == before  # the session's model never moved
+    finally:
+        agent.close()
