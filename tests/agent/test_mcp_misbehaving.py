@@ -244,6 +244,8 @@ def test_repl_offers_a_server_that_is_up_before_the_first_request_from_it_on(
     wait_for_log(decoy_home, "mcp_server_ready")  # it came up while the prompt was idle
 
     term.send_line("echo it")
+    term.expect("Allow\\?", timeout=60)  # an MCP tool asks, whatever its readOnlyHint says
+    term.send_line("y")
     term.expect("echoed", timeout=60)
     term.prompt()
     term.exit()
