@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import hashlib
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -96,8 +98,11 @@ class ImageFiles:
         path = self.directory / image.sha256
         why = ""
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            # Non-blocking, then checked: a FIFO planted at the path must not hang a resume.
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             with os.fdopen(fd, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise OSError(errno.EINVAL, "not a regular file")
                 data = handle.read(_MAX_BYTES + 1)
         except FileNotFoundError:
             why = f"its copy {path} is missing"

@@ -3,6 +3,7 @@ session's lines, read back on resume; a missing or damaged copy is a note, not a
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
@@ -69,3 +70,18 @@ def test_a_missing_or_damaged_copy_becomes_a_note_and_a_warning(
     assert len(loaded.warnings) == 2
     assert all("the session goes on without it" in warning for warning in loaded.warnings)
     assert len([i for m in loaded.view for i in m.images]) == 18
+
+
+def test_a_fifo_in_place_of_a_copy_is_a_note_not_a_hang(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    session_id = _session_with_images(store, tmp_path)
+    copy = tmp_path / "home" / "images" / IMAGES[0].sha256
+    copy.unlink()
+    os.mkfifo(copy)  # nobody ever writes to it: a blocking open would wait for good
+
+    loaded, writer = store.open(session_id)
+    writer.close()
+
+    assert "not a regular file" in loaded.view[0].text
+    assert len([i for m in loaded.view for i in m.images]) == 19
