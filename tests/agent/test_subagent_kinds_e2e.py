@@ -63,21 +63,23 @@ def test_a_child_uses_the_model_its_definition_names(
     assert data["usage_by_purpose"]["subagent"]["input_tokens"] == 100  # both children counted
 
 
+def _gone_then_fallback(request: RecordedRequest) -> Step:
+    """The parent delegates to ``gone``, whose model is unknown; the parent's model answers."""
+    if is_child(request):
+        if request.body["model"] == "claude-gone":
+            return Fault.status(404, "not_found_error", message="model: claude-gone")
+        return Reply.text("answered on the fallback")
+    if answered(request):
+        return Reply.text("parent answer")
+    return task_calls(("job", "gone"))
+
+
 def test_a_childs_model_that_fails_falls_back_to_the_parents_chain(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if request.body["model"] == "claude-gone":
-                return Fault.status(404, "not_found_error", message="model: claude-gone")
-            return Reply.text("answered on the fallback")
-        if answered(request):
-            return Reply.text("parent answer")
-        return task_calls(("job", "gone"))
-
-    fake_llm.respond_with(respond)
+    fake_llm.respond_with(_gone_then_fallback)
     result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
 
     assert result.code == 0, result.stderr
@@ -166,16 +168,7 @@ async def test_a_fallback_inside_a_child_on_its_own_model_counts_in_the_stats(
 ) -> None:
     define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if request.body["model"] == "claude-gone":
-                return Fault.status(404, "not_found_error", message="model: claude-gone")
-            return Reply.text("answered on the fallback")
-        if answered(request):
-            return Reply.text("parent answer")
-        return task_calls(("job", "gone"))
-
-    fake_llm.respond_with(respond)
+    fake_llm.respond_with(_gone_then_fallback)
     environ = agent_env(fake_llm, decoy_home)
     options = Options(
         workspace=workspace, overrides={"model": MODELS["anthropic"], "approval": "full-auto"}
