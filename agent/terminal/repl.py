@@ -18,24 +18,20 @@ from prompt_toolkit import PromptSession
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from agent import __version__
 from agent.app import Agent, build_agent
 from agent.engine.face import Faces
-from agent.engine.system_prompt import instructions_file
 from agent.exit_codes import ExitCode
 from agent.setup.doctor import Finding
-from agent.setup.model_chain import EMBEDDED_MODEL
 from agent.setup.startup import Options, SetupError, Started, boot
 from agent.terminal.approval import PromptApprover
-from agent.terminal.banners import notice_line
 from agent.terminal.command_runner import CustomCommands, allowed_tools
 from agent.terminal.commands import SlashCommands, UsageSoFar
 from agent.terminal.console import SafeConsole
 from agent.terminal.escalation import try_again
+from agent.terminal.greeting import greeting, resumed_lines
 from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
 from agent.terminal.interrupts import Interrupts
-from agent.terminal.repl_view import last_exchange, toolbar_line, typed_by_person
-from agent.terminal.setup_view import local_server_line
+from agent.terminal.repl_view import toolbar_line
 from agent.terminal.trust_view import ask_to_trust
 from agent.terminal.turn_changes import TurnChanges
 from agent.terminal.typed_input import TypedInput
@@ -50,9 +46,6 @@ from tools import UndoPreview, UndoReport
 from tools.background import BackgroundShells
 
 DOUBLE_INTERRUPT = 2.0
-STOPPED_MID_TURN = (
-    "This session stopped mid-turn. Press Enter to continue it, or type a new instruction."
-)
 T = TypeVar("T")
 log = structlog.get_logger("agent.terminal.repl")
 
@@ -346,37 +339,12 @@ class Repl:
     # -- display --------------------------------------------------------------------------
 
     def _greet(self) -> None:
-        agent = self.agent
-        head = Text.assemble(
-            ("agent ", "bold"),
-            (__version__, "dim"),
-            f" · {agent.model} · ",
-            (str(self.workspace), "dim"),
-        )
-        self.ui.show(head)
-        for notice in agent.notices:
-            self.ui.show(notice_line(notice))
-        if agent.model == EMBEDDED_MODEL:  # name a running local server that could do the work
-            self.ui.show(local_server_line())
-        self.ui.show(Text(f"Sandbox: {agent.sandbox.describe()}", style="dim"))
-        if found := instructions_file(self.workspace):
-            self.ui.show(Text(f"Project instructions: {found[0]}", style="dim"))
-        if agent.loaded is not None:
-            self._show_resumed()
-        self.ui.show(Text("Type a request · /help for commands · Ctrl-D to exit", style="dim"))
+        for line in greeting(self.agent, self.workspace, self.console.width, self._pending):
+            self.ui.show(line)
 
     def _show_resumed(self) -> None:
-        loaded = self.agent.loaded
-        if loaded is None:
-            return
-        exchange = loaded.last_exchange(typed_by_person)
-        if exchange:
-            self.ui.show(Text("Last exchange:", style="dim"))
-            self.ui.show(last_exchange(exchange, self.console.width))
-        for warning in self.agent.resume_notices():
-            self.ui.show(Text(f"! {warning}", style="yellow"))
-        if self._pending():
-            self.ui.show(Text(STOPPED_MID_TURN, style="yellow"))
+        for line in resumed_lines(self.agent, self.console.width, self._pending):
+            self.ui.show(line)
 
     def _toolbar(self) -> str:
         agent, down = self.agent, None
