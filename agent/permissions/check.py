@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -154,14 +154,15 @@ class PermissionCheck:
             return REMEMBERED
         return self._settings.origin(kind, text)
 
-    def listing(self) -> list[ListedRule]:
+    def listing(self, offered: Collection[str] | None = None) -> list[ListedRule]:
         """The rules in force, deny first, each with where it came from; those given at the
-        approval prompt can be taken back (`forget`)."""
+        approval prompt can be taken back (`forget`). A rule for one of our tools that is
+        not in ``offered`` (the session's tool names, when given) is noted as ignored."""
         return [
             replace(rule, removable=True)
             if rule.kind == "allow" and rule.origin in (REMEMBERED, FOR_THIS_SESSION)
             else rule
-            for rule in listed_rules(self.rules, self.origin)
+            for rule in listed_rules(self.rules, self.origin, offered)
         ]
 
     def refuses_read(self, path: Path) -> str | None:

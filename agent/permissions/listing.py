@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from agent.hooks.settings import CLAUDE_TOOL_NAMES
@@ -58,10 +58,21 @@ def did_you_mean(name: str) -> str | None:
     return folded[close[0]] if close else None
 
 
-def ignored_because(rule: Rule) -> str:
-    """Why ``rule`` can match nothing here ("" when it can): it names a tool we lack."""
+_NOT_OFFERED = {
+    "web_search": "web search is not set up (agent doctor says how)",
+    "task": "sub-agents are not available here",
+}
+"""Why one of our tools is missing from a session, where a reason is known."""
+
+
+def ignored_because(rule: Rule, offered: Collection[str] | None = None) -> str:
+    """Why ``rule`` can match nothing here ("" when it can): it names a tool we lack, or one
+    of ours this session does not offer (``offered``: the names it does; None: not known)."""
     if _names_a_tool(rule):
-        return ""
+        if offered is None or rule.tool not in KNOWN_TOOLS or rule.tool in offered:
+            return ""
+        name = CLAUDE_TOOL_NAMES[rule.tool]
+        return f"ignored: {_NOT_OFFERED.get(rule.tool, f'no {name} tool in this session')}"
     meant = did_you_mean(rule.tool) if rule.tool not in CLAUDE_ONLY_TOOLS else None
     hint = f"; did you mean {meant}?" if meant else ""
     return f"ignored: no {rule.tool} tool here{hint}"
@@ -96,8 +107,11 @@ def unknown_tool_warnings(rules: RuleSet, origin: Callable[[str, str], str]) -> 
     return list(dict.fromkeys(warning for warning in found if warning))
 
 
-def listed_rules(rules: RuleSet, origin: Callable[[str, str], str]) -> list[ListedRule]:
-    """Every rule of ``rules`` in evaluation order (deny, ask, allow), once each."""
+def listed_rules(
+    rules: RuleSet, origin: Callable[[str, str], str], offered: Collection[str] | None = None
+) -> list[ListedRule]:
+    """Every rule of ``rules`` in evaluation order (deny, ask, allow), once each; a rule for
+    a tool not in ``offered`` (when given) is noted as ignored."""
     listed: list[ListedRule] = []
     seen: set[tuple[str, str]] = set()
     for kind, group in (("deny", rules.deny), ("ask", rules.ask), ("allow", rules.allow)):
@@ -106,6 +120,6 @@ def listed_rules(rules: RuleSet, origin: Callable[[str, str], str]) -> list[List
                 continue
             seen.add((kind, rule.text))
             listed.append(
-                ListedRule(kind, rule.text, origin(kind, rule.text), ignored_because(rule))
+                ListedRule(kind, rule.text, origin(kind, rule.text), ignored_because(rule, offered))
             )
     return listed

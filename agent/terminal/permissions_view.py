@@ -4,7 +4,7 @@ approval prompt (``[a]lways for this tool``, or a ``[p]`` prefix saved for the p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -76,13 +76,15 @@ def permissions_command(
     *,
     plan_note: str | None = None,
     commands_note: str | None = None,
+    offered: Collection[str] | None = None,
 ) -> RenderableType:
     """``/permissions`` (the table) or ``/permissions remove N|RULE`` (what changed, or why
-    nothing did); the notes are `permissions_table`'s."""
+    nothing did); the notes are `permissions_table`'s, and a rule for a tool not in
+    ``offered`` (the session's tools) is noted as ignored."""
     verb, _, target = arguments.strip().partition(" ")
     if not verb:
         return permissions_table(
-            permissions.listing(),
+            permissions.listing(offered),
             permissions.warnings,
             permissions.waiting,
             permissions.modes.mode,

@@ -253,6 +253,7 @@ class TypedInput:
                             "namespaces" in sandbox.layers(),
                             sandbox.namespaces_missing,
                         ),
+                        offered={spec.name for spec in self.host.agent.tools.specs()},
                     )
                 )
             return None

@@ -97,6 +97,18 @@ def test_permissions_listing_note_says_what_was_meant() -> None:
     assert ignored_because(parse_rule("WebFetch(domain:example.com)")) == ""
 
 
+def test_a_rule_for_one_of_our_tools_the_session_lacks_is_noted_as_ignored() -> None:
+    offered = {"run_command", "read_file", "web_fetch"}
+    assert ignored_because(parse_rule("WebSearch"), offered) == (
+        "ignored: web search is not set up (agent doctor says how)"
+    )
+    assert ignored_because(parse_rule("Skill"), offered) == "ignored: no Skill tool in this session"
+    assert ignored_because(parse_rule("Bash(ls:*)"), offered) == ""
+    assert ignored_because(parse_rule("WebSearch"), {*offered, "web_search"}) == ""
+    # A server's tools come when it is up: a rule for one is never called ignored.
+    assert ignored_because(parse_rule("mcp__docs__search"), offered) == ""
+
+
 @pytest.mark.parametrize("output_format", ["text", "stream-json"])
 def test_print_mode_warns_on_stderr_and_keeps_stream_json_whole(
     output_format: str, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
@@ -170,3 +182,17 @@ def test_the_repl_says_it_at_start(spawn: Spawn) -> None:
 
     flat = "".join(shown.split())  # the notice wraps on the screen
     assert "--disallowedTools:notoolisnamed'bash'(didyoumeanBash?)" in flat
+
+
+def test_permissions_in_the_repl_notes_a_web_search_rule_with_no_search_set_up(
+    spawn: Spawn,
+) -> None:
+    term = spawn("--disallowedTools", "WebSearch")
+    term.prompt()
+    term.send_line("/permissions")
+    shown = clean(term.prompt())
+    term.exit()
+
+    flat = " ".join(shown.split())
+    assert "deny WebSearch" in flat
+    assert "ignored: web search is not set up" in flat
