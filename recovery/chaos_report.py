@@ -27,16 +27,16 @@ ANSWERED_BY: dict[FaultKind, tuple[ErrorKind, ...]] = {
 it is not an error of a request)."""
 
 _TALLY = (
-    ("retry_scheduled", "retries"),
-    ("request_held", "waits"),
-    ("stream_restarted", "stream restarts"),
-    ("fallback_activated", "fallbacks"),
-    ("model_restored", "returns to the primary"),
-    ("compaction_applied", "compactions"),
-    ("tokens_escalated", "output-limit raises"),
-    ("continuation_requested", "continuations"),
-    ("tool_failed", "tool errors the model read"),
-    ("gave_up", "calls given up"),
+    ("retry_scheduled", "retry", "retries"),
+    ("request_held", "wait", "waits"),
+    ("stream_restarted", "stream restart", "stream restarts"),
+    ("fallback_activated", "fallback", "fallbacks"),
+    ("model_restored", "return to the primary", "returns to the primary"),
+    ("compaction_applied", "compaction", "compactions"),
+    ("tokens_escalated", "output-limit raise", "output-limit raises"),
+    ("continuation_requested", "continuation", "continuations"),
+    ("tool_failed", "tool error the model read", "tool errors the model read"),
+    ("gave_up", "call given up", "calls given up"),
 )
 
 
@@ -49,9 +49,10 @@ def chaos_report(plan: ChaosPlan, events: Sequence[Event]) -> str:
     retries, unexplained = _retries_by_fault(plan, events)
     tally = Counter(event.type for event in events)
     counts = plan.counts()
-    head = f"{plan.spec.describe()} ended: {len(plan.injected)} faults in {plan.requests} requests"
+    faults, requests = len(plan.injected), plan.requests
+    head = f"{plan.spec.describe()} ended: {_n(faults, 'fault')} in {_n(requests, 'request')}"
     if plan.injects_tool_faults:
-        head += f" and {plan.tool_calls} tool calls"
+        head += f" and {_n(plan.tool_calls, 'tool call')}"
     rows = [head]
     width = max((len(kind.value) for kind in counts), default=5)
     for kind, injected in sorted(counts.items()):
@@ -59,8 +60,9 @@ def chaos_report(plan: ChaosPlan, events: Sequence[Event]) -> str:
             f"  {kind.value:<{width}}  {injected:>4} injected · {_how(kind, retries, tally)}"
         )
     if unexplained:
-        rows.append(f"  {'other':<{width}}        {unexplained} retries of errors not injected")
-    done = ", ".join(f"{tally[name]} {label}" for name, label in _TALLY)
+        other = f"{_n(unexplained, 'retry', 'retries')} of errors not injected"
+        rows.append(f"  {'other':<{width}}        {other}")
+    done = ", ".join(_n(tally[name], one, many) for name, one, many in _TALLY)
     rows.append(f"  recovery: {done}")
     return "\n".join(rows)
 
@@ -92,15 +94,22 @@ def _how(kind: FaultKind, retries: Counter[FaultKind], tally: Counter[str]) -> s
     if kind is FaultKind.STALL:
         return "waited out (no error)"
     if kind is FaultKind.OVERFLOW:
-        return f"{tally['compaction_applied']} compactions"
+        return _n(tally["compaction_applied"], "compaction")
     if kind is FaultKind.TRUNCATE:
         raised, continued = tally["tokens_escalated"], tally["continuation_requested"]
-        return f"{raised} output-limit raises, {continued} continuations"
+        return f"{_n(raised, 'output-limit raise')}, {_n(continued, 'continuation')}"
     if kind is FaultKind.TOOL_FAIL:
-        return f"{tally['tool_retried']} retries, the rest an error result the model read"
+        retried = _n(tally["tool_retried"], "retry", "retries")
+        return f"{retried}, the rest an error result the model read"
     if kind is FaultKind.TOOL_HANG:
         return f"{tally['tool_timed_out']} stopped at the tool timeout"
     if kind is FaultKind.TOOL_FLOOD:
         return "cut to the tool output limit (tools.max_output_chars) before the model read it"
     kinds = ANSWERED_BY[kind]
-    return f"{retries[kind]} retries of {' / '.join(error.value for error in kinds)}"
+    retried = _n(retries[kind], "retry", "retries")
+    return f"{retried} of {' / '.join(error.value for error in kinds)}"
+
+
+def _n(count: int, one: str, many: str = "") -> str:
+    """``count`` and the noun in its number: "1 retry", "3 retries", "0 faults"."""
+    return f"{count} {one if count == 1 else many or one + 's'}"

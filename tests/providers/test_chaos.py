@@ -202,10 +202,10 @@ async def test_the_rows_retries_add_up_to_the_runs(
 
     report = chaos_report(plan, events)
     retried = sum(1 for event in events if event.type == "retry_scheduled")
-    rows = [int(n) for n in re.findall(r"(\d+) retries of", report)]
+    rows = [int(n) for n in re.findall(r"(\d+) retr(?:y|ies) of", report)]
     assert retried > 0
     assert sum(rows) == retried, report
-    assert f"recovery: {retried} retries" in report
+    assert f"recovery: {retried} retr{'y' if retried == 1 else 'ies'}" in report
 
 
 async def test_after_an_outage_of_the_primary_the_session_comes_back_to_it(
@@ -276,7 +276,7 @@ async def test_a_truncated_answer_is_asked_again_with_a_higher_limit(
     assert [request.body["max_tokens"] for request in fake_llm.requests] == [100, 200]
     assert [event.type for event in events] == ["tokens_escalated"]
     report = chaos_report(plan, events)
-    assert re.search(r"truncate +1 injected · 1 output-limit raises, 0 continuations", report)
+    assert re.search(r"truncate +1 injected · 1 output-limit raise, 0 continuations", report)
 
 
 def anthropic_body(result: str, earlier: str = "") -> dict[str, object]:
