@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
-from typing import Protocol
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -13,22 +13,10 @@ from rich.text import Text
 
 from agent.setup.config import agent_home
 from agent.subagents import AgentCatalog, SubagentType
+from agent.terminal.allow_view import AllowHost, ask_to_allow, home_of
 
 
-class AgentsHost(Protocol):
-    """What ``/agents`` needs from the REPL."""
-
-    workspace: Path
-
-    @property
-    def environ(self) -> Mapping[str, str]: ...
-
-    def show(self, renderable: RenderableType) -> None: ...
-
-    async def ask(self, question: str) -> str: ...
-
-
-async def agents_command(host: AgentsHost, arg: str) -> bool:
+async def agents_command(host: AllowHost, arg: str) -> bool:
     """Run ``/agents [allow NAME]``; always True (the REPL goes on)."""
     catalog = _catalog(host.workspace, host.environ)
     word, _, name = arg.partition(" ")
@@ -41,7 +29,7 @@ async def agents_command(host: AgentsHost, arg: str) -> bool:
     return True
 
 
-def agent_choices(host: AgentsHost) -> list[tuple[str, str]]:
+def agent_choices(host: AllowHost) -> list[tuple[str, str]]:
     """Tab completion after ``/agents``: ``allow NAME`` for each project kind waiting."""
     catalog = _catalog(host.workspace, host.environ)
     return [
@@ -96,7 +84,7 @@ def _details(kind: SubagentType) -> str:
     return "; ".join(said)
 
 
-async def _allow(host: AgentsHost, catalog: AgentCatalog, name: str) -> None:
+async def _allow(host: AllowHost, catalog: AgentCatalog, name: str) -> None:
     kind = catalog.kinds.get(name)
     if kind is None:
         known = ", ".join(sorted(catalog.kinds))
@@ -112,20 +100,12 @@ async def _allow(host: AgentsHost, catalog: AgentCatalog, name: str) -> None:
         "without asking you (your rules and the sandbox still hold). Allow it in this "
         "project? [y/N] "
     )
-    if (await host.ask(question)).strip().lower() not in ("y", "yes"):
-        host.show(Text(f"{name} not allowed; it asks as usual.", style="dim"))
-        return
-    try:
-        catalog.trust(kind)
-    except OSError as error:
-        host.show(Text(f"Could not remember it: {error.strerror or error}", style="red"))
-        return
-    host.show(Text(f"{name} allowed; a change to its file asks again.", style="green"))
+    await ask_to_allow(host, name, question, partial(catalog.trust, kind), "it asks as usual")
 
 
 def _catalog(workspace: Path, environ: Mapping[str, str]) -> AgentCatalog:
     """The kinds as they are on disk now (the home directories from ``environ``)."""
-    home = Path(environ.get("HOME", "~")).expanduser()
+    home = home_of(environ)
     return AgentCatalog(workspace, agent_home(environ), home)
 
 

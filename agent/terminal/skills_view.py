@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
-from typing import Protocol
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -13,24 +13,12 @@ from rich.text import Text
 
 from agent.setup.config import agent_home
 from agent.setup.skill_link import SkillLink
+from agent.terminal.allow_view import AllowHost, ask_to_allow, home_of
 from providers import Event
 from tools.skills import Skill
 
 
-class SkillsHost(Protocol):
-    """What ``/skills`` needs from the REPL."""
-
-    workspace: Path
-
-    @property
-    def environ(self) -> Mapping[str, str]: ...
-
-    def show(self, renderable: RenderableType) -> None: ...
-
-    async def ask(self, question: str) -> str: ...
-
-
-async def skills_command(host: SkillsHost, arg: str) -> bool:
+async def skills_command(host: AllowHost, arg: str) -> bool:
     """Run ``/skills [allow NAME]``; always True (the REPL goes on)."""
     link = _link(host.workspace, host.environ)
     word, _, name = arg.partition(" ")
@@ -43,7 +31,7 @@ async def skills_command(host: SkillsHost, arg: str) -> bool:
     return True
 
 
-def skill_choices(host: SkillsHost) -> list[tuple[str, str]]:
+def skill_choices(host: AllowHost) -> list[tuple[str, str]]:
     """Tab completion after ``/skills``: ``allow NAME`` for each project skill waiting."""
     link = _link(host.workspace, host.environ)
     return [
@@ -87,7 +75,7 @@ def skills_listing(link: SkillLink) -> RenderableType:
     return Group(*parts)
 
 
-async def _allow(host: SkillsHost, link: SkillLink, name: str) -> None:
+async def _allow(host: AllowHost, link: SkillLink, name: str) -> None:
     skill = link.catalog.skills.get(name)
     if skill is None:
         known = ", ".join(sorted(link.catalog.skills)) or "none"
@@ -101,20 +89,12 @@ async def _allow(host: SkillsHost, link: SkillLink, name: str) -> None:
         f"allows without asking: {', '.join(link.rules(skill))}. Allow it in this project? "
         "[y/N] "
     )
-    if (await host.ask(question)).strip().lower() not in ("y", "yes"):
-        host.show(Text(f"{name} not allowed; its tools ask as usual.", style="dim"))
-        return
-    try:
-        link.trust(skill)
-    except OSError as error:
-        host.show(Text(f"Could not remember it: {error.strerror or error}", style="red"))
-        return
-    host.show(Text(f"{name} allowed; a change to its file asks again.", style="green"))
+    await ask_to_allow(host, name, question, partial(link.trust, skill), "its tools ask as usual")
 
 
 def _link(workspace: Path, environ: Mapping[str, str]) -> SkillLink:
     """The skills as they are on disk now (the home directories from ``environ``)."""
-    home = Path(environ.get("HOME", "~")).expanduser()
+    home = home_of(environ)
     return SkillLink(workspace, home, agent_home(environ), None, _nowhere)
 
 

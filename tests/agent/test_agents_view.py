@@ -17,7 +17,7 @@ from agent.terminal.agents_view import agent_choices, agents_command
 
 @dataclass
 class Host:
-    """Implements `AgentsHost`: a workspace, a decoy home, scripted answers."""
+    """Implements `AllowHost`: a workspace, a decoy home, scripted answers."""
 
     workspace: Path
     home: Path
