@@ -79,22 +79,23 @@ class ImageFiles:
         for block in message.content:
             if isinstance(block, ImageBlock):
                 image = self._read(block, warnings)
-                content.append(image if image is not None else _note(block, warnings[-1]))
+                content.append(image if isinstance(image, ImageBlock) else _note(block, image))
             elif isinstance(block, ToolResultBlock) and block.images:
                 images, notes = [], []
                 for item in block.images:
                     image = self._read(item, warnings)
-                    if image is not None:
+                    if isinstance(image, ImageBlock):
                         images.append(image)
                     else:
-                        notes.append(_note(item, warnings[-1]).text)
+                        notes.append(_note(item, image).text)
                 text = "\n".join([block.content, *notes])
                 content.append(block.model_copy(update={"images": tuple(images), "content": text}))
             else:
                 content.append(block)
         return Message(role=message.role, content=content)
 
-    def _read(self, image: ImageBlock, warnings: list[str]) -> ImageBlock | None:
+    def _read(self, image: ImageBlock, warnings: list[str]) -> ImageBlock | str:
+        """``image`` with its bytes, or why they could not be read (also told in ``warnings``)."""
         path = self.directory / image.sha256
         why = ""
         try:
@@ -113,10 +114,9 @@ class ImageFiles:
                 why = f"its copy {path} is damaged"
         if why:
             warnings.append(f"image {image.name}: {why}; the session goes on without it")
-            return None
+            return why
         return image.model_copy(update={"data": base64.b64encode(data).decode("ascii")})
 
 
-def _note(image: ImageBlock, warning: str) -> TextBlock:
-    why = warning.partition(": ")[2].partition(";")[0]
+def _note(image: ImageBlock, why: str) -> TextBlock:
     return TextBlock(text=MISSING_NOTE.format(name=image.name, why=why))
