@@ -298,5 +298,7 @@ async def test_a_fallback_inside_a_child_on_its_own_model_counts_in_the_stats(
         assert result.error is None, result.error
         assert agent.recovery_stats().fallbacks == before + 1  # the child's, counted
         assert agent.provider.stats().fallbacks == before  # the session's model never moved
+        shown = out.file.getvalue()  # type: ignore[attr-defined]
+        assert shown.count("Sub-agent gone: Switched from anthropic:claude-gone") == 1
     finally:
         agent.close()
