@@ -15,7 +15,14 @@ from agent.setup.startup import Options, load, secret_redactor
 from agent.subagents import AgentCatalog
 from agent.terminal.ui import ConsoleUI
 from sessions import SessionStore
-from tests.agent.test_subagents_e2e import answered, is_child, run, task_calls, text_of
+from tests.agent.test_subagents_e2e import (
+    answered,
+    is_child,
+    job_of,
+    run,
+    task_calls,
+    text_of,
+)
 from tests.fakes.cli import MODELS, Protocol, agent_env, run_agent
 from tests.fakes.llm_script import Fault, Reply, Step, ToolCallPart
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
@@ -143,6 +150,37 @@ def test_a_childs_fallback_is_reported_as_the_childs_and_never_moves_the_session
     assert recovery["session_id"] == data["session_id"]
     notified = [p for p in payloads if p["hook_event_name"] == "Notification"]
     assert not any("claude-gone" in p["message"] for p in notified)  # told once, as Recovery
+
+
+def test_a_fallback_names_the_child_whose_request_caused_it(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    for name in ("gone", "lost"):  # two kinds, one model: the children share its provider
+        define(workspace / ".agent" / "agents", name, "model: anthropic:claude-flaky\n")
+    (workspace / "agent.yaml").write_text("recovery: {overload_fallback_after: 1}\n")
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if request.body["model"] != "claude-flaky":
+                return Reply.text("answered on the fallback")
+            if '"two"' in job_of(request):  # not the child that made the provider: "one"
+                return Fault.status(529, "overloaded_error")
+            return Reply.text("answered on its own model")
+        if answered(request):
+            return Reply.text("parent answer")
+        return task_calls(("one", "gone"), ("two", "lost"))
+
+    fake_llm.respond_with(respond)
+    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    calls = {
+        block["input"]["prompt"]: block["id"]
+        for block in fake_llm.requests[-1].body["messages"][1]["content"]
+        if block["type"] == "tool_use"
+    }
+    [entry] = result.json()["fallbacks"]
+    assert (entry["agent_type"], entry["parent_tool_use_id"]) == ("lost", calls["two"])
 
 
 def _flaky_then_back(request: RecordedRequest) -> Step:
