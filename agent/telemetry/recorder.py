@@ -151,12 +151,19 @@ class Recorder:
             self._emit("agent.tool_decision", tool=event.tool, decision="reject", source=event.by)
 
     def _switched(
-        self, event: FallbackActivated | ModelRestored, agent_id: str | None = None, **child: Any
+        self,
+        event: FallbackActivated | ModelRestored,
+        agent_type: str | None = None,
+        agent_id: str | None = None,
     ) -> None:
-        """Count a fallback and tell of it, or of the return; ``child``: the sub-agent's
-        ``agent_type`` when it is a child's (the metric keeps the type, the event its id too)."""
+        """Count a fallback and tell of it, or of the return. A sub-agent's names its kind
+        (metric and event) and the child (event only: one series per kind, not per child)."""
         if isinstance(event, FallbackActivated):
-            moved: dict[str, Any] = {"from": event.from_model, "to": event.to_model, **child}
+            moved: dict[str, Any] = {
+                "from": event.from_model,
+                "to": event.to_model,
+                "agent_type": agent_type,
+            }
             self._fallbacks.add(1, self._attrs(**moved))
             self._emit(
                 "agent.fallback",
@@ -168,9 +175,14 @@ class Recorder:
                 returns_in_s=event.returns_in,
             )
         else:
+            back: dict[str, Any] = {
+                "from": event.from_model,
+                "to": event.model,
+                "agent_type": agent_type,
+            }
             self._emit(
                 "agent.fallback",
-                **{"from": event.from_model, "to": event.model, **child},
+                **back,
                 agent_id=agent_id,
                 reason="primary restored",
                 state="restored",
