@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from providers import ErrorKind, Event, Usage
+from recovery import FallbackActivated, ModelRestored
 from sessions import TurnStatus
 
 __all__ = ["PromptTooLong", "TurnEnded", "TurnResult", "TurnStatus"]
@@ -109,6 +110,54 @@ class SubagentFinished(Event):
             f"Sub-agent {self.agent_type} {what}: {self.description} — {self.steps} turn(s), "
             f"{self.tool_calls} tool call(s), {self.tokens} tokens, {self.seconds:.1f}s"
         )
+
+
+@dataclass(frozen=True)
+class ChildId:
+    """Which child: its transcript's session id, its kind, and the `task` call that started it."""
+
+    agent_id: str
+    agent_type: str
+    tool_use_id: str
+
+
+class SubagentSwitch(Event):
+    """A child on a model of its own (its definition's ``model``) moved along the chain.
+
+    The session's own model did not move: this is the child's, never the session's
+    `FallbackActivated` or `ModelRestored` (those are recorded as the session's model, which
+    a resumed session goes on with).
+    """
+
+    agent_id: str
+    agent_type: str
+    tool_use_id: str
+    switch: FallbackActivated | ModelRestored
+
+    def describe(self) -> str:
+        return f"Sub-agent {self.agent_type}: {self.switch.describe()}"
+
+
+class SubagentFallback(SubagentSwitch):
+    """A child's model could not answer: the child goes on with the next model of the chain."""
+
+    type: Literal["subagent_fallback"] = "subagent_fallback"
+    switch: FallbackActivated
+
+
+class SubagentModelRestored(SubagentSwitch):
+    """The model a child fell back from answered a trial: the children are back on it."""
+
+    type: Literal["subagent_model_restored"] = "subagent_model_restored"
+    switch: ModelRestored
+
+
+def subagent_switch(child: ChildId, switch: FallbackActivated | ModelRestored) -> SubagentSwitch:
+    """``switch``, made inside ``child``, as the event that names the child."""
+    who = {"agent_id": child.agent_id, "agent_type": child.agent_type}
+    if isinstance(switch, FallbackActivated):
+        return SubagentFallback(**who, tool_use_id=child.tool_use_id, switch=switch)
+    return SubagentModelRestored(**who, tool_use_id=child.tool_use_id, switch=switch)
 
 
 @dataclass

@@ -12,7 +12,13 @@ from typing import Any, Literal
 
 import structlog
 
-from agent.engine.outcome import SubagentFinished, SubagentStarted, TurnEnded, TurnStatus
+from agent.engine.outcome import (
+    SubagentFallback,
+    SubagentFinished,
+    SubagentStarted,
+    TurnEnded,
+    TurnStatus,
+)
 from agent.hooks.runner import OUTPUT_LIMIT, HookVerdict, run_hook
 from agent.hooks.settings import HookEvent, HookMatcher, claude_tool_name
 from agent.permissions.modes import CLAUDE_NAMES, Modes
@@ -129,16 +135,19 @@ class Hooks:
     # -- the Face ---------------------------------------------------------------------------
 
     def on_event(self, event: Event) -> None:
-        """Notification for a `Notice`; Recovery for a fallback, a provider that gave up, and
-        a loop stopped (too many steps, the same call again and again)."""
+        """Notification for a `Notice`; Recovery for a fallback (the session's, or a
+        sub-agent's on a model of its own, naming it), a provider that gave up, and a loop
+        stopped (too many steps, the same call again and again)."""
         if isinstance(event, ToolRefused):
             self._refused.append(event.tool_use_id)
         elif isinstance(event, Notice) and not any(event is own for own in self._own_notices):
             fields = {"message": event.text, "notification_type": event.level}
             self._schedule(self._fire("Notification", event.level, fields))
         elif isinstance(event, FallbackActivated):
-            details = {"from_model": event.from_model, "to_model": event.to_model}
-            self._schedule(self.recovery("fallback", details | {"reason": event.reason}))
+            self._schedule(self.recovery("fallback", _fallback(event)))
+        elif isinstance(event, SubagentFallback):  # a child's own model: the same hook, named
+            child = {"agent_type": event.agent_type, "agent_id": event.agent_id}
+            self._schedule(self.recovery("fallback", _fallback(event.switch) | child))
         elif isinstance(event, GaveUp) and event.kind not in _NOT_THE_PROVIDER:
             details = {"error_kind": str(event.kind), "message": event.message}
             self._schedule(self.recovery("provider_unavailable", details))
@@ -295,6 +304,11 @@ class Hooks:
 _SHOWN_BLOCKS = {"SessionStart", "SessionEnd", "Notification", "PreCompact", "Recovery"}
 # Events whose ``continue: false`` can act; for the others it is shown to the person.
 _CAN_STOP = {"PreToolUse", "UserPromptSubmit", "Stop"}
+
+
+def _fallback(event: FallbackActivated) -> dict[str, Any]:
+    """Recovery's ``details`` for a fallback."""
+    return {"from_model": event.from_model, "to_model": event.to_model, "reason": event.reason}
 
 
 def _tool_fields(call: ToolUseBlock) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.engine.outcome import TurnResult, TurnStatus
+from agent.engine.outcome import SubagentSwitch, TurnResult, TurnStatus
 from agent.setup.session_start import WorkspaceMoved
 from providers import ErrorKind, Event, Message, StreamDelta, ToolResultBlock, ToolUseBlock
 from recovery import FallbackActivated, GaveUp, ModelRestored, RetryScheduled
@@ -48,6 +48,13 @@ def result_subtype(status: TurnStatus, result: TurnResult | None) -> str:
     return "error_during_execution"
 
 
+def _switched(event: FallbackActivated | ModelRestored) -> dict[str, str]:
+    """A ``fallbacks`` entry: the model left, the model taken, and why."""
+    if isinstance(event, FallbackActivated):
+        return {"from": event.from_model, "to": event.to_model, "reason": event.reason}
+    return {"from": event.from_model, "to": event.model, "reason": "primary restored"}
+
+
 class RunReport:
     """Listens to a run (as a `Face`) and keeps what its result reports."""
 
@@ -82,13 +89,16 @@ class RunReport:
             self.retries += 1
         elif isinstance(event, GaveUp):
             self.retry_after = event.retry_after
-        elif isinstance(event, FallbackActivated):
+        elif isinstance(event, FallbackActivated | ModelRestored):
+            self.fallbacks.append(_switched(event))
+        elif isinstance(event, SubagentSwitch):
             self.fallbacks.append(
-                {"from": event.from_model, "to": event.to_model, "reason": event.reason}
-            )
-        elif isinstance(event, ModelRestored):
-            self.fallbacks.append(
-                {"from": event.from_model, "to": event.model, "reason": "primary restored"}
+                _switched(event.switch)
+                | {
+                    "agent_type": event.agent_type,
+                    "agent_id": event.agent_id,
+                    "parent_tool_use_id": event.tool_use_id,
+                }
             )
         elif isinstance(event, CheckpointRecorded):
             self._changed[self._relative(event.path)] = None

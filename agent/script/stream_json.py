@@ -2,7 +2,8 @@
 
 One object per line on stdout, flushed per event: ``system``/``init`` first, then
 ``assistant`` and ``user`` messages (Anthropic-shaped, whatever the provider), optional
-``stream_event`` text deltas, the recovery events as ``system`` subtypes, a change of the
+``stream_event`` text deltas, the recovery events as ``system`` subtypes (a sub-agent's model
+switches tagged with ``parent_tool_use_id``, as its messages are), a change of the
 permission mode as a ``system``/``status`` line, a resumed session's move to this directory as
 ``system``/``workspace_moved``, and one ``result`` last. Nothing else is written to stdout.
 """
@@ -14,6 +15,7 @@ import uuid
 from collections.abc import Callable
 from typing import IO, Any
 
+from agent.engine.outcome import SubagentSwitch
 from agent.engine.turn import ContinuationRequested
 from agent.permissions.modes import ModeChanged
 from agent.setup.endpoint_guard import EndpointAnswers, EndpointUnreachable
@@ -66,6 +68,10 @@ def recovery_fields(event: Event) -> dict[str, Any] | None:
             "from": event.from_model,
             "after_seconds": round(event.after, 1),
         }
+    if isinstance(event, SubagentSwitch):  # a child's: tagged as its messages are
+        child = {"agent_type": event.agent_type, "agent_id": event.agent_id}
+        fields = recovery_fields(event.switch) or {}
+        return {**fields, **child, "parent_tool_use_id": event.tool_use_id}
     if isinstance(event, CompactionApplied):
         trigger = _TRIGGERS.get(event.reason, "auto")
         return {

@@ -4,19 +4,23 @@
 `RecoveringProvider` over that model and then the session's chain: the parent's fallback
 chain is the child's too, and it shares the fleet's recovery state (retry-after, breakers,
 retry budget, rate-limit headroom) with the parent and every sibling on the same key. Its
-tokens count in the session's usage; a fallback inside it is told as a notice, since the
-session's model did not change.
+tokens count in the session's usage. Children on one model share its provider; each sends
+through a `ChildProvider` that names it, so a fallback (or a return to its model) inside a
+child is published as the child's (`agent.engine.outcome.SubagentSwitch`), never as the
+session's own `FallbackActivated`, which the session records as its model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import replace
 
+from agent.engine.outcome import ChildId, subagent_switch
 from agent.setup.config import Config
 from agent.setup.model_chain import build_chain
 from agent.setup.startup import SetupError
-from providers import Event, EventSink, Notice, Provider
+from providers import ChatRequest, ChatResponse, DeltaHandler, Event, EventSink, Notice, Provider
 from providers.chaos import ChaosPlan
 from providers.models import ModelRef
 from recovery import FallbackActivated, ModelRestored, RecoveringProvider, RecoveryStats
@@ -51,6 +55,29 @@ def resolve_model(spec: str, configured: list[ModelRef]) -> ModelRef:
     if not text or any(c.isspace() for c in text):
         raise ValueError(f"model {spec!r}: use inherit, provider:model, sonnet, opus or haiku")
     return ModelRef(configured[0].provider if configured else "anthropic", text)
+
+
+_ASKING: ContextVar[ChildId | None] = ContextVar("child_asking", default=None)
+"""The child whose request is being sent: children running at once send through one provider
+per model, and each request runs in its own child's task."""
+
+
+class ChildProvider:
+    """One child's provider: its model's (shared with the children on that model), naming the
+    child on the model switches its requests cause."""
+
+    def __init__(self, shared: Provider, child: ChildId) -> None:
+        self.shared = shared
+        self.child = child
+
+    async def chat(
+        self, request: ChatRequest, on_delta: DeltaHandler | None = None
+    ) -> ChatResponse:
+        asking = _ASKING.set(self.child)
+        try:
+            return await self.shared.chat(request, on_delta)
+        finally:
+            _ASKING.reset(asking)
 
 
 class ChildModels:
@@ -104,11 +131,12 @@ class ChildModels:
             )
         return stats
 
-    def provider(self, spec: str | None, who: str) -> Provider:
-        """The provider for a child whose definition says ``model: spec`` (None: inherit);
-        ``who`` names the child in a notice when the model cannot be used."""
+    def provider(self, spec: str | None, child: ChildId) -> Provider:
+        """The provider for ``child``, whose definition says ``model: spec`` (None: inherit);
+        a notice names the child when the model cannot be used."""
         if spec is None:
             return self.session
+        who = f"Sub-agent {child.agent_type}"
         configured = [*self.config.model_chain()]
         if self.config.small_model:
             configured.append(ModelRef.parse(self.config.small_model))
@@ -120,10 +148,12 @@ class ChildModels:
         if ref == self.session.current:
             return self.session
         if str(ref) not in self._built:
-            self._built[str(ref)] = self._build(ref, who)
-        return self._built[str(ref)]
+            self._built[str(ref)] = self._build(ref, child)
+        shared = self._built[str(ref)]
+        return shared if shared is self.session else ChildProvider(shared, child)
 
-    def _build(self, ref: ModelRef, who: str) -> Provider:
+    def _build(self, ref: ModelRef, first: ChildId) -> Provider:
+        who = f"Sub-agent {first.agent_type}"
         chain = [str(ref), *(str(r) for r in self.config.model_chain() if r != ref)]
         chain_config = self.config.model_copy(
             update={"model": chain[0], "fallback_models": chain[1:]}
@@ -141,14 +171,14 @@ class ChildModels:
                 )
             )
 
-        def fallbacks_as_notices(event: Event) -> None:
-            if isinstance(event, FallbackActivated):
-                self.events(Notice(text=f"{who}: {event.describe()}"))
-            elif not isinstance(event, ModelRestored):
+        def switches_as_the_childs(event: Event) -> None:
+            if isinstance(event, FallbackActivated | ModelRestored):
+                self.events(subagent_switch(_ASKING.get() or first, event))
+            else:
                 self.events(event)
 
         child = RecoveringProvider(
-            targets, settings=self.config.recovery, events=fallbacks_as_notices, fleet=self.fleet
+            targets, settings=self.config.recovery, events=switches_as_the_childs, fleet=self.fleet
         )
         child.usage.subscribe(self.session.usage.add)
         return child

@@ -17,6 +17,7 @@ from agent.engine.build import EngineParts, build_engine
 from agent.engine.face import ChildMessages, Face
 from agent.engine.loop import INTERRUPTED_REASON
 from agent.engine.outcome import (
+    ChildId,
     SubagentFinished,
     SubagentProgress,
     SubagentStarted,
@@ -67,7 +68,8 @@ class ChildParts:
         checkpoints: Under it, each child keeps its undo checkpoints.
         max_turns: Model calls a child may make unless its kind says otherwise.
         model_for: The provider of a kind that names a model (`agent.setup.child_models`),
-            given the name and who asks; None: every child uses the parent's provider.
+            given the name and the child that asks; None: every child uses the parent's
+            provider.
         approval_for: The approval mode of a kind, given the parent's
             (`agent.subagents.catalog.AgentCatalog.approval`); None: the parent's.
         edits: Where each child's executor is registered, so the parent's ``/undo`` puts
@@ -84,17 +86,17 @@ class ChildParts:
     model_chain: list[str]
     checkpoints: Path
     max_turns: int
-    model_for: Callable[[str | None, str], Provider] | None = None
+    model_for: Callable[[str | None, ChildId], Provider] | None = None
     approval_for: (
         Callable[[SubagentType, Callable[[], ApprovalMode]], Callable[[], ApprovalMode]] | None
     ) = None
     edits: ChildEdits | None = None
 
-    def provider_of(self, kind: SubagentType) -> Provider:
-        """What a child of ``kind`` sends through."""
+    def provider_of(self, kind: SubagentType, child: ChildId) -> Provider:
+        """What ``child``, of ``kind``, sends through."""
         if self.model_for is None or kind.model is None:
             return self.parent.provider
-        return self.model_for(kind.model, f"Sub-agent {kind.name}")
+        return self.model_for(kind.model, child)
 
     def approval_of(self, kind: SubagentType) -> Callable[[], ApprovalMode]:
         """What gives a child of ``kind`` its approval mode."""
@@ -229,7 +231,7 @@ async def run_child(
     engine = build_engine(
         replace(
             parent,
-            provider=parts.provider_of(kind),
+            provider=parts.provider_of(kind, ChildId(writer.id, kind.name, call_id)),
             system=f"{parts.system}\n\n{kind.prompt}",
             tools=kind.offered([t for t in parts.tools() if t.name not in refused]),
             more_tools=lambda: [tool for tool in parts.more_tools() if kind.allows(tool.name)],

@@ -16,6 +16,7 @@ from typing import Any, ParamSpec
 import structlog
 from opentelemetry._logs import SeverityNumber
 
+from agent.engine.outcome import SubagentSwitch
 from agent.telemetry.export import Exporters
 from compaction.events import CompactionApplied, CompactionFailed
 from providers import (
@@ -113,26 +114,10 @@ class Recorder:
         """Record what recovery, compaction and the tools did."""
         if isinstance(event, RetryScheduled):
             self._retried(event)
-        elif isinstance(event, FallbackActivated):
-            moved: dict[str, Any] = {"from": event.from_model, "to": event.to_model}
-            self._fallbacks.add(1, self._attrs(**moved))
-            self._emit(
-                "agent.fallback",
-                **moved,
-                reason=self._redact(event.reason),
-                state="activated",
-                sticky=event.stays_because is not None,
-                returns_in_s=event.returns_in,
-            )
-        elif isinstance(event, ModelRestored):
-            back: dict[str, Any] = {"from": event.from_model, "to": event.model}
-            self._emit(
-                "agent.fallback",
-                **back,
-                reason="primary restored",
-                state="restored",
-                fallback_s=round(event.after, 3),
-            )
+        elif isinstance(event, FallbackActivated | ModelRestored):
+            self._switched(event)
+        elif isinstance(event, SubagentSwitch):  # a child's own model; the session's stays
+            self._switched(event.switch, agent_type=event.agent_type, agent_id=event.agent_id)
         elif isinstance(event, GaveUp):
             self._emit(
                 "agent.api_retries_exhausted",
@@ -164,6 +149,45 @@ class Recorder:
             self._emit("agent.tool_decision", tool=event.tool, decision="accept")
         elif isinstance(event, ToolRefused):
             self._emit("agent.tool_decision", tool=event.tool, decision="reject", source=event.by)
+
+    def _switched(
+        self,
+        event: FallbackActivated | ModelRestored,
+        agent_type: str | None = None,
+        agent_id: str | None = None,
+    ) -> None:
+        """Count a fallback and tell of it, or of the return. A sub-agent's names its kind
+        (metric and event) and the child (event only: one series per kind, not per child)."""
+        if isinstance(event, FallbackActivated):
+            moved: dict[str, Any] = {
+                "from": event.from_model,
+                "to": event.to_model,
+                "agent_type": agent_type,
+            }
+            self._fallbacks.add(1, self._attrs(**moved))
+            self._emit(
+                "agent.fallback",
+                **moved,
+                agent_id=agent_id,
+                reason=self._redact(event.reason),
+                state="activated",
+                sticky=event.stays_because is not None,
+                returns_in_s=event.returns_in,
+            )
+        else:
+            back: dict[str, Any] = {
+                "from": event.from_model,
+                "to": event.model,
+                "agent_type": agent_type,
+            }
+            self._emit(
+                "agent.fallback",
+                **back,
+                agent_id=agent_id,
+                reason="primary restored",
+                state="restored",
+                fallback_s=round(event.after, 3),
+            )
 
     def _retried(self, event: RetryScheduled) -> None:
         self._attempts[event.model] = event.attempt

@@ -33,6 +33,8 @@ _STYLES: dict[str, tuple[str, str]] = {
     "request_held": ("⏳", "yellow"),
     "fallback_activated": ("⇄", "bold yellow"),
     "model_restored": ("⇄", "green"),
+    "subagent_fallback": ("⇄", "bold yellow"),
+    "subagent_model_restored": ("⇄", "green"),
     "tokens_escalated": ("⤒", "yellow"),
     "continuation_requested": ("↪", "yellow"),
     "continuation_exhausted": ("!", "red"),

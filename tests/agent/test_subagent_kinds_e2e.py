@@ -14,9 +14,17 @@ from agent.app import build_agent
 from agent.setup.startup import Options, load, secret_redactor
 from agent.subagents import AgentCatalog
 from agent.terminal.ui import ConsoleUI
-from tests.agent.test_subagents_e2e import answered, is_child, run, task_calls, text_of
+from sessions import SessionStore
+from tests.agent.test_subagents_e2e import (
+    answered,
+    is_child,
+    job_of,
+    run,
+    task_calls,
+    text_of,
+)
 from tests.fakes.cli import MODELS, Protocol, agent_env, run_agent
-from tests.fakes.llm_script import Fault, Reply, Step
+from tests.fakes.llm_script import Fault, Reply, Step, ToolCallPart
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 
 CHILD_MODEL: dict[Protocol, tuple[str, str]] = {
@@ -63,7 +71,7 @@ def test_a_child_uses_the_model_its_definition_names(
     assert data["usage_by_purpose"]["subagent"]["input_tokens"] == 100  # both children counted
 
 
-def _gone_then_fallback(request: RecordedRequest) -> Step:
+def gone_then_fallback(request: RecordedRequest) -> Step:
     """The parent delegates to ``gone``, whose model is unknown; the parent's model answers."""
     if is_child(request):
         if request.body["model"] == "claude-gone":
@@ -79,13 +87,152 @@ def test_a_childs_model_that_fails_falls_back_to_the_parents_chain(
 ) -> None:
     define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
 
-    fake_llm.respond_with(_gone_then_fallback)
+    fake_llm.respond_with(gone_then_fallback)
     result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
 
     assert result.code == 0, result.stderr
     assert "answered on the fallback" in text_of(fake_llm.requests[-1])
     assert "Sub-agent gone:" in result.stderr  # the fallback is told, naming the child
     assert "claude-gone" in result.stderr
+
+
+def task_call_id(fake: FakeLlmServer) -> str:
+    """The id of the parent's one `task` call (Anthropic's shape), as its next request has it."""
+    [call_id] = {
+        block["id"]
+        for request in fake.requests
+        if not is_child(request)
+        for message in request.body["messages"]
+        if message["role"] == "assistant" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == "tool_use" and block["name"] == "task"
+    }
+    return str(call_id)
+
+
+def test_a_childs_fallback_is_reported_as_the_childs_and_never_moves_the_session(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
+    seen = workspace / "hooks"
+    seen.mkdir()
+    hook = {"hooks": [{"type": "command", "command": f'cat > "$(mktemp -p {seen})"'}]}
+    person = decoy_home / ".config" / "agent" / "config.yaml"  # a project's hooks wait for trust
+    person.parent.mkdir(parents=True, exist_ok=True)
+    person.write_text(json.dumps({"hooks": {"Recovery": [hook], "Notification": [hook]}}))
+
+    fake_llm.respond_with(gone_then_fallback)
+    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    data = result.json()
+    [entry] = data["fallbacks"]
+    call_id = task_call_id(fake_llm)
+    assert {k: v for k, v in entry.items() if k not in ("reason", "agent_id")} == {
+        "from": "anthropic:claude-gone",
+        "to": MODELS["anthropic"],
+        "agent_type": "gone",
+        "parent_tool_use_id": call_id,
+    }
+    assert entry["reason"]
+    store = SessionStore(decoy_home / ".agent")
+    assert store.load(entry["agent_id"]).header.parent_tool_use_id == call_id  # the child
+    session = store.load(data["session_id"])
+    assert session.model_state.current == MODELS["anthropic"]
+    assert not session.model_state.sticky_fallback  # a resume goes on on the session's model
+    assert [e["type"] for e in session.events if "fallback" in e["type"]] == ["subagent_fallback"]
+    payloads = [json.loads(path.read_text()) for path in seen.iterdir()]
+    [recovery] = [p for p in payloads if p["hook_event_name"] == "Recovery"]
+    assert recovery["kind"] == "fallback"
+    assert recovery["details"]["from_model"] == "anthropic:claude-gone"
+    assert recovery["details"]["agent_type"] == "gone"
+    assert recovery["details"]["agent_id"] == entry["agent_id"]
+    assert recovery["session_id"] == data["session_id"]
+    notified = [p for p in payloads if p["hook_event_name"] == "Notification"]
+    assert not any("claude-gone" in p["message"] for p in notified)  # told once, as Recovery
+
+
+def test_a_fallback_names_the_child_whose_request_caused_it(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    for name in ("gone", "lost"):  # two kinds, one model: the children share its provider
+        define(workspace / ".agent" / "agents", name, "model: anthropic:claude-flaky\n")
+    (workspace / "agent.yaml").write_text("recovery: {overload_fallback_after: 1}\n")
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if request.body["model"] != "claude-flaky":
+                return Reply.text("answered on the fallback")
+            if '"two"' in job_of(request):  # not the child that made the provider: "one"
+                return Fault.status(529, "overloaded_error")
+            return Reply.text("answered on its own model")
+        if answered(request):
+            return Reply.text("parent answer")
+        return task_calls(("one", "gone"), ("two", "lost"))
+
+    fake_llm.respond_with(respond)
+    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+
+    assert result.code == 0, result.stderr
+    calls = {
+        block["input"]["prompt"]: block["id"]
+        for block in fake_llm.requests[-1].body["messages"][1]["content"]
+        if block["type"] == "tool_use"
+    }
+    [entry] = result.json()["fallbacks"]
+    assert (entry["agent_type"], entry["parent_tool_use_id"]) == ("lost", calls["two"])
+
+
+def _flaky_then_back(request: RecordedRequest) -> Step:
+    """The child's own model is overloaded once; the child steps on the parent's model (slowly
+    enough for its model's trial to be due), then its own model answers again."""
+    if is_child(request):
+        if request.body["model"] == "claude-flaky" and not answered(request):
+            return Fault.status(529, "overloaded_error")
+        if answered(request):
+            return Reply.text(f"child done on {request.body['model']}")
+        return Reply(
+            parts=(ToolCallPart("list_files", json.dumps({"path": "."})),),
+            stop="tool_use",
+            delta_pause=0.3,  # the trial of the child's model is due 1s after the switch
+        )
+    if answered(request):
+        return Reply.text("parent answer")
+    return task_calls(("job", "flaky"))
+
+
+def test_stream_json_tags_a_childs_fallback_and_its_return_with_the_task_call(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    define(workspace / ".agent" / "agents", "flaky", "model: anthropic:claude-flaky\n")
+    (workspace / "agent.yaml").write_text(
+        "recovery: {overload_fallback_after: 1, breaker_cooldown: 1, base_backoff: 0.05}\n"
+    )
+
+    fake_llm.respond_with(_flaky_then_back)
+    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "stream-json")
+
+    assert result.code == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    switches = [
+        line
+        for line in lines
+        if line["type"] == "system" and line["subtype"] in ("model_fallback", "model_restored")
+    ]
+    call_id = task_call_id(fake_llm)
+    assert [(s["subtype"], s["parent_tool_use_id"], s["agent_type"]) for s in switches] == [
+        ("model_fallback", call_id, "flaky"),
+        ("model_restored", call_id, "flaky"),
+    ]
+    fell, back = switches
+    assert (fell["from"], fell["to"]) == ("anthropic:claude-flaky", MODELS["anthropic"])
+    assert fell["returns_in"] is not None
+    assert (back["model"], back["from"]) == ("anthropic:claude-flaky", MODELS["anthropic"])
+    assert "child done on claude-flaky" in text_of(fake_llm.requests[-1])
+    fallbacks = lines[-1]["fallbacks"]
+    assert [(f["reason"], f["parent_tool_use_id"]) for f in fallbacks][1:] == [
+        ("primary restored", call_id)
+    ]
 
 
 def _writes_a_file(request: RecordedRequest) -> Step:
@@ -168,7 +315,7 @@ async def test_a_fallback_inside_a_child_on_its_own_model_counts_in_the_stats(
 ) -> None:
     define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
 
-    fake_llm.respond_with(_gone_then_fallback)
+    fake_llm.respond_with(gone_then_fallback)
     environ = agent_env(fake_llm, decoy_home)
     options = Options(
         workspace=workspace, overrides={"model": MODELS["anthropic"], "approval": "full-auto"}
@@ -189,5 +336,7 @@ async def test_a_fallback_inside_a_child_on_its_own_model_counts_in_the_stats(
         assert result.error is None, result.error
         assert agent.recovery_stats().fallbacks == before + 1  # the child's, counted
         assert agent.provider.stats().fallbacks == before  # the session's model never moved
+        shown = out.file.getvalue()  # type: ignore[attr-defined]
+        assert shown.count("Sub-agent gone: Switched from anthropic:claude-gone") == 1
     finally:
         agent.close()

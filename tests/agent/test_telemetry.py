@@ -23,6 +23,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from agent.telemetry import telemetry_wanted
+from tests.agent.test_subagent_kinds_e2e import define, gone_then_fallback
 from tests.fakes.cli import AgentRun, agent_env, run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
@@ -216,6 +217,33 @@ def test_a_fallback_and_its_reason_are_exported(
     [event] = [e for e in collector.events() if e["event.name"] == "agent.fallback"]
     assert (event["from"], event["to"], event["state"]) == (PRICED, FALLBACK, "activated")
     assert event["reason"]
+
+
+def test_a_childs_fallback_is_counted_and_told_as_the_sub_agents(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
+    fake_llm.respond_with(gone_then_fallback)
+
+    run(fake_llm, workspace, decoy_home, telemetry_env(collector), "--yes")
+
+    [(attrs, count)] = named(collector.metrics(), "agent.fallback.count")
+    assert count == 1
+    assert (attrs["from"], attrs["to"], attrs["agent_type"]) == (
+        "anthropic:claude-gone",
+        PRICED,
+        "gone",
+    )
+    assert "agent_id" not in attrs  # one series per kind, not per child
+    [event] = [e for e in collector.events() if e["event.name"] == "agent.fallback"]
+    assert (event["from"], event["to"], event["state"]) == (
+        "anthropic:claude-gone",
+        PRICED,
+        "activated",
+    )
+    assert event["agent_type"] == "gone"
+    assert event["agent_id"]
+    assert event["sticky"] is True  # an unknown model: the children stay off it
 
 
 def test_a_failure_that_goes_straight_to_the_fallback_is_an_api_error(

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from agent.engine.outcome import ChildId, subagent_switch
 from agent.engine.turn import ContinuationRequested
 from agent.script.stream_json import StreamJsonFace, recovery_fields
 from compaction import CompactionApplied
@@ -89,6 +90,27 @@ CASES: list[tuple[Event, dict[str, Any]]] = [
         {"subtype": "gave_up", "error": "rate_limit", "retry_after": 60.0},
     ),
     (Notice(text="offline", level="info"), {"subtype": "notice", "level": "info"}),
+    (
+        subagent_switch(
+            ChildId("01child", "explore", "toolu_1"),
+            FallbackActivated(from_model="a:x", to_model="b:y", reason="auth"),
+        ),
+        {
+            "subtype": "model_fallback",
+            "from": "a:x",
+            "to": "b:y",
+            "parent_tool_use_id": "toolu_1",
+            "agent_type": "explore",
+            "agent_id": "01child",
+        },
+    ),
+    (
+        subagent_switch(
+            ChildId("01child", "explore", "toolu_1"),
+            ModelRestored(model="a:x", from_model="b:y", after=95.0),
+        ),
+        {"subtype": "model_restored", "model": "a:x", "parent_tool_use_id": "toolu_1"},
+    ),
 ]
 
 
