@@ -115,6 +115,35 @@ def test_after_a_resize_the_line_goes_on_from_a_row_of_its_own() -> None:
     assert all(len(row) <= 30 for row in text(rows))
 
 
+PROSE = f"{WORDS}\n{WORDS[:90]}\n\n- an item {WORDS}\n> {WORDS}\nThe end."
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(min_value=0, max_value=len(PROSE)), max_size=20),
+    st.integers(min_value=0, max_value=20),
+    st.sampled_from([(60, 30), (30, 60), (45, 20)]),
+)
+def test_whenever_the_terminal_is_resized_each_word_is_printed_once(
+    cuts: list[int], resize_at: int, widths: tuple[int, int]
+) -> None:
+    bounds = [0, *sorted(cuts), len(PROSE)]
+    pieces = [PROSE[start:end] for start, end in itertools.pairwise(bounds)]
+    screen = console(widths[0])
+    view = AnswerView(screen, lambda source: source)
+
+    printed: list[Row] = []
+    for index, piece in enumerate(pieces):
+        if index == resize_at:
+            screen.width = widths[1]
+        view.feed(piece)
+        printed += view.take()[0]
+    printed += view.end()
+
+    words = [word for line in text(printed) for word in line.split() if word not in ("•", "▌")]
+    assert words == [word for word in PROSE.split() if word not in ("-", ">")]
+
+
 @pytest.mark.parametrize(
     ("answer", "secret"),
     [
