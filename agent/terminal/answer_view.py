@@ -293,8 +293,10 @@ class AnswerView:
 
 def _may_break(line: str) -> bool:
     """Whether rows of ``line`` (being written) may be printed before its end: not a heading
-    (one styled block), nor what may be a table's row (laid out from all its rows)."""
-    return bool(line.strip()) and not line.lstrip().startswith("#") and "|" not in line
+    (one styled block), nor a table's row (laid out from all its rows; a line is one when it
+    starts with ``|``, as `MarkdownStream.settled` has it)."""
+    stripped = line.lstrip()
+    return bool(stripped) and not stripped.startswith(("#", "|"))
 
 
 def _starts_no_block(word: str) -> bool:

@@ -25,7 +25,7 @@ with words](https://example.com/x) after {WORDS[:80]}
 - an item {WORDS} with *emphasis {WORDS[:20]}* end
 > a quote {WORDS}
 ## a heading {WORDS[:60]}
-1. {WORDS[:100]} snake_case_name and 2 * 3 and a < b ~/path
+1. {WORDS[:100]} snake_case_name and 2 * 3 and a < b ~/path and `ls | wc -l` {WORDS[:70]}
 Closing {WORDS}"""
 
 
