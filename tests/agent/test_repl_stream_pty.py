@@ -171,7 +171,7 @@ def test_a_resize_mid_answer_leaves_the_answer_on_screen_once(
     term = spawn()
     term.prompt()
     term.send_line("tell me")
-    term.expect("word75", timeout=60)  # its line is still being written, over several rows
+    term.expect("word75", timeout=60)  # its line is still being written, its first rows printed
 
     term.resize(40, columns, reflow=reflow, anchor_bottom=anchor_bottom)
     term.expect("…")  # the status line is drawn again, cut at the new width
