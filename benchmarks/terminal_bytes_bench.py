@@ -1,10 +1,11 @@
 """Terminal bytes benchmark: what the REPL writes to the terminal for each byte of an answer.
 
-Run: ``python benchmarks/terminal_bytes_bench.py`` (about 40 s; ``--pause S``, ``--runs N``).
+Run: ``python benchmarks/terminal_bytes_bench.py`` (about 55 s; ``--pause S``, ``--runs N``).
 The real ``agent`` REPL runs in a 100x40 pseudo-terminal against the local fake LLM server
 (tests/fakes), with a throw-away HOME and colours on, as a person's terminal has them. Each
-case is a 2.5 KB answer of 30 lines, streamed in 4-character deltas ``--pause`` seconds apart
-(0.01 s: about 100 tokens a second): prose without a blank line, a fenced code block, a list.
+case is a 2.3-2.5 KB answer, streamed in 4-character deltas ``--pause`` seconds apart
+(0.01 s: about 100 tokens a second): prose without a blank line, a fenced code block, a list,
+and prose in long lines (each wraps over four or five rows, printed as they fill).
 For each it prints the bytes the terminal received from Enter to the next prompt, the answer's
 bytes, and their ratio; the goal (at most 3) is on the last line.
 """
@@ -59,7 +60,12 @@ def bulleted() -> str:
     return "\n".join(["## What changed", *(f"- {_line(n, 15)}" for n in range(LINES - 1))]) + "\n"
 
 
-CASES = {"prose": prose, "code block": code, "list": bulleted}
+def long_lines() -> str:
+    """Six lines of 70 words: each is written over several rows."""
+    return "\n".join(f"{_line(n, 70)}." for n in range(6)) + "\n"
+
+
+CASES = {"prose": prose, "code block": code, "list": bulleted, "long lines": long_lines}
 
 
 def measure(server: FakeLlmServer, home: Path, answer: str, pause: float) -> int:

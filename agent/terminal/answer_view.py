@@ -5,7 +5,8 @@ rendered as markdown together with the block's earlier lines, so a line of a lis
 will in the whole list; the rows beyond those printed already are new. A code fence is
 rendered a line at a time, highlighted with the lines before it as context, so a long one
 costs no more per line than a short one. The line still being written is rendered up to its
-last whole word, live.
+last whole word, live; as soon as its first rows are complete they are handed out to print too
+(`AnswerView.take`), so the live part is a row or so, whatever the line's length.
 
 A line break in the answer stays a line break (as GitHub shows a comment): a paragraph reflowed
 as its lines arrive would change rows that are printed already.
@@ -13,7 +14,9 @@ as its lines arrive would change rows that are printed already.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any, ClassVar
 
 from markdown_it.token import Token
@@ -24,7 +27,9 @@ from rich.markdown import CodeBlock, Markdown, MarkdownElement
 from rich.segment import Segment
 from rich.syntax import Syntax
 
+from agent.terminal.area_painter import BLANK, Cell, to_cells
 from agent.terminal.console import visible
+from agent.terminal.open_markup import has_open_markup
 from agent.terminal.stream import MarkdownStream, closing_fence, code_info, whole_words
 
 Row = list[Segment]
@@ -83,7 +88,13 @@ class AnswerView:
         self.redact = redact
         self._stream = MarkdownStream()
         self._printed = ""
-        """The source of the block being written whose rows were handed out."""
+        """The start of the block being written whose rows were handed out: whole lines, or
+        up to a break (`_breaks`) in the line being written."""
+        self._breaks: list[int] = []
+        """Where in the block's source the rows of a line handed out before its end stop: the
+        rest of the line is rendered from the start of a row there, as it was shown."""
+        self._tried = ("", 0)
+        """The unfinished source and width last found to have no complete row to hand out."""
         self._printed_rows = (0, 0)
         """(width, rows) of `_printed` rendered at that width (for a code fence: lines)."""
         self._block_shown = False
@@ -103,10 +114,13 @@ class AnswerView:
             rows += self._new_rows(block, width)
             self._end_block()
         settled = self._stream.settled
-        if settled and settled != self._printed:
+        if len(settled) > len(self._printed):
             rows += self._new_rows(settled, width)
             self._printed = settled
         live = self._live_rows(width)
+        if len(live) > 1:
+            complete, live = self._complete_rows(live, width)
+            rows += complete
         if live and not self._block_shown and self.shown:
             live.insert(0, [])
         return rows, live
@@ -131,10 +145,11 @@ class AnswerView:
 
     def render(self, source: str, width: int) -> list[Row]:
         """``source`` (a block or its start) as rows, redacted, without blank rows around it;
-        a fence left open is closed for the rendering."""
+        a fence left open is closed for the rendering, and a line whose first rows were handed
+        out before its end goes on from a row of its own, as it was shown."""
         if not source.strip():
             return []
-        text = visible(self.redact(source))
+        text = visible(self._redacted(source))
         fence = closing_fence(text)
         if fence:
             text = f"{text}\n{fence}"
@@ -187,6 +202,10 @@ class AnswerView:
             rendered = self.render(source, width)
             rows = rendered[done:]
             self._printed_rows = (width, max(done, len(rendered)))
+        return self._hand_out(rows)
+
+    def _hand_out(self, rows: list[Row]) -> list[Row]:
+        """Rows of the block being written, to print: the first ones after a blank line."""
         if rows and not self._block_shown:
             if self.shown:
                 rows.insert(0, [])  # the blank line between two blocks
@@ -204,7 +223,104 @@ class AnswerView:
     def _end_block(self) -> None:
         self._printed = ""
         self._printed_rows = (0, 0)
+        self._breaks = []
+        self._live = ("", 0, [])
+        self._tried = ("", 0)
         self._block_shown = False
+
+    # -- a long line's complete rows -------------------------------------------------------
+
+    def _complete_rows(self, live: list[Row], width: int) -> tuple[list[Row], list[Row]]:
+        """The rows of the line being written that are complete, handed out, and the live rows
+        left: at most the one still filling, so a resize has little to redraw.
+
+        A row is complete when no text still to come can change it: the markup up to the first
+        word of the next row is closed (`has_open_markup`), and the rest of the line renders
+        the same from a row of its own (a break there changes nothing). The words on the rows
+        before the last find that word in the source, or those on the last row counted from the
+        end (a secret redacted before it); markup shown as a word more or less (an image's
+        icon) makes the neighbouring counts worth a try.
+        """
+        stream = self._stream
+        block, partial = stream.block, whole_words(stream.partial)
+        if stream.in_fence or stream.settled != block or not _may_break(partial):
+            return [], live
+        unfinished = f"{block}\n{partial}" if block else partial
+        if (unfinished, width) == self._tried:
+            return [], live
+        start = max(len(self._printed), len(unfinished) - len(partial))
+        words = [start + found.start() for found in re.finditer(r"\S+", unfinished[start:])]
+        counted = sum(len(_plain(row).split()) for row in live[:-1])
+        last = len(words) - len(_plain(live[-1]).split())
+        for count in dict.fromkeys((counted, last, counted - 1, counted + 1)):
+            if 0 < count < len(words):
+                complete = self._break_at(unfinished, words[count], live, width)
+                if complete:
+                    left = live[len(complete) :]
+                    self._live = (unfinished, width, left)
+                    return self._hand_out(complete), list(left)
+        self._tried = (unfinished, width)
+        return [], live
+
+    def _break_at(self, unfinished: str, at: int, live: list[Row], width: int) -> list[Row]:
+        """The rows before ``at`` (the start of a word), if they are complete ([] if not); the
+        line then goes on from ``at`` on a row of its own."""
+        word = unfinished[at:].split(None, 1)[0]
+        if not _starts_no_block(word) or has_open_markup(unfinished[: at + len(word)]):
+            return []
+        done = self._done(width)
+        before = self.render(unfinished[:at], width)[done:]
+        if not 0 < len(before) < len(live) or not _same(before, live[: len(before)], width):
+            return []
+        self._breaks.append(at)
+        if not _same(self.render(unfinished, width)[done:], live, width):
+            self._breaks.pop()
+            return []
+        self._printed = unfinished[:at]
+        self._printed_rows = (width, done + len(before))
+        return before
+
+    def _redacted(self, source: str) -> str:
+        """``source`` redacted, with a line break at each of `_breaks` it reaches; none where
+        a secret spans a break (it is redacted as the text it is part of)."""
+        whole = self.redact(source)
+        cuts = [cut for cut in self._breaks if 0 < cut < len(source)]
+        if not cuts:
+            return whole
+        parts = [self.redact(source[a:b]) for a, b in pairwise([0, *cuts, len(source)])]
+        return "\n".join(parts) if "".join(parts) == whole else whole
+
+
+def _may_break(line: str) -> bool:
+    """Whether rows of ``line`` (being written) may be printed before its end: not a heading
+    (one styled block), nor a table's row (laid out from all its rows; a line is one when it
+    starts with ``|``, as `MarkdownStream.settled` has it)."""
+    stripped = line.lstrip()
+    return bool(stripped) and not stripped.startswith(("#", "|"))
+
+
+def _starts_no_block(word: str) -> bool:
+    """Whether a line starting with ``word`` goes on the paragraph before it (a ``-`` or a
+    ``1.`` would start a list, a ``>`` a quote, a ``=`` underline a heading...)."""
+    return (word[0].isalnum() or word[0] in "\"'(") and not re.match(r"\d+[.)]$", word)
+
+
+def _plain(row: Row) -> str:
+    return "".join(segment.text for segment in row)
+
+
+def _same(rows: list[Row], others: list[Row], width: int) -> bool:
+    """Whether two lists of rows show the same cells (trailing blanks aside)."""
+    return len(rows) == len(others) and all(
+        _cells(row, width) == _cells(other, width) for row, other in zip(rows, others, strict=True)
+    )
+
+
+def _cells(row: Row, width: int) -> list[Cell]:
+    cells = to_cells(row, width)
+    while cells and cells[-1] == BLANK:
+        cells.pop()
+    return cells
 
 
 def _blank(row: Row) -> bool:

@@ -11,7 +11,10 @@ rewrap their lines when their width changes, so after a resize the rows under th
 may take more lines, or fewer, than were drawn; the start of the first row is the one place
 that stays where it was, and clearing from there clears the whole area. Resting anywhere
 lower, the cursor would go up too few lines, and the area's top would stay on the screen
-above its new drawing: the answer so far, twice.
+above its new drawing: the answer so far, twice. tmux keeps the blank rows under the text, so
+the lines a narrower width adds push the top rows into its scrollback, the area's first row
+with them if the area grew by more lines than there are above it: an answer's area is kept
+to the row being written (`agent.terminal.answer_view`) for that.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Streamed answer text: cut into lines that are finished, or let through redacted.
 
 A terminal shows a streamed answer as markdown: each line is printed once, when its newline
-arrives, and only the line still being written stays live (`MarkdownStream` keeps the books,
-`agent.terminal.answer_view` renders them). Printed as plain text, a piece is printed for
-good, so the end that could still become a secret is held back (`RedactingStream`).
+arrives (a long line's complete rows sooner), and only the rest stays live (`MarkdownStream`
+keeps the books, `agent.terminal.answer_view` renders them). Printed as plain text, a piece is
+printed for good, so the end that could still become a secret is held back (`RedactingStream`).
 """
 
 from __future__ import annotations
@@ -99,6 +99,11 @@ class MarkdownStream:
                 end -= 1
             lines = lines[:end]
         return "\n".join(lines)
+
+    @property
+    def in_fence(self) -> bool:
+        """Whether the lines so far leave a code fence open."""
+        return bool(self._fence)
 
     @property
     def partial(self) -> str:

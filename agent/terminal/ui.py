@@ -1,7 +1,7 @@
 """Rendering of a turn to a terminal (rich): streamed markdown, tool calls, diffs, banners.
 
-On a terminal the answer streams as markdown: each finished line is printed once, and only
-the line being written stays live, above a status line (spinner, model, tokens, retry
+On a terminal the answer streams as markdown: each finished row is printed once, and only
+the row being written stays live, above a status line (spinner, model, tokens, retry
 countdown) in a small area redrawn by writing only what changed (`LiveArea`). When the output
 is not a terminal, or answer and activity go to different streams (``-p``), everything is
 plain text and the answer is printed verbatim.

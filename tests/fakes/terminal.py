@@ -110,6 +110,20 @@ class Terminal:
         rows = ["".join(line[x].data for x in range(columns)).rstrip() for line in above]
         return rows + [line.rstrip() for line in self._screen.display]
 
+    def logical_lines(self) -> list[str]:
+        """`lines` with each row a line wrapped onto joined to that line again: a terminal
+        that rewraps at a resize splits a line at its new width, in the middle of a word."""
+        screen = self._screen
+        rows = [*screen.history.top, *(screen.buffer[y] for y in range(screen.lines))]
+        joined: list[str] = []
+        for row in rows:
+            text = "".join(row[x].data for x in range(screen.columns))
+            if joined and getattr(row, "continued", False):
+                joined[-1] += text
+            else:
+                joined.append(text)
+        return [line.rstrip() for line in joined]
+
     def _consume(self, written: str) -> None:
         self.raw += written
         self._stream.feed(written)
