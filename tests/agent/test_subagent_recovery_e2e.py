@@ -13,6 +13,7 @@ from tests.agent.test_subagent_kinds_e2e import task_call_id
 from tests.agent.test_subagents_e2e import answered, is_child, run, task_calls, text_of
 from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.fakes.terminal import Spawn, clean
 
 FAST = "recovery: {max_attempts: 2, base_backoff: 0.05, max_backoff: 0.1}\n"
 
@@ -145,3 +146,33 @@ def test_the_chaos_report_counts_the_childrens_retries(
     rows = [int(n) for n in re.findall(r"(\d+) retr(?:y|ies) of", result.stderr)]
     assert int(total.group(1)) == sum(rows) == data["retries"]
     assert data["retries"] >= childs_retries
+
+
+def test_the_repl_counts_a_childs_wait_down_on_the_childs_line(
+    spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    told: list[bool] = []
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if not told:
+                told.append(True)
+                return Fault.status(429, "rate_limit_error", headers={"retry-after": "4"})
+            return Reply.text("child answer")
+        if answered(request):
+            return Reply.text("All done.")
+        return task_calls(("wait", "explore"))
+
+    fake_llm.respond_with(respond)
+    term = spawn("--yes")
+    term.prompt()
+    term.send_line("delegate it")
+    waiting = term.expect(r"explore: do wait · Rate limited by anthropic, retrying in \ds", 60)
+    shown = clean(waiting + term.expect("All done.", 60))
+    term.prompt()
+    term.exit()
+
+    assert "Traceback" not in shown
+    assert "Sub-agent explore done: do wait" in shown
+    # The turn's status line went on saying what the parent does: it was not the one waiting.
+    assert "Rate limited by anthropic — retrying" not in shown
