@@ -15,6 +15,7 @@ from typing import Any
 import structlog
 
 from agent.engine.build import EngineParts, build_engine
+from agent.engine.child_requests import told_for_children
 from agent.engine.face import Face, Faces
 from agent.engine.instructions import NearestInstructions
 from agent.engine.plan_note import PlanNote
@@ -149,7 +150,8 @@ def build_agent(
         config.recovery.shared, home / "recovery", lambda text: events(Notice(text=text))
     )
     fleet = Fleet(shared, config.recovery)
-    provider = RecoveringProvider(chain, settings=config.recovery, events=events, fleet=fleet)
+    childs = told_for_children(events)  # a child's request's retries are the child's
+    provider = RecoveringProvider(chain, settings=config.recovery, events=childs, fleet=fleet)
     provider.usage.subscribe(saving_usage(session))
     now = CurrentModel(profiles, provider)
     if telemetry_wanted(config.telemetry.enabled, environ) and (
@@ -169,7 +171,7 @@ def build_agent(
         )
         face = Faces([face, recorder])
     side, side_notice = side_provider(
-        config, environ, session=provider, events=events, fleet=fleet, chaos=chaos
+        config, environ, session=provider, events=childs, fleet=fleet, chaos=chaos
     )
     notices += [Notice(text=side_notice)] if side_notice else []
     search, search_notice = web_search_tool(config, environ, side)

@@ -25,7 +25,7 @@ from rich.markup import escape
 from agent import __version__
 from agent.app import Agent, build_agent
 from agent.engine.face import Face, Faces
-from agent.engine.outcome import TurnResult, TurnStatus
+from agent.engine.outcome import TurnResult, TurnStatus, unwrapped
 from agent.exit_codes import ExitCode
 from agent.permissions.plan import planned
 from agent.script import RunReport, StreamJsonFace, result_subtype
@@ -125,7 +125,7 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
     if run.ui is not None:
         run.ui.finish()
     if agent.chaos is not None:
-        err.print(escape(chaos_report(agent.chaos, agent.recorded)), style="yellow")
+        err.print(escape(chaos_report(agent.chaos, unwrapped(agent.recorded))), style="yellow")
     agent.close()
     if not json_output and output.format != "stream-json" and run.last_error:
         # Errors quote the server, whose "[...]" must not be read as rich markup.

@@ -45,6 +45,8 @@ def chaos_report(plan: ChaosPlan, events: Sequence[Event]) -> str:
 
     Each retry is counted once, under the fault that caused it, so the rows add up to the
     total on the last line; a retry of an error no fault explains gets a row of its own.
+    ``events`` are recovery's own: a caller that publishes some wrapped (a sub-agent's, named
+    as the child's) hands them in unwrapped, so every request of the run is counted.
     """
     retries, unexplained = _retries_by_fault(plan, events)
     tally = Counter(event.type for event in events)

@@ -58,3 +58,9 @@ class RequestFailures:
         failed = FailedRequest(model, error, attempt, next, wait)
         for listener in self._listeners:
             listener(failed)
+
+    def relay(self, failed: FailedRequest) -> None:
+        """Tell every listener of ``failed``, told by another provider (one that serves the
+        same session: a sub-agent's model of its own)."""
+        for listener in self._listeners:
+            listener(failed)

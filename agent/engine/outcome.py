@@ -7,11 +7,25 @@ re-exported here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pydantic import Field
+
 from providers import ErrorKind, Event, Usage
-from recovery import FallbackActivated, ModelRestored
+from recovery import (
+    BudgetExhausted,
+    CircuitClosed,
+    CircuitOpened,
+    FallbackActivated,
+    GaveUp,
+    ModelRestored,
+    RequestHeld,
+    RetryScheduled,
+    StreamRestarted,
+    TokensEscalated,
+)
 from sessions import TurnStatus
 
 __all__ = ["PromptTooLong", "TurnEnded", "TurnResult", "TurnStatus"]
@@ -121,7 +135,24 @@ class ChildId:
     tool_use_id: str
 
 
-class SubagentSwitch(Event):
+class ChildsRecovery(Event):
+    """What recovery did for a child's request, told as the child's: `SubagentSwitch` (a
+    child on a model of its own moved along the chain) or `SubagentRecovery` (a retry, a
+    wait, giving up, ...). ``inner`` is the recovery event itself."""
+
+    agent_id: str
+    agent_type: str
+    tool_use_id: str
+
+    @property
+    def inner(self) -> Event:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return f"Sub-agent {self.agent_type}: {self.inner.describe()}"
+
+
+class SubagentSwitch(ChildsRecovery):
     """A child on a model of its own (its definition's ``model``) moved along the chain.
 
     The session's own model did not move: this is the child's, never the session's
@@ -129,13 +160,11 @@ class SubagentSwitch(Event):
     a resumed session goes on with).
     """
 
-    agent_id: str
-    agent_type: str
-    tool_use_id: str
     switch: FallbackActivated | ModelRestored
 
-    def describe(self) -> str:
-        return f"Sub-agent {self.agent_type}: {self.switch.describe()}"
+    @property
+    def inner(self) -> Event:
+        return self.switch
 
 
 class SubagentFallback(SubagentSwitch):
@@ -152,12 +181,44 @@ class SubagentModelRestored(SubagentSwitch):
     switch: ModelRestored
 
 
+ChildsRequestEvent = (
+    RetryScheduled
+    | RequestHeld
+    | TokensEscalated
+    | StreamRestarted
+    | BudgetExhausted
+    | CircuitOpened
+    | CircuitClosed
+    | GaveUp
+)
+"""Recovery's events about one request (not a move of the model a provider is on)."""
+
+
+class SubagentRecovery(ChildsRecovery):
+    """Recovery at work on a child's request: its retry, its wait, its give-up. The parent's
+    turn is not waiting, nor failed: only the child is (its `task` result says how it ended).
+    """
+
+    type: Literal["subagent_recovery"] = "subagent_recovery"
+    recovery: ChildsRequestEvent = Field(discriminator="type")
+
+    @property
+    def inner(self) -> Event:
+        return self.recovery
+
+
 def subagent_switch(child: ChildId, switch: FallbackActivated | ModelRestored) -> SubagentSwitch:
     """``switch``, made inside ``child``, as the event that names the child."""
     who = {"agent_id": child.agent_id, "agent_type": child.agent_type}
     if isinstance(switch, FallbackActivated):
         return SubagentFallback(**who, tool_use_id=child.tool_use_id, switch=switch)
     return SubagentModelRestored(**who, tool_use_id=child.tool_use_id, switch=switch)
+
+
+def unwrapped(events: Iterable[Event]) -> list[Event]:
+    """``events`` with each child's recovery event in place of the event that names the
+    child: what recovery did for the whole tree (counts, ``/stats``, the chaos report)."""
+    return [event.inner if isinstance(event, ChildsRecovery) else event for event in events]
 
 
 @dataclass

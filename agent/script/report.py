@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.engine.outcome import SubagentSwitch, TurnResult, TurnStatus
+from agent.engine.outcome import ChildsRecovery, SubagentSwitch, TurnResult, TurnStatus
 from agent.setup.session_start import WorkspaceMoved
 from providers import ErrorKind, Event, Message, StreamDelta, ToolResultBlock, ToolUseBlock
 from recovery import FallbackActivated, GaveUp, ModelRestored, RetryScheduled
@@ -65,8 +65,10 @@ class RunReport:
         self.turns = 0
         self.tool_calls = 0
         self.retries = 0
+        """Every retry of the run, its sub-agents' too: each was a request sent again."""
         self.retry_after: float | None = None
-        """Seconds the server asked to wait, when the last request gave up on it."""
+        """Seconds the server asked to wait, when the parent's last request gave up on it (a
+        sub-agent's give-up ends that child only)."""
         self.fallbacks: list[dict[str, str]] = []
         self.workspace_moved: WorkspaceMoved | None = None
         """Where a resumed session was started, and where it works now, if it moved."""
@@ -85,7 +87,9 @@ class RunReport:
     def on_event(self, event: Event) -> None:
         if isinstance(event, WorkspaceMoved):
             self.workspace_moved = event
-        elif isinstance(event, RetryScheduled):
+        elif isinstance(event, RetryScheduled) or (
+            isinstance(event, ChildsRecovery) and isinstance(event.inner, RetryScheduled)
+        ):
             self.retries += 1
         elif isinstance(event, GaveUp):
             self.retry_after = event.retry_after

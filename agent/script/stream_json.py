@@ -2,10 +2,11 @@
 
 One object per line on stdout, flushed per event: ``system``/``init`` first, then
 ``assistant`` and ``user`` messages (Anthropic-shaped, whatever the provider), optional
-``stream_event`` text deltas, the recovery events as ``system`` subtypes (a sub-agent's model
-switches tagged with ``parent_tool_use_id``, as its messages are), a change of the
-permission mode as a ``system``/``status`` line, a resumed session's move to this directory as
-``system``/``workspace_moved``, and one ``result`` last. Nothing else is written to stdout.
+``stream_event`` text deltas, the recovery events as ``system`` subtypes (a sub-agent's
+retries, waits, give-ups and model switches tagged with ``parent_tool_use_id``, as its messages
+are), a change of the permission mode as a ``system``/``status`` line, a resumed session's
+move to this directory as ``system``/``workspace_moved``, and one ``result`` last. Nothing
+else is written to stdout.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from typing import IO, Any
 
-from agent.engine.outcome import SubagentSwitch
+from agent.engine.outcome import ChildsRecovery
 from agent.engine.turn import ContinuationRequested
 from agent.permissions.modes import ModeChanged
 from agent.setup.endpoint_guard import EndpointAnswers, EndpointUnreachable
@@ -68,9 +69,9 @@ def recovery_fields(event: Event) -> dict[str, Any] | None:
             "from": event.from_model,
             "after_seconds": round(event.after, 1),
         }
-    if isinstance(event, SubagentSwitch):  # a child's: tagged as its messages are
+    if isinstance(event, ChildsRecovery):  # a child's: tagged as its messages are
         child = {"agent_type": event.agent_type, "agent_id": event.agent_id}
-        fields = recovery_fields(event.switch) or {}
+        fields = recovery_fields(event.inner) or {}
         return {**fields, **child, "parent_tool_use_id": event.tool_use_id}
     if isinstance(event, CompactionApplied):
         trigger = _TRIGGERS.get(event.reason, "auto")

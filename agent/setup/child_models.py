@@ -4,26 +4,27 @@
 `RecoveringProvider` over that model and then the session's chain: the parent's fallback
 chain is the child's too, and it shares the fleet's recovery state (retry-after, breakers,
 retry budget, rate-limit headroom) with the parent and every sibling on the same key. Its
-tokens count in the session's usage. Children on one model share its provider; each sends
-through a `ChildProvider` that names it, so a fallback (or a return to its model) inside a
-child is published as the child's (`agent.engine.outcome.SubagentSwitch`), never as the
+tokens count in the session's usage, and the requests it failed reach the session's listeners
+(telemetry). Children on one model share its provider; what recovery does there is published
+as the child's whose request it was (`agent.engine.child_requests.told_for_children`): a
+fallback (or a return to its model) as `agent.engine.outcome.SubagentSwitch`, never as the
 session's own `FallbackActivated`, which the session records as its model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from contextvars import ContextVar
 from dataclasses import replace
 
-from agent.engine.outcome import ChildId, subagent_switch
+from agent.engine.child_requests import told_for_children
+from agent.engine.outcome import ChildId
 from agent.setup.config import Config
 from agent.setup.model_chain import build_chain
 from agent.setup.startup import SetupError
-from providers import ChatRequest, ChatResponse, DeltaHandler, Event, EventSink, Notice, Provider
+from providers import EventSink, Notice, Provider
 from providers.chaos import ChaosPlan
 from providers.models import ModelRef
-from recovery import FallbackActivated, ModelRestored, RecoveringProvider, RecoveryStats
+from recovery import RecoveringProvider, RecoveryStats
 from recovery.fleet import Fleet
 
 FAMILIES = {
@@ -55,29 +56,6 @@ def resolve_model(spec: str, configured: list[ModelRef]) -> ModelRef:
     if not text or any(c.isspace() for c in text):
         raise ValueError(f"model {spec!r}: use inherit, provider:model, sonnet, opus or haiku")
     return ModelRef(configured[0].provider if configured else "anthropic", text)
-
-
-_ASKING: ContextVar[ChildId | None] = ContextVar("child_asking", default=None)
-"""The child whose request is being sent: children running at once send through one provider
-per model, and each request runs in its own child's task."""
-
-
-class ChildProvider:
-    """One child's provider: its model's (shared with the children on that model), naming the
-    child on the model switches its requests cause."""
-
-    def __init__(self, shared: Provider, child: ChildId) -> None:
-        self.shared = shared
-        self.child = child
-
-    async def chat(
-        self, request: ChatRequest, on_delta: DeltaHandler | None = None
-    ) -> ChatResponse:
-        asking = _ASKING.set(self.child)
-        try:
-            return await self.shared.chat(request, on_delta)
-        finally:
-            _ASKING.reset(asking)
 
 
 class ChildModels:
@@ -149,8 +127,7 @@ class ChildModels:
             return self.session
         if str(ref) not in self._built:
             self._built[str(ref)] = self._build(ref, child)
-        shared = self._built[str(ref)]
-        return shared if shared is self.session else ChildProvider(shared, child)
+        return self._built[str(ref)]
 
     def _build(self, ref: ModelRef, first: ChildId) -> Provider:
         who = f"Sub-agent {first.agent_type}"
@@ -170,15 +147,12 @@ class ChildModels:
                     f"it uses {targets[0].ref}"
                 )
             )
-
-        def switches_as_the_childs(event: Event) -> None:
-            if isinstance(event, FallbackActivated | ModelRestored):
-                self.events(subagent_switch(_ASKING.get() or first, event))
-            else:
-                self.events(event)
-
         child = RecoveringProvider(
-            targets, settings=self.config.recovery, events=switches_as_the_childs, fleet=self.fleet
+            targets,
+            settings=self.config.recovery,
+            events=told_for_children(self.events, own=first),
+            fleet=self.fleet,
         )
         child.usage.subscribe(self.session.usage.add)
+        child.failures.subscribe(self.session.failures.relay)
         return child

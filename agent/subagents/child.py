@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.engine.build import EngineParts, build_engine
+from agent.engine.child_requests import asking_for
 from agent.engine.face import ChildMessages, Face
 from agent.engine.loop import INTERRUPTED_REASON
 from agent.engine.outcome import (
@@ -211,7 +212,9 @@ async def run_child(
     """Run one child on ``prompt`` to its end; only cancellation raises.
 
     ``refused``: the names of the `task` tool, which a child may not call. Its start and
-    end are events on the parent's bus (`SubagentStarted`, `SubagentFinished`). ``asking``:
+    end are events on the parent's bus (`SubagentStarted`, `SubagentFinished`), and so is
+    what recovery does for its requests, named as the child's
+    (`agent.engine.child_requests`). ``asking``:
     held while a child asks the person, so children running at once ask one at a time.
     ``parent_turn``: the parent's turn the call runs in (its ``/undo`` takes the child's
     edits back too).
@@ -228,10 +231,11 @@ async def run_child(
         return ChildOutcome(failed, "", [], [])
     parent = parts.parent
     face = ChildFace(parent.face, call_id, parts.after_tool)
+    child = ChildId(writer.id, kind.name, call_id)
     engine = build_engine(
         replace(
             parent,
-            provider=parts.provider_of(kind, ChildId(writer.id, kind.name, call_id)),
+            provider=parts.provider_of(kind, child),
             system=f"{parts.system}\n\n{kind.prompt}",
             tools=kind.offered([t for t in parts.tools() if t.name not in refused]),
             more_tools=lambda: [tool for tool in parts.more_tools() if kind.allows(tool.name)],
@@ -269,7 +273,8 @@ async def run_child(
     )
     result = TurnResult(status=TurnStatus.INTERRUPTED)
     try:
-        result = await loop.run_turn(prompt)
+        with asking_for(child):  # recovery tells of this child's requests as its own
+            result = await loop.run_turn(prompt)
     finally:
         if result.status is TurnStatus.INTERRUPTED:  # how far it got
             steps = sum(message.role == "assistant" for message in loop.messages)

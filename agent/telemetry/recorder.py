@@ -16,7 +16,8 @@ from typing import Any, ParamSpec
 import structlog
 from opentelemetry._logs import SeverityNumber
 
-from agent.engine.outcome import SubagentSwitch
+from agent.engine.child_requests import asking
+from agent.engine.outcome import ChildsRecovery
 from agent.telemetry.export import Exporters
 from compaction.events import CompactionApplied, CompactionFailed
 from providers import (
@@ -112,22 +113,10 @@ class Recorder:
     @_never_raises
     def on_event(self, event: Event) -> None:
         """Record what recovery, compaction and the tools did."""
-        if isinstance(event, RetryScheduled):
-            self._retried(event)
-        elif isinstance(event, FallbackActivated | ModelRestored):
-            self._switched(event)
-        elif isinstance(event, SubagentSwitch):  # a child's own model; the session's stays
-            self._switched(event.switch, agent_type=event.agent_type, agent_id=event.agent_id)
-        elif isinstance(event, GaveUp):
-            self._emit(
-                "agent.api_retries_exhausted",
-                model=self._model(),
-                error_kind=event.kind.value,
-                requests=event.requests,
-                waited_s=round(event.waited, 3),
-                retry_after=event.retry_after,
-                severity=SeverityNumber.ERROR,
-            )
+        if isinstance(event, ChildsRecovery):  # a sub-agent's: counted, named by its kind
+            self._recovered(event.inner, agent_type=event.agent_type, agent_id=event.agent_id)
+        elif isinstance(event, RetryScheduled | GaveUp | FallbackActivated | ModelRestored):
+            self._recovered(event)
         elif isinstance(event, CompactionApplied):
             self._emit(
                 "agent.compaction",
@@ -149,6 +138,30 @@ class Recorder:
             self._emit("agent.tool_decision", tool=event.tool, decision="accept")
         elif isinstance(event, ToolRefused):
             self._emit("agent.tool_decision", tool=event.tool, decision="reject", source=event.by)
+
+    def _recovered(
+        self, event: Event, agent_type: str | None = None, agent_id: str | None = None
+    ) -> None:
+        """Count a retry, a fallback; tell of a give-up. A sub-agent's names its kind (metric
+        and event) and the child (event only: one series per kind, not per child)."""
+        if isinstance(event, RetryScheduled):
+            self._attempts[event.model] = event.attempt
+            why = {"model": event.model, "reason": event.kind.value, "agent_type": agent_type}
+            self._retries.add(1, self._attrs(**why))
+        elif isinstance(event, FallbackActivated | ModelRestored):
+            self._switched(event, agent_type, agent_id)
+        elif isinstance(event, GaveUp):
+            self._emit(
+                "agent.api_retries_exhausted",
+                model=self._model(),
+                error_kind=event.kind.value,
+                requests=event.requests,
+                waited_s=round(event.waited, 3),
+                retry_after=event.retry_after,
+                agent_type=agent_type,
+                agent_id=agent_id,
+                severity=SeverityNumber.ERROR,
+            )
 
     def _switched(
         self,
@@ -189,17 +202,15 @@ class Recorder:
                 fallback_s=round(event.after, 3),
             )
 
-    def _retried(self, event: RetryScheduled) -> None:
-        self._attempts[event.model] = event.attempt
-        self._retries.add(1, self._attrs(model=event.model, reason=event.kind.value))
-
     # Recovery's failed requests.
 
     @_never_raises
     def on_failure(self, failed: FailedRequest) -> None:
         """Tell of a request a model did not answer, whether it is retried, moved on from
-        (to the next model) or ends the call."""
+        (to the next model) or ends the call; a sub-agent's names it (told while its request
+        is under way, in its task)."""
         error = failed.error
+        child = asking()
         self._emit(
             "agent.api_error",
             model=failed.model,
@@ -210,6 +221,8 @@ class Recorder:
             retry_after=round(failed.wait, 3) if failed.wait is not None else None,
             request_id=error.request_id,
             next=failed.next,
+            agent_type=child.agent_type if child is not None else None,
+            agent_id=child.agent_id if child is not None else None,
             severity=SeverityNumber.WARN if failed.next == "retry" else SeverityNumber.ERROR,
         )
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from rich.text import Text
 
+from agent.engine.outcome import SubagentRecovery
 from providers import Event, Notice
 from recovery import CircuitOpened, GaveUp
 
@@ -62,8 +63,12 @@ def is_quiet(event: Event, *, verbose: bool = False) -> bool:
     """Whether ``event`` is shown some other way (or not at all).
 
     Unless ``verbose``, two more are: giving up (the turn's error says it, once) and a
-    breaker opening on the only model (the retries go on; the status line shows them).
+    breaker opening on the only model (the retries go on; the status line shows them). A
+    sub-agent's recovery event is shown as that event would be (a child's give-up: its
+    `task` result and its summary line say it).
     """
+    if isinstance(event, SubagentRecovery):
+        return is_quiet(event.recovery, verbose=verbose)
     if event.type in QUIET:
         return True
     if verbose:
@@ -78,7 +83,8 @@ def banner(event: Event, redact: Callable[[str], str] = lambda text: text) -> Te
     secrets hidden by ``redact`` (a server's error may quote the key it was sent)."""
     if isinstance(event, Notice):
         return notice_line(event, redact)
-    icon, style = _STYLES.get(event.type, ("•", "yellow"))
+    kind = event.recovery.type if isinstance(event, SubagentRecovery) else event.type
+    icon, style = _STYLES.get(kind, ("•", "yellow"))
     line = Text(f"{icon} ", style=style)
     line.append(redact(event.describe()), style=style)
     return line

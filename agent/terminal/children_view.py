@@ -1,6 +1,7 @@
 """Sub-agents at work, as the REPL shows them: one live line per running child above the
-status line (its kind and job, what it runs now, how long it has run, its tokens), which
-gives way to the child's summary line when it ends (`agent.terminal.banners`)."""
+status line (its kind and job, what it runs now or the countdown of its request's retry or
+wait, how long it has run, its tokens), which gives way to the child's summary line when it
+ends (`agent.terminal.banners`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,15 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from agent.engine.outcome import SubagentFinished, SubagentProgress, SubagentStarted
-from agent.terminal.status_line import duration_text
+from agent.engine.outcome import (
+    SubagentFinished,
+    SubagentProgress,
+    SubagentRecovery,
+    SubagentStarted,
+)
+from agent.terminal.status_line import countdown_text, duration_text
 from providers import Event
+from recovery import RequestHeld, RetryScheduled
 
 WIDTH = 60
 """Characters of a child's job and of its current tool shown on its line."""
@@ -25,6 +32,8 @@ class _Running:
     started: float
     tool: str = "starting"
     tokens: int = 0
+    waiting: RetryScheduled | RequestHeld | None = None
+    """Its request waits to be sent (again) until the event's ``retry_at``."""
 
 
 class ChildrenPanel:
@@ -51,6 +60,11 @@ class ChildrenPanel:
             )
         elif isinstance(event, SubagentProgress) and (child := self.running.get(event.tool_use_id)):
             child.tool, child.tokens = event.tool or "thinking", event.tokens
+            child.waiting = None
+        elif isinstance(event, SubagentRecovery) and (child := self.running.get(event.tool_use_id)):
+            wait = event.recovery
+            if isinstance(wait, RetryScheduled | RequestHeld):
+                child.waiting = wait
         elif isinstance(event, SubagentFinished):
             self.running.pop(event.tool_use_id, None)
 
@@ -62,7 +76,12 @@ class ChildrenPanel:
             line = Text("  ⎿ ", style="dim")
             line.append(f"{child.kind}: ", style="bold")
             line.append(_cut(self.redact(child.description)))
-            line.append(f" · {_cut(self.redact(child.tool))}", style="cyan")
+            if child.waiting is not None:
+                why = child.waiting.describe().split(" — ")[0]
+                waits = f"{_cut(self.redact(why))}, {countdown_text(child.waiting, now)}"
+                line.append(f" · {waits}", style="yellow")
+            else:
+                line.append(f" · {_cut(self.redact(child.tool))}", style="cyan")
             line.append(
                 f" · {duration_text(now - child.started)} · {child.tokens:,} tokens", style="dim"
             )

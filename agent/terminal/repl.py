@@ -20,6 +20,7 @@ from rich.text import Text
 
 from agent.app import Agent, build_agent
 from agent.engine.face import Faces
+from agent.engine.outcome import unwrapped
 from agent.exit_codes import ExitCode
 from agent.setup.doctor import Finding
 from agent.setup.startup import Options, SetupError, Started, boot
@@ -119,7 +120,7 @@ class Repl:
         finally:
             # Also when a Ctrl-C between two prompts cancels everything.
             if self.agent.chaos is not None:
-                report = chaos_report(self.agent.chaos, self.agent.recorded)
+                report = chaos_report(self.agent.chaos, unwrapped(self.agent.recorded))
                 self.ui.show(Text(report, style="yellow"))
             self.agent.close()
             if hint := self.agent.resume_hint():

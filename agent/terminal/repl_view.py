@@ -12,6 +12,7 @@ from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
+from agent.engine.outcome import unwrapped
 from agent.engine.turn import CONTINUE_AFTER_TOOL_CUT, CONTINUE_PROMPT
 from agent.setup.doctor import Finding
 from agent.terminal.input_line import CommandInfo
@@ -91,7 +92,8 @@ def _head(text: str, max_lines: int) -> str:
 def stats_table(stats: RecoveryStats, events: Sequence[Event], sandbox: str = "") -> Table:
     """``/stats``: what recovery did this session, counted by kind, and the sandbox in force."""
     counts = Counter(event.type for event in events)
-    by_kind = Counter(event.kind.value for event in events if isinstance(event, RetryScheduled))
+    retried = [event for event in unwrapped(events) if isinstance(event, RetryScheduled)]
+    by_kind = Counter(event.kind.value for event in retried)  # the children's too
     retries = ", ".join(f"{kind} {n}" for kind, n in sorted(by_kind.items())) or "none"
     times = " · ".join(f"{model} {duration_text(s)}" for model, s in stats.time_on_models)
     rows = [

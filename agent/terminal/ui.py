@@ -21,7 +21,7 @@ from rich.console import Console, RenderableType
 from rich.segment import Segments
 from rich.text import Text
 
-from agent.engine.outcome import SubagentStarted, TurnEnded, TurnStatus
+from agent.engine.outcome import SubagentRecovery, SubagentStarted, TurnEnded, TurnStatus
 from agent.terminal.answer_view import AnswerView, Row
 from agent.terminal.banners import banner, is_quiet
 from agent.terminal.children_view import ChildrenPanel
@@ -175,15 +175,14 @@ class ConsoleUI:
             self.status.running(event.tool)
         elif isinstance(event, TurnEnded) and event.status is TurnStatus.INTERRUPTED:
             self._show_interrupted()
-        if isinstance(event, RetryScheduled):
+        if isinstance(event, RetryScheduled | RequestHeld):  # a child's: on its own line
             self.status.waiting(event)
-            if not self._announce(event):
-                return
-        elif isinstance(event, RequestHeld):
-            self.status.waiting(event)  # a terminal counts it down; elsewhere it gets a line
-            if self.live_mode and not self.verbose:
-                return
-        elif isinstance(event, CompactionStarted):
+        wait = event.recovery if isinstance(event, SubagentRecovery) else event
+        if isinstance(wait, RetryScheduled) and not self._announce(wait):
+            return
+        if isinstance(wait, RequestHeld) and self.live_mode and not self.verbose:
+            return  # a terminal counts it down; elsewhere it gets a line
+        if isinstance(event, CompactionStarted):
             self.status.doing("compacting the conversation")
         if is_quiet(event, verbose=self.verbose):
             return

@@ -24,9 +24,10 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from agent.telemetry import telemetry_wanted
 from tests.agent.test_subagent_kinds_e2e import define, gone_then_fallback
+from tests.agent.test_subagents_e2e import answered, is_child, task_calls
 from tests.fakes.cli import AgentRun, agent_env, run_agent
-from tests.fakes.llm_script import Fault, Reply
-from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.llm_script import Fault, Reply, Step
+from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 
 PRICED = "anthropic:claude-sonnet-4-5"
 FALLBACK = "anthropic:claude-haiku-4-5"
@@ -244,6 +245,46 @@ def test_a_childs_fallback_is_counted_and_told_as_the_sub_agents(
     assert event["agent_type"] == "gone"
     assert event["agent_id"]
     assert event["sticky"] is True  # an unknown model: the children stay off it
+    [error] = [e for e in collector.events() if e["event.name"] == "agent.api_error"]
+    assert (error["model"], error["status_code"], error["next"]) == (
+        "anthropic:claude-gone",
+        404,
+        "fallback",
+    )
+    assert (error["agent_type"], error["agent_id"]) == ("gone", event["agent_id"])
+
+
+def test_a_childs_retry_is_counted_with_the_runs_and_named_by_its_kind(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    failed: list[bool] = []
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):
+            if not failed:
+                failed.append(True)
+                return Fault.status(429, "rate_limit_error")
+            return Reply.text("child answer")
+        if answered(request):
+            return Reply.text("parent answer")
+        return task_calls(("scan", "explore"))
+
+    fake_llm.respond_with(respond)
+    run(fake_llm, workspace, decoy_home, telemetry_env(collector), "--yes")
+
+    [(retry, count)] = named(collector.metrics(), "agent.retry.count")
+    assert count == 1
+    assert (retry["model"], retry["reason"], retry["agent_type"]) == (
+        PRICED,
+        "rate_limit",
+        "explore",
+    )
+    assert "agent_id" not in retry  # one series per kind, not per child
+    [error] = [e for e in collector.events() if e["event.name"] == "agent.api_error"]
+    assert (error["status_code"], error["next"], error["agent_type"]) == (429, "retry", "explore")
+    assert error["agent_id"]
+    requests = [e for e in collector.events() if e["event.name"] == "agent.api_request"]
+    assert len(requests) == 3  # the parent's two, the child's answer
 
 
 def test_a_failure_that_goes_straight_to_the_fallback_is_an_api_error(
