@@ -19,29 +19,6 @@ class Frame:
     forks: bool = False
 
 
-class Record:
-    """A simple command while the walk still adds to it: its `SimpleCommand` fields, where it
-    stands in a pipeline, and the names of what its words substitute."""
-
-    __slots__ = ("fields", "pipe", "substituted")
-
-    def __init__(
-        self,
-        fields: dict[str, Any],
-        pipe: tuple[int, int] | None = None,
-        substituted: list[str] | None = None,
-    ) -> None:
-        self.fields = fields
-        self.pipe = pipe
-        self.substituted = substituted if substituted is not None else []
-
-    @property
-    def name(self) -> str:
-        """The program's name (empty when it comes from an expansion)."""
-        name: str = self.fields["name"]
-        return name
-
-
 def simple_command(fields: dict[str, Any]) -> SimpleCommand:
     """A `SimpleCommand` whose attributes are ``fields`` (every field, a dictionary of its
     own). A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``:
@@ -52,11 +29,54 @@ def simple_command(fields: dict[str, Any]) -> SimpleCommand:
     return command
 
 
+class _Pipeline:
+    """The programs of one pipeline met so far, in the order the walk meets them: each member
+    (and all it runs) before the next."""
+
+    __slots__ = ("at", "seen", "upstream", "waiting")
+
+    def __init__(self) -> None:
+        self.at = 0
+        self.seen: dict[str, None] = {}
+        """The different programs of the members before `at`, at most `_PIPE_NAMES`."""
+        self.waiting: list[str] = []
+        """Those of member `at`, not yet in `seen`."""
+        self.upstream: tuple[str, ...] = ()
+
+    def before(self, index: int, name: str) -> tuple[str, ...]:
+        """The programs before member ``index`` of a command ``name`` standing there."""
+        if index != self.at and self.waiting:
+            count = len(self.seen)
+            self.seen.update(dict.fromkeys(self.waiting[: _PIPE_NAMES - count]))
+            if len(self.seen) != count:
+                self.upstream = tuple(self.seen)
+            self.waiting = []
+        self.at = index
+        if name not in self.seen:
+            self.waiting.append(name)
+        return self.upstream
+
+    @property
+    def too_long(self) -> bool:
+        """Whether it runs more programs than are named (a pipeline of 50,000 stays linear)."""
+        return len(self.seen) + len(self.waiting) > _PIPE_NAMES
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
 @dataclass
 class Found:
     """Everything one walk has found, in the order the shell meets it."""
 
-    commands: list[Record] = field(default_factory=list)
+    commands: list[SimpleCommand] = field(default_factory=list)
+    """Made as they are found (each with a dictionary of its own): the walk adds to them
+    only the two fields below, at the end."""
+    pipelines: dict[int, _Pipeline] = field(default_factory=dict)
+    """By number, the pipelines met so far."""
+    substituting: dict[int, tuple[SimpleCommand, list[str]]] = field(default_factory=dict)
+    """By `id`: the commands whose words run others, and those others' names."""
     writes: list[str] = field(default_factory=list)
     reads: list[str] = field(default_factory=list)
     searches: list[str] = field(default_factory=list)
@@ -65,6 +85,26 @@ class Found:
     unknown_reads: list[str] = field(default_factory=list)
     frames: list[Frame] = field(default_factory=list)
     too_deep: bool = False
+
+    def add(self, fields: dict[str, Any], pipe: tuple[int, int] | None) -> SimpleCommand:
+        """Record the command of ``fields``, standing at ``pipe`` in a pipeline."""
+        if pipe is not None:
+            pipeline = self.pipelines.get(pipe[0])
+            if pipeline is None:
+                pipeline = self.pipelines[pipe[0]] = _Pipeline()
+            fields["piped_from"] = pipeline.before(pipe[1], fields["name"])
+        command: SimpleCommand = _new(SimpleCommand)
+        _set(command, "__dict__", fields)
+        self.commands.append(command)
+        return command
+
+    def substitute(self, owner: SimpleCommand, commands: list[SimpleCommand]) -> None:
+        """Record that the words of ``owner`` run ``commands``."""
+        if commands:
+            entry = self.substituting.get(id(owner))
+            if entry is None:
+                entry = self.substituting[id(owner)] = (owner, [])
+            entry[1].extend([c.name for c in commands])
 
     def absorb(self, inner: CommandAnalysis) -> None:
         """Take what a nested script writes, reads and cannot know (not its commands)."""
@@ -77,48 +117,13 @@ class Found:
         self.too_deep |= inner.too_deep or not inner.parsed
         self.frames.extend(Frame(name, True, True) for name in inner.self_forking)
 
-    def _upstream(self) -> dict[int, tuple[str, ...]]:
-        """For each command (by position) in a pipeline, the different programs before it;
-        at most `_PIPE_NAMES` of them, so a pipeline of 50,000 stays linear."""
-        by_pipe: dict[int, list[tuple[int, int]]] = {}
-        for position, c in enumerate(self.commands):
-            if c.pipe is not None:
-                by_pipe.setdefault(c.pipe[0], []).append((c.pipe[1], position))
-        found: dict[int, tuple[str, ...]] = {}
-        for members in by_pipe.values():
-            members.sort()
-            seen: dict[str, None] = {}
-            before: tuple[str, ...] = ()
-            waiting: list[str] = []
-            last = 0
-            for index, position in members:
-                if index != last and waiting:
-                    count = len(seen)
-                    seen.update(dict.fromkeys(waiting[: _PIPE_NAMES - count]))
-                    before = tuple(seen) if len(seen) != count else before
-                    waiting = []
-                last = index
-                found[position] = before
-                name = self.commands[position].name
-                if name not in seen:
-                    waiting.append(name)
-            if len(seen) + len(waiting) > _PIPE_NAMES:
-                self.unknown.append(f"a pipeline runs more than {_PIPE_NAMES} programs")
-        return found
-
     def result(self, text: str) -> CommandAnalysis:
         """The analysis of ``text``, frozen."""
-        upstream = self._upstream()
-        commands = []
-        for position, c in enumerate(self.commands):
-            fields = c.fields
-            piped_from = upstream.get(position)
-            if piped_from or c.substituted:  # each record's fields are its own: no copy
-                if piped_from:
-                    fields["piped_from"] = piped_from
-                if c.substituted:
-                    fields["substituted"] = tuple(dict.fromkeys(c.substituted))
-            commands.append(simple_command(fields))
+        commands = self.commands
+        if any(p.too_long for p in self.pipelines.values()):
+            self.unknown.append(f"a pipeline runs more than {_PIPE_NAMES} programs")
+        for owner, names in self.substituting.values():
+            vars(owner)["substituted"] = tuple(dict.fromkeys(names))
         return CommandAnalysis(
             text=text,
             commands=tuple(commands),

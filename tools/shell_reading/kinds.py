@@ -14,6 +14,9 @@ from tools.shell_reading.words import PLAIN
 OTHER, LEAF, COMMAND, DECLARATION, PIPELINE, SUBSTITUTION, FUNCTION, REDIRECT = range(8)
 TOKEN, AMP = 8, 9
 """Roles: unnamed nodes are a `TOKEN`, or `AMP` for ``&`` (which forks)."""
+_NOT_VISITED = (TOKEN, AMP, LEAF)
+_ERROR = 0xFFFF
+"""The number tree-sitter gives an ``ERROR`` node."""
 
 _LEAVES = frozenset(
     {"word", "raw_string", "number", "ansi_c_string", "comment", "heredoc_end", "heredoc_start"}
@@ -60,6 +63,10 @@ class Kinds:
         self.assignment = numbered("variable_assignment")
         self.dropped = numbered("file_redirect", "herestring_redirect")
         """A command's children that are not its words."""
+        self.roles[_ERROR] = OTHER
+        self.visited = frozenset(i for i, role in self.roles.items() if role not in _NOT_VISITED)
+        """Kinds whose nodes hold something to read: not tokens, not leaves."""
+        self.amp = frozenset(i for i, role in self.roles.items() if role == AMP)
 
     def role(self, node: Any) -> int:
         """What the walk does with ``node`` (kinds missing from the table, such as ``ERROR``,
