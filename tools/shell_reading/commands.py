@@ -7,9 +7,9 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from tools.shell_reading import files
-from tools.shell_reading.found import Found, Frame, simple_command
+from tools.shell_reading.found import Found, Frame
 from tools.shell_reading.model import CommandAnalysis, SimpleCommand
-from tools.shell_reading.words import Word
+from tools.shell_reading.words import Word, known
 from tools.shell_reading.wrappers import (
     RUNS_TEXT,
     SHELLS,
@@ -47,6 +47,12 @@ _NOTHING, _MOVES, _FILES, _GENERAL = range(4)
 everything `CommandReader.run` reads."""
 
 
+@lru_cache(maxsize=64)
+def _literal(count: int) -> tuple[bool, ...]:
+    """``(True,) * count``, made once for each count."""
+    return (True,) * count
+
+
 @lru_cache(maxsize=4096)
 def _read_further(name: str) -> bool:
     return name in _STARTS_OTHERS or files.touches_files(name)
@@ -68,6 +74,7 @@ class CommandReader:
         self.found = found
         self.depth = depth
         self.nested = nested
+        self._moved_too_often = False
 
     def run(
         self,
@@ -101,18 +108,14 @@ class CommandReader:
                 f"the program's name `{head.value}` is {how}, known only when it runs"
             )
         record = found.add(
-            {
-                "name": name,
-                "argv": tuple(values),
-                "written": written,
-                "assignments": assigned,
-                "wrappers": wrappers,
-                "escalated": escalated,
-                "via": via,
-                "piped_from": (),
-                "substituted": (),
-                "literal": tuple([w.literal for w in words]),
-            },
+            name,
+            tuple(values),
+            written,
+            assigned,
+            wrappers,
+            escalated,
+            via,
+            tuple([w.literal for w in words]),
             pipe,
         )
         created = [record]
@@ -172,19 +175,7 @@ class CommandReader:
         if step == _GENERAL:
             return None
         record = self.found.add(
-            {
-                "name": name,
-                "argv": tuple(words),
-                "written": " ".join(words),
-                "assignments": (),
-                "wrappers": (),
-                "escalated": False,
-                "via": "",
-                "piped_from": (),
-                "substituted": (),
-                "literal": (True,) * len(words),
-            },
-            pipe,
+            name, tuple(words), " ".join(words), (), (), False, "", _literal(len(words)), pipe
         )
         if frame is not None and name == frame.name:
             frame.calls_itself = True
@@ -193,7 +184,7 @@ class CommandReader:
             if len(words) > 1:
                 self._went(words[-1])
         elif step == _FILES:
-            args = [Word(w) for w in words[1:]]
+            args = [known(w) for w in words[1:]]
             if self.depth < MAX_DEPTH:
                 for text in files.started_texts(name, args):
                     created += self._started(text, name, False)
@@ -205,9 +196,7 @@ class CommandReader:
         its commands are taken (a string that is not one is not a reason to ask)."""
         inner = self.nested(text, self.depth + 1)
         created = [
-            simple_command(
-                vars(c) | {"via": _joined(via, c.via), "escalated": c.escalated or escalated}
-            )
+            c._replace(via=_joined(via, c.via), escalated=c.escalated or escalated)
             for c in inner.commands
             if c.name
         ]
@@ -225,9 +214,7 @@ class CommandReader:
             return []
         inner = self.nested(script.value, self.depth + 1)
         created = [
-            simple_command(
-                vars(c) | {"via": _joined(via, c.via), "escalated": c.escalated or escalated}
-            )
+            c._replace(via=_joined(via, c.via), escalated=c.escalated or escalated)
             for c in inner.commands
         ]
         found.commands.extend(created)
@@ -255,7 +242,9 @@ class CommandReader:
         """A ``cd`` to ``here``, named from where the ones before it went."""
         found = self.found
         if len(found.directories) >= MAX_DIRECTORIES:
-            found.unknown.append(f"it changes directory more than {MAX_DIRECTORIES} times")
+            if not self._moved_too_often:  # said once (a long script can have thousands)
+                self._moved_too_often = True
+                found.unknown.append(f"it changes directory more than {MAX_DIRECTORIES} times")
             return
         if found.directories and not here.startswith(("/", "~", "$")):
             here = f"{found.directories[-1]}/{here}"

@@ -139,11 +139,15 @@ def _pattern_given(args: list[Word]) -> bool:
 
 def _searched(name: str, args: list[Word]) -> tuple[list[Word], list[Word]]:
     """What ``grep``, ``sed``, ``awk``... read: their operands after the pattern."""
-    files = _operands(args, _PATTERN_GIVEN) if _pattern_given(args) else _operands(args)[1:]
+    recursive = name in _ALWAYS_RECURSIVE
+    given = False
+    for word in args:
+        value = word.value
+        if value[:1] == "-":
+            given = given or value.partition("=")[0] in _PATTERN_GIVEN
+            recursive = recursive or _recursive_flag(value)
+    files = _operands(args, _PATTERN_GIVEN) if given else _operands(args)[1:]
     files += _after(args, "-f", "--file")  # patterns or a program read from a file
-    recursive = name in _ALWAYS_RECURSIVE or any(
-        _recursive_flag(w.value) for w in args if w.value[:1] == "-"
-    )
     if recursive:
         return [], files or [Word(".")]
     return files, []

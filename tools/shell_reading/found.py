@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from tools.shell_reading.model import CommandAnalysis, SimpleCommand
 
@@ -17,16 +16,6 @@ class Frame:
     name: str
     calls_itself: bool = False
     forks: bool = False
-
-
-def simple_command(fields: dict[str, Any]) -> SimpleCommand:
-    """A `SimpleCommand` whose attributes are ``fields`` (every field, a dictionary of its
-    own). A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``:
-    1.9 µs for ten fields against 0.3 µs for this, and a 100 kB script has thousands of
-    commands."""
-    command: SimpleCommand = object.__new__(SimpleCommand)
-    object.__setattr__(command, "__dict__", fields)
-    return command
 
 
 class _Pipeline:
@@ -62,8 +51,7 @@ class _Pipeline:
         return len(self.seen) + len(self.waiting) > _PIPE_NAMES
 
 
-_new = object.__new__
-_set = object.__setattr__
+_new = tuple.__new__
 
 
 @dataclass
@@ -86,15 +74,31 @@ class Found:
     frames: list[Frame] = field(default_factory=list)
     too_deep: bool = False
 
-    def add(self, fields: dict[str, Any], pipe: tuple[int, int] | None) -> SimpleCommand:
-        """Record the command of ``fields``, standing at ``pipe`` in a pipeline."""
+    def add(
+        self,
+        name: str,
+        argv: tuple[str, ...],
+        written: str,
+        assignments: tuple[str, ...],
+        wrappers: tuple[str, ...],
+        escalated: bool,
+        via: str,
+        literal: tuple[bool, ...],
+        pipe: tuple[int, int] | None,
+    ) -> SimpleCommand:
+        """Record a command (the fields of `SimpleCommand`), standing at ``pipe`` in a
+        pipeline."""
+        piped_from: tuple[str, ...] = ()
         if pipe is not None:
             pipeline = self.pipelines.get(pipe[0])
             if pipeline is None:
                 pipeline = self.pipelines[pipe[0]] = _Pipeline()
-            fields["piped_from"] = pipeline.before(pipe[1], fields["name"])
-        command: SimpleCommand = _new(SimpleCommand)
-        _set(command, "__dict__", fields)
+            piped_from = pipeline.before(pipe[1], name)
+        # tuple.__new__ skips the named tuple's own __new__, a Python function of ten arguments
+        command: SimpleCommand = _new(
+            SimpleCommand,
+            (name, argv, written, assignments, wrappers, escalated, via, piped_from, (), literal),
+        )
         self.commands.append(command)
         return command
 
@@ -122,8 +126,13 @@ class Found:
         commands = self.commands
         if any(p.too_long for p in self.pipelines.values()):
             self.unknown.append(f"a pipeline runs more than {_PIPE_NAMES} programs")
-        for owner, names in self.substituting.values():
-            vars(owner)["substituted"] = tuple(dict.fromkeys(names))
+        substituting = self.substituting
+        if substituting:
+            for position, command in enumerate(commands):
+                entry = substituting.get(id(command))
+                if entry is not None:
+                    names = tuple(dict.fromkeys(entry[1]))
+                    commands[position] = command._replace(substituted=names)
         return CommandAnalysis(
             text=text,
             commands=tuple(commands),

@@ -31,11 +31,12 @@ from tools.shell_reading.kinds import (
     kinds_of,
 )
 from tools.shell_reading.model import CommandAnalysis, SimpleCommand
-from tools.shell_reading.words import Word, continued, glued, plain, text_of, word
+from tools.shell_reading.words import Word, continued, glued, known, plain, text_of, word
 
-_PLAIN_COMMAND = re.compile(r"[\w./,:@%+-]+(?:[ \t]+[\w./,:@%+-]+)*", re.ASCII)
-"""A command whose words hold nothing to unquote, expand or match: no quotes, no ``$``, no
-backslash, no pattern, no ``=`` (assignments), no redirection."""
+_NOT_PLAIN = re.compile(r"[^\w./,:@%+ \t-]", re.ASCII)
+"""A character that keeps a command's words from being plain: a quote, ``$``, a backslash,
+a pattern, ``=`` (assignments), a redirection... A command (whose text starts and ends with
+a word) of plain words only holds nothing to unquote, expand or match."""
 _WRITING = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>", "&>|"})
 
 _Item = tuple[Any, "tuple[int, int] | None", "SimpleCommand | None", "Frame | None"]
@@ -62,8 +63,8 @@ class Reading:
         self._kinds = kinds = kinds_of(tree.language)
         roles, visited, amps = kinds.roles, kinds.visited, kinds.amp
         broken = root.has_error
-        plain_command = self._plain_command
-        found = self.found
+        found, whole, source, ascii = self.found, self.text, self.source, self._ascii
+        not_plain, run_plain = _NOT_PLAIN.search, self.reader.run_plain
         stack: list[_Item] = [(root, None, None, None)]
         pop, push = stack.pop, stack.append
         while stack:
@@ -75,11 +76,18 @@ class Reading:
                 self._unreadable(node)
             if role in (COMMAND, DECLARATION):
                 if role == COMMAND and not broken:
-                    created = plain_command(node, pipe, frame)
-                    if created is not None:  # nothing inside to visit
-                        if owner is not None:
-                            found.substitute(owner, created)
-                        continue
+                    # A command of plain words is read from its text, without its children.
+                    start, end = node.start_byte, node.end_byte
+                    text = whole[start:end] if ascii else text_of(node, source)
+                    if not_plain(text) is None:
+                        parts = text.split()
+                        if len(parts) == node.named_child_count:  # one word per child
+                            created = run_plain(parts, pipe, frame)
+                            if created is None:
+                                created = self._run_plain_words(node, parts, pipe, frame)
+                            if owner is not None:
+                                found.substitute(owner, created)
+                            continue
                 children = node.children
                 created, inside = self._simple(node, children, role, pipe, frame)
                 if owner is not None:
@@ -95,20 +103,23 @@ class Reading:
                 if frame is not None:
                     frame.forks = True
                 pid = next(self._pipelines)
-                members = [c for c in node.children if c.is_named]
+                members = node.named_children
                 for i in range(len(members) - 1, -1, -1):
                     push((members[i], (pid, i), owner, frame))
                 continue
             else:
-                children = node.children
                 if role == SUBSTITUTION:
                     pipe = None
                 elif role == FUNCTION:
                     name = node.child_by_field_name("name")
                     frame = Frame(text_of(name, self.source) if name is not None else "")
                     self.found.frames.append(frame)
-                elif role == REDIRECT:
-                    self._redirect(node, children)
+                if broken or frame is not None or role == REDIRECT:
+                    children = node.children
+                    if role == REDIRECT:
+                        self._redirect(node, children)
+                else:  # tokens are left in the tree: only an ``&`` in a function matters
+                    children = node.named_children
             if frame is not None and not frame.forks:
                 frame.forks = any(c.kind_id in amps for c in children)
             if broken:
@@ -136,26 +147,15 @@ class Reading:
             return self.text[node.start_byte : node.end_byte]
         return text_of(node, self.source)
 
-    def _plain_command(
-        self, node: Any, pipe: tuple[int, int] | None, frame: Frame | None
-    ) -> list[SimpleCommand] | None:
-        """`_simple` for a command of plain words only, read from its text without fetching
-        its children (most commands of a long script); None for any other command."""
-        start, end = node.start_byte, node.end_byte
-        text = self.text[start:end] if self._ascii else text_of(node, self.source)
-        if _PLAIN_COMMAND.fullmatch(text) is None:
-            return None
-        parts = text.split()
-        if len(parts) != node.named_child_count:  # not one word per child: read it whole
-            return None
-        created = self.reader.run_plain(parts, pipe, frame)
-        if created is not None:
-            return created
+    def _run_plain_words(
+        self, node: Any, words: list[str], pipe: tuple[int, int] | None, frame: Frame | None
+    ) -> list[SimpleCommand]:
+        """`CommandReader.run` for a command of plain ``words`` that `run_plain` leaves."""
 
         def stdin() -> Word | None:
             return self._stdin(node.children, node.parent)
 
-        return self.reader.run([Word(p) for p in parts], (), pipe, frame, "", False, stdin)
+        return self.reader.run([known(w) for w in words], (), pipe, frame, "", False, stdin)
 
     def _simple(
         self,
