@@ -72,15 +72,19 @@ def analyse(command: str) -> CommandAnalysis:
     return read_at(command, 0)
 
 
-def read_at(command: str, depth: int) -> CommandAnalysis:
-    """`analyse` for a script nested ``depth`` shells deep (not cached)."""
+def read_at(command: str, depth: int, *, shortcut: bool = True) -> CommandAnalysis:
+    """`analyse` for a script nested ``depth`` shells deep (not cached).
+
+    ``shortcut``: a command of plain words is read from its text (as always, but in tests
+    that compare it with the long way: each command's words read one by one)."""
     if len(command) > MAX_CHARS:
         reason = f"it is {len(command):,} characters long"
         return CommandAnalysis(command, unknown=(reason,), parsed=False)
     try:
         source = command.encode("utf-8", "surrogatepass")
         tree = _parse(source)
-        reading = Reading(command, source, depth, read_at)
+        nested = read_at if shortcut else _read_the_long_way
+        reading = Reading(command, source, depth, nested, shortcut=shortcut)
         with _collector_paused(len(source) >= LONG_SOURCE):
             reading.walk(tree)
             return reading.result()
@@ -94,6 +98,10 @@ def read_at(command: str, depth: int) -> CommandAnalysis:
         reason = f"it could not be read ({type(error).__name__})"
     _log.warning("command_unreadable", reason=reason, chars=len(command))
     return CommandAnalysis(command, unknown=(reason,), parsed=False)
+
+
+def _read_the_long_way(command: str, depth: int) -> CommandAnalysis:
+    return read_at(command, depth, shortcut=False)
 
 
 @contextlib.contextmanager

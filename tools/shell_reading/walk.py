@@ -47,13 +47,17 @@ it is in."""
 class Reading:
     """One command's walk; `result` gives the analysis."""
 
-    def __init__(self, text: str, source: bytes, depth: int, nested: Nested) -> None:
+    def __init__(
+        self, text: str, source: bytes, depth: int, nested: Nested, *, shortcut: bool = True
+    ) -> None:
         self.text = text
         self.source = source
         self.found = Found()
         self.reader = CommandReader(self.found, depth, nested)
         self._ascii = source.isascii()
         self._told_unreadable = False
+        self._shortcut = shortcut
+        """Whether a command of plain words is read from its text (`CommandReader.run_plain`)."""
         self._pipelines = itertools.count()
         self._kinds: Kinds
 
@@ -63,6 +67,7 @@ class Reading:
         self._kinds = kinds = kinds_of(tree.language)
         roles, visited, amps = kinds.roles, kinds.visited, kinds.amp
         broken = root.has_error
+        shortcut = self._shortcut and not broken
         found, whole, source, ascii = self.found, self.text, self.source, self._ascii
         not_plain, run_plain = _NOT_PLAIN.search, self.reader.run_plain
         stack: list[_Item] = [(root, None, None, None)]
@@ -75,7 +80,7 @@ class Reading:
             if broken and (node.is_error or node.is_missing):
                 self._unreadable(node)
             if role in (COMMAND, DECLARATION):
-                if role == COMMAND and not broken:
+                if role == COMMAND and shortcut:
                     # A command of plain words is read from its text, without its children.
                     start, end = node.start_byte, node.end_byte
                     text = whole[start:end] if ascii else text_of(node, source)
