@@ -49,6 +49,10 @@ def names(command: str) -> list[str]:
         ("busybox touch x", ["touch"]),
         ("", []),
         ("# only a comment", []),
+        ("echo 16#$(touch x)", ["echo", "touch"]),  # a number in a base, given by a command
+        ("a=2#`touch x` b", ["b", "touch"]),
+        ("x[16#$(touch x)]=1", ["touch"]),
+        ("(( 16#$(touch x) ))", ["touch"]),
     ],
 )
 def test_the_commands_it_runs(command: str, expected: list[str]) -> None:
@@ -151,6 +155,8 @@ def test_the_files_its_reading_programs_name(
         ("/usr/bin/tou[c]h x", "`/usr/bin/tou[c]h`"),
         ("tou{c,}h x", "`tou{c,}h`"),
         ("echo 'never closed", "`'never closed`"),
+        ("16#$(which touch) x", "`16#$(which touch)`"),
+        ("echo > 16#${x}", "`16#${x}`"),
     ],
 )
 def test_a_part_that_cannot_be_known_is_named(command: str, named: str) -> None:

@@ -19,11 +19,12 @@ _ERROR = 0xFFFF
 """The number tree-sitter gives an ``ERROR`` node."""
 
 _LEAVES = frozenset(
-    {"word", "raw_string", "number", "ansi_c_string", "comment", "heredoc_end", "heredoc_start"}
+    {"word", "raw_string", "ansi_c_string", "comment", "heredoc_end", "heredoc_start"}
     | {"variable_name", "string_content", "file_descriptor", "special_variable_name"}
     | {"heredoc_content", "test_operator", "regex", "extglob_pattern"}
 )
-"""Nodes with nothing inside that runs, writes or reads (their parents read them)."""
+"""Nodes with nothing inside that runs, writes or reads (their parents read them). Not
+``number``: a number in a base may be given by an expansion (``16#$(cmd)``)."""
 _ROLES = {
     "command": COMMAND,
     "declaration_command": DECLARATION,
@@ -58,7 +59,9 @@ class Kinds:
             return frozenset(i for i, (name, named) in enumerate(names) if named and name in wanted)
 
         self.plain = numbered(*PLAIN)
-        """Words whose value is their text unquoted (`words.plain`)."""
+        """Words whose value is their text unquoted (`words.plain`), unless they hold more
+        (only a `number` can: ``16#$(cmd)``)."""
+        self.number = numbered("number")
         self.command_name = numbered("command_name")
         self.assignment = numbered("variable_assignment")
         self.dropped = numbered("file_redirect", "herestring_redirect")

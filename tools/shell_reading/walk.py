@@ -209,7 +209,7 @@ class Reading:
                 if role == AMP and frame is not None:
                     frame.forks = True
                 continue
-            if kind in plains:
+            if kind in plains and not (kind in kinds.number and child.named_child_count):
                 value = plain(self._text(child))
             elif kind in names:
                 value, holds_more = self._command_name(child)
@@ -232,8 +232,10 @@ class Reading:
         children = node.children
         if len(children) == 1:
             only = children[0]
+            kinds, kind = self._kinds, only.kind_id
             same = only.start_byte == node.start_byte and only.end_byte == node.end_byte
-            if same and only.kind_id in self._kinds.plain:
+            holds_more = kind in kinds.number and only.named_child_count  # ``16#$(cmd)``
+            if same and kind in kinds.plain and not holds_more:
                 return plain(self._text(only)), False
         return word(node, self.source), True
 

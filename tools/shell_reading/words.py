@@ -108,6 +108,8 @@ def word(node: Any, source: bytes, depth: int = 0) -> Word:
         return _joined(node, source, depth)
     text = text_of(node, source)
     if kind in PLAIN:
+        if kind == "number" and node.named_child_count:  # ``16#$(cmd)``
+            return Word(text, literal=False)
         return plain(text)
     if kind == "raw_string":
         return Word(text[1:-1])
