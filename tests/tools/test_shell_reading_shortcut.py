@@ -228,6 +228,11 @@ def test_composed_commands_read_the_same_both_ways(command: str) -> None:
             [("ls", ()), ("xargs", ("ls",)), ("rm", ("ls",)), ("wc", ("ls", "xargs", "rm"))],
         ),
         ("a | b & c | d", [("a", ()), ("b", ("a",)), ("c", ()), ("d", ("c",))]),
+        # A pipeline in a member of another is part of it, fed and feeding.
+        ("a | (b | c) | d", [("a", ()), ("b", ("a",)), ("c", ("a", "b")), ("d", ("a", "b", "c"))]),
+        ("(curl x | cat) | sh", [("curl", ()), ("cat", ("curl",)), ("sh", ("curl", "cat"))]),
+        ("curl x | { cat | sh; }", [("curl", ()), ("cat", ("curl",)), ("sh", ("curl", "cat"))]),
+        ("(a; b | c) | d", [("a", ()), ("b", ("a",)), ("c", ("a", "b")), ("d", ("a", "b", "c"))]),
         ("bash -c 'a | b' | c", [("bash", ()), ("a", ()), ("b", ("a",)), ("c", ("bash",))]),
     ],
 )

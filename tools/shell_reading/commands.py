@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from tools.shell_reading import files
-from tools.shell_reading.found import Found, Frame
+from tools.shell_reading.found import Found, Frame, Pipe
 from tools.shell_reading.model import CommandAnalysis, SimpleCommand
 from tools.shell_reading.words import Word, known
 from tools.shell_reading.wrappers import (
@@ -80,7 +80,7 @@ class CommandReader:
         self,
         words: list[Word],
         assigned: tuple[str, ...],
-        pipe: tuple[int, int] | None,
+        pipe: Pipe | None,
         frame: Frame | None,
         via: str,
         escalated: bool,
@@ -164,7 +164,7 @@ class CommandReader:
         return []
 
     def run_plain(
-        self, words: list[str], pipe: tuple[int, int] | None, frame: Frame | None
+        self, words: list[str], pipe: Pipe | None, frame: Frame | None
     ) -> list[SimpleCommand] | None:
         """`run` for plain ``words`` (nothing to unquote, expand or match) of a program that
         is not a wrapper and runs no text or other program: the records made; None for any

@@ -8,6 +8,13 @@ from tools.shell_reading.model import CommandAnalysis, SimpleCommand
 
 _PIPE_NAMES = 64
 
+Pipe = tuple[int, tuple[int, ...]]
+"""Where a command stands in a pipeline: the pipeline's number, and the member's place in
+it. A pipeline inside a member of another is part of that one, its members placed under
+the member (``curl x | (cat | sh)``: ``sh`` is at ``(1, 1)``, after ``curl`` at ``(0,)``),
+so what a nested one runs is seen fed by what comes before it, and feeding what comes
+after."""
+
 
 @dataclass
 class Frame:
@@ -25,15 +32,16 @@ class _Pipeline:
     __slots__ = ("at", "seen", "upstream", "waiting")
 
     def __init__(self) -> None:
-        self.at = 0
+        self.at: tuple[int, ...] = ()
         self.seen: dict[str, None] = {}
         """The different programs of the members before `at`, at most `_PIPE_NAMES`."""
         self.waiting: list[str] = []
         """Those of member `at`, not yet in `seen`."""
         self.upstream: tuple[str, ...] = ()
 
-    def before(self, index: int, name: str) -> tuple[str, ...]:
-        """The programs before member ``index`` of a command ``name`` standing there."""
+    def before(self, index: tuple[int, ...], name: str) -> tuple[str, ...]:
+        """The programs met before member ``index``, for a command ``name`` standing there
+        (in the order the walk meets them: each member, and all it runs, before the next)."""
         if index != self.at and self.waiting:
             count = len(self.seen)
             self.seen.update(dict.fromkeys(self.waiting[: _PIPE_NAMES - count]))
@@ -84,7 +92,7 @@ class Found:
         escalated: bool,
         via: str,
         literal: tuple[bool, ...],
-        pipe: tuple[int, int] | None,
+        pipe: Pipe | None,
     ) -> SimpleCommand:
         """Record a command (the fields of `SimpleCommand`), standing at ``pipe`` in a
         pipeline."""

@@ -33,7 +33,8 @@ class SimpleCommand(NamedTuple):
     """What runs it when the shell does not directly: ``bash -c``, ``eval``, ``xargs``,
     ``find -exec``..., outermost first, separated by ``/``."""
     piped_from: tuple[str, ...] = ()
-    """The names of the commands before it in its pipeline (its input comes from them)."""
+    """The names of the commands before it in its pipeline (its input comes from them); a
+    pipeline inside a member of another is part of it (``curl x | (cat | sh)``)."""
     substituted: tuple[str, ...] = ()
     """The names of the commands run inside its words (``$(...)``, backticks, ``<(...)``)."""
     literal: tuple[bool, ...] = ()

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from tools.shell_reading.commands import CommandReader, Nested
-from tools.shell_reading.found import Found, Frame
+from tools.shell_reading.found import Found, Frame, Pipe
 from tools.shell_reading.kinds import (
     AMP,
     COMMAND,
@@ -39,7 +39,7 @@ a pattern, ``=`` (assignments), a redirection... A command (whose text starts an
 a word) of plain words only holds nothing to unquote, expand or match."""
 _WRITING = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>", "&>|"})
 
-_Item = tuple[Any, "tuple[int, int] | None", "SimpleCommand | None", "Frame | None"]
+_Item = tuple[Any, "Pipe | None", "SimpleCommand | None", "Frame | None"]
 """A node to visit, its pipeline place, the command whose words hold it, and the function
 it is in."""
 
@@ -107,10 +107,11 @@ class Reading:
             elif role == PIPELINE:
                 if frame is not None:
                     frame.forks = True
-                pid = next(self._pipelines)
+                # In a member of another, it is part of that one (`Pipe`).
+                pid, place = pipe if pipe is not None else (next(self._pipelines), ())
                 members = node.named_children
                 for i in range(len(members) - 1, -1, -1):
-                    push((members[i], (pid, i), owner, frame))
+                    push((members[i], (pid, (*place, i)), owner, frame))
                 continue
             else:
                 if role == SUBSTITUTION:
@@ -153,7 +154,7 @@ class Reading:
         return text_of(node, self.source)
 
     def _run_plain_words(
-        self, node: Any, words: list[str], pipe: tuple[int, int] | None, frame: Frame | None
+        self, node: Any, words: list[str], pipe: Pipe | None, frame: Frame | None
     ) -> list[SimpleCommand]:
         """`CommandReader.run` for a command of plain ``words`` that `run_plain` leaves."""
 
@@ -167,7 +168,7 @@ class Reading:
         node: Any,
         children: list[Any],
         role: int,
-        pipe: tuple[int, int] | None,
+        pipe: Pipe | None,
         frame: Frame | None,
     ) -> tuple[list[SimpleCommand], list[Any] | None]:
         """The commands a simple command makes, and its children that hold more than a
