@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from tools.shell_reading.words import PLAIN
+from tools.shell_reading.words import DYNAMIC, PLAIN
 
 OTHER, LEAF, COMMAND, DECLARATION, PIPELINE, SUBSTITUTION, FUNCTION, REDIRECT = range(8)
 TOKEN, AMP = 8, 9
@@ -62,6 +62,12 @@ class Kinds:
         """Words whose value is their text unquoted (`words.plain`), unless they hold more
         (only a `number` can: ``16#$(cmd)``)."""
         self.number = numbered("number")
+        self.dynamic = numbered(*DYNAMIC)
+        self.heredoc_redirect = numbered("heredoc_redirect")
+        self.process_substitution = numbered("process_substitution")
+        self.names = dict(enumerate(name for name, _ in names))
+        """Each kind's name, by number."""
+        self.destination = language.field_id_for_name("destination")
         self.command_name = numbered("command_name")
         self.assignment = numbered("variable_assignment")
         self.dropped = numbered("file_redirect", "herestring_redirect")

@@ -221,7 +221,10 @@ class Reading:
                     inside.append(child)
                 if kind in kinds.dropped:
                     continue
-                value = word(child, self.source)
+                if kind in kinds.dynamic:  # ``$x``, ``$(cmd)``...: known when it runs
+                    value = Word(self._text(child), literal=False)
+                else:
+                    value = word(child, self.source)
             if kind in kinds.assignment and not words:
                 assigned.append(value.value)
             else:
@@ -282,15 +285,22 @@ class Reading:
         return None
 
     def _redirect(self, node: Any, children: list[Any]) -> None:
-        operator = next((c.type for c in children if not c.is_named), "")
-        destination = node.child_by_field_name("destination")
-        if destination is None or destination.type == "process_substitution":
+        kinds = self._kinds
+        if node.kind_id in kinds.heredoc_redirect:
             return
-        if node.type == "heredoc_redirect":
+        destination = node.child_by_field_id(kinds.destination)
+        if destination is None or destination.kind_id in kinds.process_substitution:
             return
-        target = word(destination, self.source)
+        operator = next(
+            (kinds.names.get(c.kind_id) or c.type for c in children if not c.is_named), ""
+        )
+        kind = destination.kind_id
+        if kind in kinds.plain and not (kind in kinds.number and destination.named_child_count):
+            target = plain(self._text(destination))
+        else:
+            target = word(destination, self.source)
         if operator in _WRITING:
-            if destination.type == "number" and operator in (">&", "<&"):
+            if kind in kinds.number and operator in (">&", "<&"):
                 return
             self.reader.write(target)
         if operator in ("<", "<>") and target.literal:

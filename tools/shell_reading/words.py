@@ -25,7 +25,7 @@ _ANSI_NAMED = {
     "v": "\v",
 }
 _GLOB = re.compile(r"(?<!\\)[*?\[{]")
-_DYNAMIC = frozenset(
+DYNAMIC = frozenset(
     {
         "simple_expansion",
         "expansion",
@@ -35,6 +35,7 @@ _DYNAMIC = frozenset(
         "brace_expression",
     }
 )
+"""Nodes whose value is known only when the command runs."""
 PLAIN = frozenset({"word", "number", "extglob_pattern", "special_variable_name", "variable_name"})
 """Nodes whose value is their text, unquoted (`plain`)."""
 _MAX_NESTING = 64
@@ -115,7 +116,7 @@ def word(node: Any, source: bytes, depth: int = 0) -> Word:
         return Word(text[1:-1])
     if kind == "ansi_c_string":
         return Word(ansi_c(text[2:-1]))
-    if kind in _DYNAMIC or depth > _MAX_NESTING:
+    if kind in DYNAMIC or depth > _MAX_NESTING:
         return Word(text, literal=False)
     if kind in ("string", "translated_string"):
         inner = text[text.index('"') + 1 : -1] if '"' in text else text
