@@ -60,6 +60,7 @@ class _Pipeline:
 
 
 _new = tuple.__new__
+_SUBSTITUTED = SimpleCommand._fields.index("substituted")
 
 
 @dataclass
@@ -140,7 +141,9 @@ class Found:
                 entry = substituting.get(id(command))
                 if entry is not None:
                     names = tuple(dict.fromkeys(entry[1]))
-                    commands[position] = command._replace(substituted=names)
+                    # as command._replace(substituted=names), without its Python-level map
+                    fields = (*command[:_SUBSTITUTED], names, *command[_SUBSTITUTED + 1 :])
+                    commands[position] = _new(SimpleCommand, fields)
         return CommandAnalysis(
             text=text,
             commands=tuple(commands),
