@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -41,10 +42,27 @@ class _Unparsed(Exception):
     """The text is not given to the parser; the message says why."""
 
 
+_BRACE_THEN_WIDE = re.compile(rb"(\{[0-9]*(?:\.\.[0-9]*)?)([\x80-\xff]+)")
+"""A ``{`` (or ``{1..``), then a character that is not ASCII."""
+
+
+def scanner_safe(source: bytes) -> bytes:
+    """``source`` with the characters after ``{``, ``{12`` and ``{1..2`` that are not ASCII
+    replaced by as many ``x`` bytes, so every node keeps its place in the text.
+
+    The bash grammar's scanner reads them with C's ``isdigit``, whose table ends at 255: a
+    larger code point (``{`` then U+E1481) reads far outside it, and the process died of a
+    segmentation fault. Their values are read from the text, not from what was parsed."""
+    if source.isascii() or b"{" not in source:
+        return source
+    return _BRACE_THEN_WIDE.sub(lambda m: m[1] + b"x" * len(m[2]), source)
+
+
 def _parse(source: bytes) -> Any:
     pipes = source.count(b"|") - 2 * source.count(b"||")
     if pipes > MAX_SLOW_TOKENS or source.count(b"=(") > MAX_SLOW_TOKENS:
         raise _Unparsed(f"it has more than {MAX_SLOW_TOKENS:,} pipes or arrays")
+    source = scanner_safe(source)
     global _parser
     with _lock:  # a tree-sitter parser is not safe to share between threads
         if _parser is None:
