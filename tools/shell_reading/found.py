@@ -68,8 +68,8 @@ class Found:
     """Everything one walk has found, in the order the shell meets it."""
 
     commands: list[SimpleCommand] = field(default_factory=list)
-    """Made as they are found (each with a dictionary of its own): the walk adds to them
-    only the two fields below, at the end."""
+    """Made as they are found, each fed by the programs before it in its pipeline; those
+    whose words run others get their names at the end (`substituting`)."""
     pipelines: dict[int, _Pipeline] = field(default_factory=dict)
     """By number, the pipelines met so far."""
     substituting: dict[int, tuple[SimpleCommand, list[str]]] = field(default_factory=dict)
