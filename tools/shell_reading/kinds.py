@@ -9,18 +9,22 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from tools.shell_reading.words import PLAIN
+from tools.shell_reading.words import DYNAMIC, PLAIN
 
 OTHER, LEAF, COMMAND, DECLARATION, PIPELINE, SUBSTITUTION, FUNCTION, REDIRECT = range(8)
 TOKEN, AMP = 8, 9
 """Roles: unnamed nodes are a `TOKEN`, or `AMP` for ``&`` (which forks)."""
+_NOT_VISITED = (TOKEN, AMP, LEAF)
+_ERROR = 0xFFFF
+"""The number tree-sitter gives an ``ERROR`` node."""
 
 _LEAVES = frozenset(
-    {"word", "raw_string", "number", "ansi_c_string", "comment", "heredoc_end", "heredoc_start"}
+    {"word", "raw_string", "ansi_c_string", "comment", "heredoc_end", "heredoc_start"}
     | {"variable_name", "string_content", "file_descriptor", "special_variable_name"}
     | {"heredoc_content", "test_operator", "regex", "extglob_pattern"}
 )
-"""Nodes with nothing inside that runs, writes or reads (their parents read them)."""
+"""Nodes with nothing inside that runs, writes or reads (their parents read them). Not
+``number``: a number in a base may be given by an expansion (``16#$(cmd)``)."""
 _ROLES = {
     "command": COMMAND,
     "declaration_command": DECLARATION,
@@ -55,11 +59,23 @@ class Kinds:
             return frozenset(i for i, (name, named) in enumerate(names) if named and name in wanted)
 
         self.plain = numbered(*PLAIN)
-        """Words whose value is their text unquoted (`words.plain`)."""
+        """Words whose value is their text unquoted (`words.plain`), unless they hold more
+        (only a `number` can: ``16#$(cmd)``)."""
+        self.number = numbered("number")
+        self.dynamic = numbered(*DYNAMIC)
+        self.heredoc_redirect = numbered("heredoc_redirect")
+        self.process_substitution = numbered("process_substitution")
+        self.names = dict(enumerate(name for name, _ in names))
+        """Each kind's name, by number."""
+        self.destination = language.field_id_for_name("destination")
         self.command_name = numbered("command_name")
         self.assignment = numbered("variable_assignment")
         self.dropped = numbered("file_redirect", "herestring_redirect")
         """A command's children that are not its words."""
+        self.roles[_ERROR] = OTHER
+        self.visited = frozenset(i for i, role in self.roles.items() if role not in _NOT_VISITED)
+        """Kinds whose nodes hold something to read: not tokens, not leaves."""
+        self.amp = frozenset(i for i, role in self.roles.items() if role == AMP)
 
     def role(self, node: Any) -> int:
         """What the walk does with ``node`` (kinds missing from the table, such as ``ERROR``,

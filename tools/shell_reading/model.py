@@ -4,15 +4,18 @@ and the parts that cannot be known before it runs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class SimpleCommand:
+class SimpleCommand(NamedTuple):
     """One program the command will run, with its wrappers taken off.
 
     ``sudo -u x env A=1 timeout 5 /usr/bin/git push`` is ``name="git"``, ``argv=("/usr/bin/git",
     "push")``, ``wrappers=("sudo", "env", "timeout")``, ``escalated=True``, and ``written`` the
     whole simple command with its quoting removed.
+
+    A named tuple, not a frozen dataclass: a 100 kB script has thousands of them, and a tuple
+    is made in a third of the time and a quarter of the memory.
     """
 
     name: str
@@ -30,7 +33,8 @@ class SimpleCommand:
     """What runs it when the shell does not directly: ``bash -c``, ``eval``, ``xargs``,
     ``find -exec``..., outermost first, separated by ``/``."""
     piped_from: tuple[str, ...] = ()
-    """The names of the commands before it in its pipeline (its input comes from them)."""
+    """The names of the commands before it in its pipeline (its input comes from them); a
+    pipeline inside a member of another is part of it (``curl x | (cat | sh)``)."""
     substituted: tuple[str, ...] = ()
     """The names of the commands run inside its words (``$(...)``, backticks, ``<(...)``)."""
     literal: tuple[bool, ...] = ()

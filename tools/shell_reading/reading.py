@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -41,10 +42,27 @@ class _Unparsed(Exception):
     """The text is not given to the parser; the message says why."""
 
 
+_BRACE_THEN_WIDE = re.compile(rb"(\{[0-9]*(?:\.\.[0-9]*)?)([\x80-\xff]+)")
+"""A ``{`` (or ``{1..``), then a character that is not ASCII."""
+
+
+def scanner_safe(source: bytes) -> bytes:
+    """``source`` with the characters after ``{``, ``{12`` and ``{1..2`` that are not ASCII
+    replaced by as many ``x`` bytes, so every node keeps its place in the text.
+
+    The bash grammar's scanner reads them with C's ``isdigit``, whose table ends at 255: a
+    larger code point (``{`` then U+E1481) reads far outside it, and the process died of a
+    segmentation fault. Their values are read from the text, not from what was parsed."""
+    if source.isascii() or b"{" not in source:
+        return source
+    return _BRACE_THEN_WIDE.sub(lambda m: m[1] + b"x" * len(m[2]), source)
+
+
 def _parse(source: bytes) -> Any:
     pipes = source.count(b"|") - 2 * source.count(b"||")
     if pipes > MAX_SLOW_TOKENS or source.count(b"=(") > MAX_SLOW_TOKENS:
         raise _Unparsed(f"it has more than {MAX_SLOW_TOKENS:,} pipes or arrays")
+    source = scanner_safe(source)
     global _parser
     with _lock:  # a tree-sitter parser is not safe to share between threads
         if _parser is None:
@@ -72,18 +90,26 @@ def analyse(command: str) -> CommandAnalysis:
     return read_at(command, 0)
 
 
-def read_at(command: str, depth: int) -> CommandAnalysis:
-    """`analyse` for a script nested ``depth`` shells deep (not cached)."""
+def read_at(command: str, depth: int, *, shortcut: bool = True) -> CommandAnalysis:
+    """`analyse` for a script nested ``depth`` shells deep (not cached).
+
+    ``shortcut``: a command of plain words is read from its text (as always, but in tests
+    that compare it with the long way: each command's words read one by one)."""
     if len(command) > MAX_CHARS:
         reason = f"it is {len(command):,} characters long"
         return CommandAnalysis(command, unknown=(reason,), parsed=False)
     try:
         source = command.encode("utf-8", "surrogatepass")
         tree = _parse(source)
-        reading = Reading(command, source, depth, read_at)
+        nested = read_at if shortcut else _read_the_long_way
+        reading = Reading(command, source, depth, nested, shortcut=shortcut)
         with _collector_paused(len(source) >= LONG_SOURCE):
             reading.walk(tree)
-            return reading.result()
+            found = reading.result()
+            # The walk's own records go before the collector resumes, or its first pass
+            # walks them too (that pass took 10 to 20 ms after a 100 kB script).
+            del reading, tree
+        return found
     except _Unparsed as error:
         reason = str(error)
     except ImportError as error:
@@ -94,6 +120,10 @@ def read_at(command: str, depth: int) -> CommandAnalysis:
         reason = f"it could not be read ({type(error).__name__})"
     _log.warning("command_unreadable", reason=reason, chars=len(command))
     return CommandAnalysis(command, unknown=(reason,), parsed=False)
+
+
+def _read_the_long_way(command: str, depth: int) -> CommandAnalysis:
+    return read_at(command, depth, shortcut=False)
 
 
 @contextlib.contextmanager

@@ -1,9 +1,12 @@
 """The walk over a parsed command: every simple command, redirection, function and
 substitution, in one pass with an explicit stack (no recursion, however deep the nesting).
 
-Measured on a 100 kB script of 7,500 simple commands: node kinds are compared as the grammar's
-numbers (`Kinds`; reading ``Node.type`` builds a new string each time), each node's children
-are fetched once, and a command's plain words are not visited again after it is read.
+Measured on a 100 kB script of 7,500 simple commands (``benchmarks/command_tree.py``):
+reading nodes from tree-sitter is cheap (the children of all 50,000 nodes of that script
+take 7 ms to fetch), the Python done per node is what costs. So node kinds are compared as
+the grammar's numbers in sets made once (`Kinds`), a node is pushed with only what its
+children inherit (its parent is asked of tree-sitter in the rare case it matters), and a
+command of plain words is read from its text without fetching its children.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import re
 from typing import Any
 
 from tools.shell_reading.commands import CommandReader, Nested
-from tools.shell_reading.found import Found, Frame, Record
+from tools.shell_reading.found import Found, Frame, Pipe
 from tools.shell_reading.kinds import (
     AMP,
     COMMAND,
@@ -27,29 +30,34 @@ from tools.shell_reading.kinds import (
     Kinds,
     kinds_of,
 )
-from tools.shell_reading.model import CommandAnalysis
-from tools.shell_reading.words import Word, continued, glued, plain, text_of, word
+from tools.shell_reading.model import CommandAnalysis, SimpleCommand
+from tools.shell_reading.words import Word, continued, glued, known, plain, text_of, word
 
-_PLAIN_COMMAND = re.compile(r"[\w./,:@%+-]+(?:[ \t]+[\w./,:@%+-]+)*", re.ASCII)
-"""A command whose words hold nothing to unquote, expand or match: no quotes, no ``$``, no
-backslash, no pattern, no ``=`` (assignments), no redirection."""
+_NOT_PLAIN = re.compile(r"[^\w./,:@%+ \t-]", re.ASCII)
+"""A character that keeps a command's words from being plain: a quote, ``$``, a backslash,
+a pattern, ``=`` (assignments), a redirection... A command (whose text starts and ends with
+a word) of plain words only holds nothing to unquote, expand or match."""
 _WRITING = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>", "&>|"})
 
-_Item = tuple[Any, int, "tuple[int, int] | None", "Record | None", "Frame | None", Any]
-"""A node to visit, its role, its pipeline place, the command whose words hold it, the
-function it is in, and its parent."""
+_Item = tuple[Any, "Pipe | None", "SimpleCommand | None", "Frame | None"]
+"""A node to visit, its pipeline place, the command whose words hold it, and the function
+it is in."""
 
 
 class Reading:
     """One command's walk; `result` gives the analysis."""
 
-    def __init__(self, text: str, source: bytes, depth: int, nested: Nested) -> None:
+    def __init__(
+        self, text: str, source: bytes, depth: int, nested: Nested, *, shortcut: bool = True
+    ) -> None:
         self.text = text
         self.source = source
         self.found = Found()
         self.reader = CommandReader(self.found, depth, nested)
         self._ascii = source.isascii()
         self._told_unreadable = False
+        self._shortcut = shortcut
+        """Whether a command of plain words is read from its text (`CommandReader.run_plain`)."""
         self._pipelines = itertools.count()
         self._kinds: Kinds
 
@@ -57,56 +65,80 @@ class Reading:
         """Visit every node of ``tree`` that can run, write or read something."""
         root = tree.root_node
         self._kinds = kinds = kinds_of(tree.language)
-        role_of = kinds.roles.get
+        roles, visited, amps = kinds.roles, kinds.visited, kinds.amp
         broken = root.has_error
-        stack: list[_Item] = [(root, kinds.role(root), None, None, None, None)]
+        shortcut = self._shortcut and not broken
+        found, whole, source, ascii = self.found, self.text, self.source, self._ascii
+        not_plain, run_plain = _NOT_PLAIN.search, self.reader.run_plain
+        stack: list[_Item] = [(root, None, None, None)]
+        pop, push = stack.pop, stack.append
         while stack:
-            node, role, pipe, owner, frame, parent = stack.pop()
+            node, pipe, owner, frame = pop()
+            role = roles.get(node.kind_id)
+            if role is None:
+                role = kinds.role(node)
             if broken and (node.is_error or node.is_missing):
                 self._unreadable(node)
-            if role == COMMAND and not broken:
-                plain_command = self._plain_command(node, pipe, frame, parent)
-                if plain_command is not None:  # nothing inside to visit
-                    if owner is not None:
-                        owner.substituted.extend(c.name for c in plain_command)
-                    continue
-            children = node.children
             if role in (COMMAND, DECLARATION):
-                created, inside = self._simple(node, children, role, pipe, frame, parent)
+                if role == COMMAND and shortcut:
+                    # A command of plain words is read from its text, without its children.
+                    start, end = node.start_byte, node.end_byte
+                    text = whole[start:end] if ascii else text_of(node, source)
+                    if not_plain(text) is None:
+                        parts = text.split()
+                        if len(parts) == node.named_child_count:  # one word per child
+                            created = run_plain(parts, pipe, frame)
+                            if created is None:
+                                created = self._run_plain_words(node, parts, pipe, frame)
+                            if owner is not None:
+                                found.substitute(owner, created)
+                            continue
+                children = node.children
+                created, inside = self._simple(node, children, role, pipe, frame)
                 if owner is not None:
-                    owner.substituted.extend(c.name for c in created)
-                owner, pipe = (created[0] if created else owner), None
+                    found.substitute(owner, created)
+                if created:
+                    owner = created[0]
                 if inside is not None and not broken:
                     # Its plain words were read; only what holds more is visited.
-                    stack.extend((c, r, None, owner, frame, node) for c, r in reversed(inside))
+                    stack += [(c, None, owner, frame) for c in reversed(inside)]
                     continue
+                pipe = None
             elif role == PIPELINE:
                 if frame is not None:
                     frame.forks = True
-                pid = next(self._pipelines)
-                members = [(c, kinds.role(c)) for c in children if c.is_named]
-                stack.extend(
-                    (c, r, (pid, i), owner, frame, node)
-                    for i, (c, r) in reversed(list(enumerate(members)))
-                )
+                # In a member of another, it is part of that one (`Pipe`).
+                pid, place = pipe if pipe is not None else (next(self._pipelines), ())
+                members = node.named_children
+                for i in range(len(members) - 1, -1, -1):
+                    push((members[i], (pid, (*place, i)), owner, frame))
                 continue
-            elif role == SUBSTITUTION:
-                pipe = None
-            elif role == FUNCTION:
-                name = node.child_by_field_name("name")
-                frame = Frame(text_of(name, self.source) if name is not None else "")
-                self.found.frames.append(frame)
-            elif role == REDIRECT:
-                self._redirect(node, children)
-            for child in reversed(children):
-                child_role = role_of(child.kind_id)
-                if child_role is None:
-                    child_role = kinds.role(child)
-                if child_role == AMP:
-                    if frame is not None:
-                        frame.forks = True
-                elif child_role != TOKEN and (child_role != LEAF or (broken and child.has_error)):
-                    stack.append((child, child_role, pipe, owner, frame, node))
+            else:
+                if role == SUBSTITUTION:
+                    pipe = None
+                elif role == FUNCTION:
+                    name = node.child_by_field_name("name")
+                    frame = Frame(text_of(name, self.source) if name is not None else "")
+                    self.found.frames.append(frame)
+                if broken or frame is not None or role == REDIRECT:
+                    children = node.children
+                    if role == REDIRECT:
+                        self._redirect(node, children)
+                else:  # tokens are left in the tree: only an ``&`` in a function matters
+                    children = node.named_children
+            if frame is not None and not frame.forks:
+                frame.forks = any(c.kind_id in amps for c in children)
+            if broken:
+                for child in reversed(children):
+                    child_role = roles.get(child.kind_id)
+                    if child_role is None:
+                        child_role = kinds.role(child)
+                    if child_role not in (TOKEN, AMP) and (child_role != LEAF or child.has_error):
+                        push((child, pipe, owner, frame))
+            else:
+                stack += [
+                    (c, pipe, owner, frame) for c in reversed(children) if c.kind_id in visited
+                ]
 
     def _unreadable(self, node: Any) -> None:
         if self._told_unreadable:
@@ -121,43 +153,32 @@ class Reading:
             return self.text[node.start_byte : node.end_byte]
         return text_of(node, self.source)
 
-    def _plain_command(
-        self, node: Any, pipe: tuple[int, int] | None, frame: Frame | None, parent: Any
-    ) -> list[Record] | None:
-        """`_simple` for a command of plain words only, read from its text without fetching
-        its children (most commands of a long script); None for any other command."""
-        text = self._text(node)
-        if _PLAIN_COMMAND.fullmatch(text) is None:
-            return None
-        parts = text.split()
-        if len(parts) != node.named_child_count:  # not one word per child: read it whole
-            return None
-        record = self.reader.run_plain(parts, pipe, frame)
-        if record is not None:
-            return [record]
+    def _run_plain_words(
+        self, node: Any, words: list[str], pipe: Pipe | None, frame: Frame | None
+    ) -> list[SimpleCommand]:
+        """`CommandReader.run` for a command of plain ``words`` that `run_plain` leaves."""
 
         def stdin() -> Word | None:
-            return self._stdin(node.children, parent)
+            return self._stdin(node.children, node.parent)
 
-        return self.reader.run([Word(p) for p in parts], (), pipe, frame, "", False, stdin)
+        return self.reader.run([known(w) for w in words], (), pipe, frame, "", False, stdin)
 
     def _simple(
         self,
         node: Any,
         children: list[Any],
         role: int,
-        pipe: tuple[int, int] | None,
+        pipe: Pipe | None,
         frame: Frame | None,
-        parent: Any,
-    ) -> tuple[list[Record], list[tuple[Any, int]] | None]:
+    ) -> tuple[list[SimpleCommand], list[Any] | None]:
         """The commands a simple command makes, and its children that hold more than a
-        plain word (with their roles), to be visited; None: visit every child."""
+        plain word, to be visited; None: visit every child."""
         source = self.source
         if role == DECLARATION:
             words = [Word(text_of(children[0], source))]
             words += [word(c, source) for c in children if c.is_named]
             return self.reader.run(words, (), pipe, frame, "", False), None
-        inside: list[tuple[Any, int]] | None = None
+        inside: list[Any] | None = None
         if source.find(b"\\\n", node.start_byte, node.end_byte) >= 0:
             words, assigned = self._continued_words(children)
         else:
@@ -166,20 +187,20 @@ class Reading:
             return [], inside
 
         def stdin() -> Word | None:
-            return self._stdin(children, parent)
+            return self._stdin(children, node.parent)
 
         return self.reader.run(words, tuple(assigned), pipe, frame, "", False, stdin), inside
 
     def _words(
         self, children: list[Any], frame: Frame | None
-    ) -> tuple[list[Word], list[str], list[tuple[Any, int]]]:
+    ) -> tuple[list[Word], list[str], list[Any]]:
         """A command's words (after its ``NAME=value`` ones), those, and the children that
-        hold more than a plain word, with their roles."""
+        hold more than a plain word."""
         kinds = self._kinds
         roles, plains, names = kinds.roles, kinds.plain, kinds.command_name
         words: list[Word] = []
         assigned: list[str] = []
-        inside: list[tuple[Any, int]] = []
+        inside: list[Any] = []
         for child in children:
             kind = child.kind_id
             role = roles.get(kind)
@@ -189,18 +210,21 @@ class Reading:
                 if role == AMP and frame is not None:
                     frame.forks = True
                 continue
-            if kind in plains:
+            if kind in plains and not (kind in kinds.number and child.named_child_count):
                 value = plain(self._text(child))
             elif kind in names:
                 value, holds_more = self._command_name(child)
                 if holds_more:
-                    inside.append((child, role))
+                    inside.append(child)
             else:
                 if role != LEAF:
-                    inside.append((child, role))
+                    inside.append(child)
                 if kind in kinds.dropped:
                     continue
-                value = word(child, self.source)
+                if kind in kinds.dynamic:  # ``$x``, ``$(cmd)``...: known when it runs
+                    value = Word(self._text(child), literal=False)
+                else:
+                    value = word(child, self.source)
             if kind in kinds.assignment and not words:
                 assigned.append(value.value)
             else:
@@ -212,8 +236,10 @@ class Reading:
         children = node.children
         if len(children) == 1:
             only = children[0]
+            kinds, kind = self._kinds, only.kind_id
             same = only.start_byte == node.start_byte and only.end_byte == node.end_byte
-            if same and only.kind_id in self._kinds.plain:
+            holds_more = kind in kinds.number and only.named_child_count  # ``16#$(cmd)``
+            if same and kind in kinds.plain and not holds_more:
                 return plain(self._text(only)), False
         return word(node, self.source), True
 
@@ -259,15 +285,22 @@ class Reading:
         return None
 
     def _redirect(self, node: Any, children: list[Any]) -> None:
-        operator = next((c.type for c in children if not c.is_named), "")
-        destination = node.child_by_field_name("destination")
-        if destination is None or destination.type == "process_substitution":
+        kinds = self._kinds
+        if node.kind_id in kinds.heredoc_redirect:
             return
-        if node.type == "heredoc_redirect":
+        destination = node.child_by_field_id(kinds.destination)
+        if destination is None or destination.kind_id in kinds.process_substitution:
             return
-        target = word(destination, self.source)
+        operator = next(
+            (kinds.names.get(c.kind_id) or c.type for c in children if not c.is_named), ""
+        )
+        kind = destination.kind_id
+        if kind in kinds.plain and not (kind in kinds.number and destination.named_child_count):
+            target = plain(self._text(destination))
+        else:
+            target = word(destination, self.source)
         if operator in _WRITING:
-            if destination.type == "number" and operator in (">&", "<&"):
+            if kind in kinds.number and operator in (">&", "<&"):
                 return
             self.reader.write(target)
         if operator in ("<", "<>") and target.literal:
