@@ -75,10 +75,15 @@ def _parse(source: bytes) -> Any:
         # that other text: each command starts from the beginning.
         _parser.reset()
         # The progress callback is only honoured when the text is read through a callback.
-        return _parser.parse(
-            lambda at, _point: source[at : at + 65536],
-            progress_callback=lambda *_: time.monotonic() - started > PARSE_SECONDS,
-        )
+        try:
+            return _parser.parse(
+                lambda at, _point: source[at : at + 65536],
+                progress_callback=lambda *_: time.monotonic() - started > PARSE_SECONDS,
+            )
+        except ValueError as stopped:  # how tree-sitter says the callback stopped it
+            raise _Unparsed(
+                f"the shell grammar could not read it within {PARSE_SECONDS:g} s"
+            ) from stopped
 
 
 @lru_cache(maxsize=256)
@@ -114,9 +119,7 @@ def read_at(command: str, depth: int, *, shortcut: bool = True) -> CommandAnalys
         reason = str(error)
     except ImportError as error:
         reason = f"the shell grammar is not installed ({error}); reinstall agent"
-    except ValueError:  # the parser gave up (PARSE_SECONDS)
-        reason = f"the shell grammar could not read it within {PARSE_SECONDS:g} s"
-    except (RecursionError, MemoryError, UnicodeError) as error:
+    except (RecursionError, MemoryError, UnicodeError, ValueError) as error:
         reason = f"it could not be read ({type(error).__name__})"
     _log.warning("command_unreadable", reason=reason, chars=len(command))
     return CommandAnalysis(command, unknown=(reason,), parsed=False)
