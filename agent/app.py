@@ -165,10 +165,7 @@ def build_agent(
     ):
         events.subscribe(recorder.on_event)
         provider.failures.subscribe(recorder.on_failure)
-        ledger = provider.usage
-        ledger.subscribe(
-            lambda kind, model, usage: recorder.on_usage(kind, model, usage, ledger.last_seconds)
-        )
+        provider.usage.subscribe_answers(recorder.on_answer)
         face = Faces([face, recorder])
     side, side_notice = side_provider(
         config, environ, session=provider, events=childs, fleet=fleet, chaos=chaos

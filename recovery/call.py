@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from providers import DeltaHandler, Provider, StreamDelta
+from providers.lazy import Readies
 from providers.models import ModelLimits, ModelRef
 from recovery.fleet.shared import Fleet
 from recovery.report import Failure
@@ -25,6 +26,11 @@ class ModelTarget:
     def fleet_key(self) -> str:
         """The name of this target's record in the fleet's shared state."""
         return Fleet.key(self.ref.provider, self.account, self.ref.name)
+
+    async def ready(self) -> None:
+        """Let a lazily built provider import its SDK before the shared state is read."""
+        if isinstance(self.provider, Readies):
+            await self.provider.ready()
 
 
 class DeltaCounter:

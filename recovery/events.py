@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from providers import ErrorKind, Event
+from providers import ErrorKind, Event, RequestKind
 
 _WHAT_HAPPENED: dict[ErrorKind, str] = {
     ErrorKind.RATE_LIMIT: "Rate limited by {provider}",
@@ -38,6 +38,9 @@ class RetryScheduled(Event):
     status: int | None = None
     """The HTTP status the server answered with; None for a failure without one (a dropped
     connection, a timeout, a stalled stream)."""
+    purpose: RequestKind = RequestKind.TURN
+    """What the request was for: a turn's, or a side request's (a compaction's summary,
+    web_fetch's answer over a page)."""
 
     def describe(self) -> str:
         what = _WHAT_HAPPENED.get(self.kind, "{provider} call failed").format(
@@ -188,7 +191,11 @@ class CircuitClosed(Event):
 
 
 class GaveUp(Event):
-    """Recovery could not complete a call; ``message`` says what each model said."""
+    """Recovery could not complete a call; ``message`` says what each model said.
+
+    A side request's give-up (a compaction's summary, web_fetch's answer: see `side_request`)
+    fails that request only: its caller goes on without the answer.
+    """
 
     type: Literal["gave_up"] = "gave_up"
     kind: ErrorKind
@@ -196,6 +203,18 @@ class GaveUp(Event):
     waited: float
     message: str
     retry_after: float | None = None
+    model: str = ""
+    """The model whose error ``kind`` is, as the chain names it: the first the call tried
+    that failed (`recovery.report.combined_error`); empty in sessions saved before it was
+    kept."""
+    purpose: RequestKind = RequestKind.TURN
+    """What the call was for."""
+
+    @property
+    def side_request(self) -> bool:
+        """Whether the call was a side request, not a turn's (an agent's or a sub-agent's):
+        its give-up fails no turn."""
+        return self.purpose not in (RequestKind.TURN, RequestKind.SUBAGENT)
 
     def describe(self) -> str:
         return (

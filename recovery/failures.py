@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from providers import LlmError
+from providers import LlmError, RequestKind
 
 __all__ = ["FailedRequest", "FailureListener", "Next", "RequestFailures"]
 
@@ -34,6 +34,9 @@ class FailedRequest:
     wait: float | None
     """Seconds before this model is sent to again: the backoff of a retry, else the server's
     retry-after (None without one)."""
+    purpose: RequestKind = RequestKind.TURN
+    """What the request was for: a turn's, or a side request's (a compaction's summary,
+    web_fetch's answer over a page)."""
 
 
 FailureListener = Callable[[FailedRequest], None]
@@ -50,17 +53,23 @@ class RequestFailures:
         self._listeners.append(listener)
 
     def tell(
-        self, model: str, error: LlmError, attempt: int, next: Next, wait: float | None
+        self,
+        model: str,
+        error: LlmError,
+        attempt: int,
+        next: Next,
+        wait: float | None,
+        purpose: RequestKind,
     ) -> None:
-        """Tell every listener of one failed request."""
+        """Tell every listener of one failed request (made for ``purpose``)."""
         if not self._listeners:
             return
-        failed = FailedRequest(model, error, attempt, next, wait)
+        failed = FailedRequest(model, error, attempt, next, wait, purpose)
         for listener in self._listeners:
             listener(failed)
 
     def relay(self, failed: FailedRequest) -> None:
         """Tell every listener of ``failed``, told by another provider (one that serves the
-        same session: a sub-agent's model of its own)."""
+        same session: a sub-agent's model of its own, ``small_model`` for side requests)."""
         for listener in self._listeners:
             listener(failed)

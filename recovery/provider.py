@@ -277,6 +277,7 @@ class RecoveringProvider:
             if response is not None:
                 return response
         error = combined_error(call.failures)
+        lead = next((f for f in call.failures if f.error is not None), call.failures[0])
         self._emit(
             GaveUp(
                 kind=error.kind,
@@ -284,6 +285,8 @@ class RecoveringProvider:
                 waited=call.waited,
                 message=error.message,
                 retry_after=error.retry_after,
+                model=str(lead.ref),
+                purpose=request.kind,
             ),
             request_id=error.request_id,
         )

@@ -21,7 +21,6 @@ from providers import (
     StopReason,
     StreamReset,
 )
-from providers.lazy import Readies
 from providers.models import ModelRef
 from recovery.budget import CircuitBreaker, RetryBudget
 from recovery.call import CallLog, DeltaCounter, ModelTarget
@@ -39,9 +38,8 @@ from recovery.fleet.shared import Fleet, Hold
 from recovery.policy import POLICY, Action, CallState, Decision, decide
 from recovery.report import Failure
 from recovery.settings import RecoverySettings
-from recovery.usage import UsageLedger
+from recovery.usage import AnsweredRequest, UsageLedger
 
-Emit = Callable[[RecoveryEvent, str | None], None]
 _NEXT: dict[Action, Next] = {Action.RAISE: "fail", Action.FALL_BACK: "fallback"}
 HELD_NOTICE_AFTER = 1.0
 """A request held back at least this many seconds is announced (a shorter wait is pacing
@@ -64,7 +62,7 @@ class RetryLoop:
         self,
         settings: RecoverySettings,
         *,
-        emit: Emit,
+        emit: Callable[[RecoveryEvent, str | None], None],
         clock: Callable[[], float],
         sleep: Callable[[float], Awaitable[None]],
         rng: random.Random,
@@ -141,7 +139,7 @@ class RetryLoop:
             LlmError: for kinds the policy never retries nor falls back on.
         """
         attempt = overloads = 0
-        await _ready(target)
+        await target.ready()
         while True:
             here = CallState(attempt, call.waited, overloads, request.purpose, has_fallback)
             here, hold = self._held(here, target, request)
@@ -156,7 +154,7 @@ class RetryLoop:
             self._restart_stream(on_delta, call, target)
             tracker = DeltaCounter(on_delta) if on_delta is not None else None
             try:
-                response = await self._send(target, request, tracker, call)
+                response = await self._send(target, request, tracker, call, attempt)
             except LlmError as error:
                 overloads = overloads + 1 if POLICY[error.kind].overload else 0
                 self._note(error, target, has_fallback)
@@ -165,13 +163,13 @@ class RetryLoop:
                 decision = decide(error, here, self._settings, self._rng.random())
                 if tracker is not None and tracker.count:
                     call.stale_stream = f"{error.kind.value}: {error.message}"
-                self._tell(target, error, attempt, decision)
+                self._tell(target, request, error, attempt, decision)
                 if decision.action is Action.RAISE:
                     raise
                 if decision.action is Action.FALL_BACK:
                     self._leave(target, decision, call)
                     return None
-                await self._retry(decision, error, target, attempt, call)
+                await self._retry(decision, error, target, request, attempt, call)
             else:
                 self._answered(target)
                 return response
@@ -182,6 +180,7 @@ class RetryLoop:
         request: ChatRequest,
         on_delta: DeltaHandler | None,
         call: CallLog,
+        attempt: int,
     ) -> ChatResponse:
         call.requests += 1
         self.requests += 1
@@ -191,7 +190,8 @@ class RetryLoop:
             sent = self._clock()
             response = await target.provider.chat(request, on_delta)
             took = self._clock() - sent
-            self.usage.add(request.kind, response.model or target.ref.name, response.usage, took)
+            model = response.model or target.ref.name
+            self.usage.add(AnsweredRequest(request.kind, model, response.usage, took, attempt))
             reported = response.rate_limits
             answered = response.stop_reason is not StopReason.INCOMPLETE
         except LlmError as error:
@@ -222,7 +222,7 @@ class RetryLoop:
             reset); or, without a send, the seconds before it may be sent to (a server's
             wait, an open breaker in the fleet).
         """
-        await _ready(target)
+        await target.ready()
         closed_for = self.skipped_for(target)
         if closed_for > 0:
             return closed_for
@@ -231,10 +231,10 @@ class RetryLoop:
             return here.held
         tracker = DeltaCounter(on_delta) if on_delta is not None else None
         try:
-            response = await self._send(target, request, tracker, CallLog())
+            response = await self._send(target, request, tracker, CallLog(), 1)
         except LlmError as error:
             self._note(error, target, has_fallback=True)
-            self.failures.tell(str(target.ref), error, 1, "fallback", error.retry_after)
+            self._tell(target, request, error, 1, None)
             if tracker is not None and tracker.count:
                 why = f"{target.ref} failed again ({error.kind.value})"
                 tracker.inner(StreamReset(reason=why))
@@ -339,7 +339,13 @@ class RetryLoop:
         await self._sleep(decision.delay)
 
     async def _retry(
-        self, decision: Decision, error: LlmError, target: ModelTarget, attempt: int, call: CallLog
+        self,
+        decision: Decision,
+        error: LlmError,
+        target: ModelTarget,
+        request: ChatRequest,
+        attempt: int,
+        call: CallLog,
     ) -> None:
         """Carry out a retry: pay for it, announce it, and wait its backoff."""
         # decide saw these tokens and nothing has run since; another agent may have taken
@@ -358,16 +364,24 @@ class RetryLoop:
             request_id=error.request_id,
             message=error.message,
             status=error.status,
+            purpose=request.kind,
         )
         self._emit(event, error.request_id)
         call.waited += decision.delay
         self.waited += decision.delay
         await self._sleep(decision.delay)
 
-    def _tell(self, target: ModelTarget, error: LlmError, attempt: int, then: Decision) -> None:
-        moved = _NEXT.get(then.action, "retry")
-        wait = then.delay if moved == "retry" else error.retry_after
-        self.failures.tell(str(target.ref), error, attempt, moved, wait)
+    def _tell(
+        self,
+        target: ModelTarget,
+        request: ChatRequest,
+        error: LlmError,
+        attempt: int,
+        then: Decision | None,  # None: a trial, which goes back to the fallback
+    ) -> None:
+        moved = _NEXT.get(then.action, "retry") if then is not None else "fallback"
+        wait = then.delay if then is not None and moved == "retry" else error.retry_after
+        self.failures.tell(str(target.ref), error, attempt, moved, wait, request.kind)
 
     def _answered(self, target: ModelTarget) -> None:
         """A request was answered: refill the budget and close the model's breaker."""
@@ -384,9 +398,3 @@ class RetryLoop:
             on_delta(StreamReset(reason=call.stale_stream))
         self._emit(StreamRestarted(model=str(target.ref), reason=call.stale_stream), None)
         call.stale_stream = None
-
-
-async def _ready(target: ModelTarget) -> None:
-    """Let a lazily built provider import its SDK before the shared state is read."""
-    if isinstance(target.provider, Readies):
-        await target.provider.ready()

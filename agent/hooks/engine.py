@@ -136,7 +136,8 @@ class Hooks:
 
     def on_event(self, event: Event) -> None:
         """Notification for a `Notice`; Recovery for a fallback (the session's, or a
-        sub-agent's on a model of its own, naming it), a provider that gave up, and a loop
+        sub-agent's on a model of its own, naming it), a provider that gave up on a turn's
+        request (not on a side request: web_fetch's answer goes on without it), and a loop
         stopped (too many steps, the same call again and again)."""
         if isinstance(event, ToolRefused):
             self._refused.append(event.tool_use_id)
@@ -148,7 +149,11 @@ class Hooks:
         elif isinstance(event, SubagentFallback):  # a child's own model: the same hook, named
             child = {"agent_type": event.agent_type, "agent_id": event.agent_id}
             self._schedule(self.recovery("fallback", _fallback(event.switch) | child))
-        elif isinstance(event, GaveUp) and event.kind not in _NOT_THE_PROVIDER:
+        elif (
+            isinstance(event, GaveUp)
+            and event.kind not in _NOT_THE_PROVIDER
+            and not event.side_request  # its caller goes on without the answer
+        ):
             details = {"error_kind": str(event.kind), "message": event.message}
             self._schedule(self.recovery("provider_unavailable", details))
         elif isinstance(event, CompactionStarted) and event.reason is not Reason.MANUAL:

@@ -112,6 +112,7 @@ def recovery_fields(event: Event) -> dict[str, Any] | None:
             "error": event.kind.value,
             "requests": event.requests,
             "retry_after": event.retry_after,
+            "purpose": event.purpose.value,  # a side request's fails no turn
         }
     if isinstance(event, Notice):
         return {"subtype": "notice", "level": event.level, "text": event.text}

@@ -153,6 +153,6 @@ class ChildModels:
             events=told_for_children(self.events, own=first),
             fleet=self.fleet,
         )
-        child.usage.subscribe(self.session.usage.add)
+        child.usage.subscribe_answers(self.session.usage.add)
         child.failures.subscribe(self.session.failures.relay)
         return child

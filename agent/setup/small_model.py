@@ -27,8 +27,10 @@ def side_provider(
 
     With ``small_model`` set it is a `RecoveringProvider` (the same recovery as every call)
     over ``small_model`` and then the session's chain; its tokens count in the session's
-    usage. Its model switches are its own: they are not the session's, so they are kept
-    out of the session's events (a resume would take them for the session's model).
+    usage, and the requests it failed reach the session's listeners (telemetry, which tells
+    each one's purpose: web_fetch, web_search). Its model switches are its own: they are not
+    the session's, so they are kept out of the session's events (a resume would take them for
+    the session's model).
     """
     if not config.small_model:
         return session, None
@@ -53,5 +55,6 @@ def side_provider(
     small = RecoveringProvider(
         targets, settings=config.recovery, events=own_switches_kept_out, fleet=fleet
     )
-    small.usage.subscribe(session.usage.add)
+    small.usage.subscribe_answers(session.usage.add)
+    small.failures.subscribe(session.failures.relay)
     return small, notice

@@ -23,16 +23,15 @@ from compaction.events import CompactionApplied, CompactionFailed
 from providers import (
     Event,
     Message,
-    RequestKind,
     StreamDelta,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    Usage,
 )
 from providers.profiles import cost_of
 from recovery import FallbackActivated, GaveUp, ModelRestored, RetryScheduled
 from recovery.failures import FailedRequest
+from recovery.usage import AnsweredRequest
 from tools import ToolRefused, ToolStarted
 
 __all__ = ["Recorder"]
@@ -99,8 +98,6 @@ class Recorder:
         self._fallbacks = meter.create_counter("agent.fallback.count", unit="{fallback}")
         self._code = meter.create_counter("agent.lines_of_code.count", unit="{line}")
         self._tool_time = meter.create_histogram("agent.tool.duration", unit="ms")
-        self._attempts: dict[str, int] = {}
-        """The attempt the next answer of each model is (a retry was scheduled)."""
         self._tools_started: dict[str, float] = {}
 
     @_never_raises
@@ -143,17 +140,18 @@ class Recorder:
         self, event: Event, agent_type: str | None = None, agent_id: str | None = None
     ) -> None:
         """Count a retry, a fallback; tell of a give-up. A sub-agent's names its kind (metric
-        and event) and the child (event only: one series per kind, not per child)."""
+        and event) and the child (event only: one series per kind, not per child); a retry
+        and a give-up name what their request was for (``purpose``: a handful of values)."""
         if isinstance(event, RetryScheduled):
-            self._attempts[event.model] = event.attempt
             why = {"model": event.model, "reason": event.kind.value, "agent_type": agent_type}
-            self._retries.add(1, self._attrs(**why))
+            self._retries.add(1, self._attrs(**why, purpose=event.purpose.value))
         elif isinstance(event, FallbackActivated | ModelRestored):
             self._switched(event, agent_type, agent_id)
         elif isinstance(event, GaveUp):
             self._emit(
                 "agent.api_retries_exhausted",
-                model=self._model(),
+                model=event.model or self._model(),
+                purpose=event.purpose.value,
                 error_kind=event.kind.value,
                 requests=event.requests,
                 waited_s=round(event.waited, 3),
@@ -221,6 +219,7 @@ class Recorder:
             retry_after=round(failed.wait, 3) if failed.wait is not None else None,
             request_id=error.request_id,
             next=failed.next,
+            purpose=failed.purpose.value,
             agent_type=child.agent_type if child is not None else None,
             agent_id=child.agent_id if child is not None else None,
             severity=SeverityNumber.WARN if failed.next == "retry" else SeverityNumber.ERROR,
@@ -229,17 +228,13 @@ class Recorder:
     # The usage ledger.
 
     @_never_raises
-    def on_usage(
-        self, kind: RequestKind, model: str, usage: Usage, seconds: float | None = None
-    ) -> None:
+    def on_answer(self, answered: AnsweredRequest) -> None:
         """Count one answer's tokens and cost, and tell of the request."""
+        model, usage, seconds = answered.model, answered.usage, answered.seconds
         cost = cost_of({model: usage})  # priced by the vendor's name for the model
         current = self._model()
         if current.partition(":")[2] == model:
             model = current  # named as everywhere else here: the chain's ref
-        attempt = 1
-        for ref in [ref for ref in self._attempts if model in (ref, ref.partition(":")[2])]:
-            attempt = self._attempts.pop(ref)
         attrs = self._attrs(model=model)
         for label, field in _TOKEN_TYPES:
             if count := getattr(usage, field):
@@ -249,8 +244,8 @@ class Recorder:
         self._emit(
             "agent.api_request",
             model=model,
-            purpose=kind.value,
-            attempt=attempt,
+            purpose=answered.kind.value,
+            attempt=answered.attempt,
             duration_ms=round(seconds * 1000) if seconds is not None else None,
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,

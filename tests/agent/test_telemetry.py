@@ -24,10 +24,13 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from agent.telemetry import telemetry_wanted
 from tests.agent.test_subagent_kinds_e2e import define, gone_then_fallback
-from tests.agent.test_subagents_e2e import answered, is_child, task_calls
+from tests.agent.test_subagent_recovery_e2e import hooked
+from tests.agent.test_subagents_e2e import answered, is_child, job_of, task_calls, text_of
 from tests.fakes.cli import AgentRun, agent_env, run_agent
 from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.fakes.web_server import FakeWebServer, WebPage
+from tools.web.tool import ANSWER_SYSTEM
 
 PRICED = "anthropic:claude-sonnet-4-5"
 FALLBACK = "anthropic:claude-haiku-4-5"
@@ -35,6 +38,11 @@ KEY = "sk-ant-test-key-0123456789"  # what tests.fakes.cli.agent_env hands the a
 SDK = re.compile(r"opentelemetry\.(sdk|exporter)")
 """The SDK and its exporters (the API alone comes with the provider SDKs, for their tracing)."""
 FAST = "recovery: {base_backoff: 0.05, max_backoff: 0.2, rate_limit_floor: 0.1}\n"
+GIVE_UP = "recovery: {max_attempts: 2, base_backoff: 0.05, max_backoff: 0.1}\n"
+"""Two requests to each model of the chain, then the call is given up."""
+SMALL = "anthropic:claude-small"
+LONG_PAGE = "".join(f"<li>change number {n}</li>" for n in range(3000)).encode()
+"""A page long enough that web_fetch has a model answer its prompt over it."""
 
 
 @dataclass
@@ -142,8 +150,9 @@ def run(
     home: Path,
     env: dict[str, str],
     *args: str,
+    config: str = FAST,
 ) -> AgentRun:
-    (workspace / "agent.yaml").write_text(FAST)
+    (workspace / "agent.yaml").write_text(config)
     done = run_agent(
         "-p", "say it", "--model", PRICED, *args,
         server=fake_llm, workspace=workspace, home=home, env=env,
@@ -171,7 +180,12 @@ def test_a_rate_limit_then_an_answer_arrives_as_metrics_and_events(
     assert session_attrs["model"] == PRICED
     [(retry, count)] = named(points, "agent.retry.count")
     assert count == 1
-    assert retry == {"session.id": session_id, "model": PRICED, "reason": "rate_limit"}
+    assert retry == {
+        "session.id": session_id,
+        "model": PRICED,
+        "reason": "rate_limit",
+        "purpose": "turn",
+    }
     assert {attrs["model"] for attrs, _ in named(points, "agent.token.usage")} == {PRICED}
     tokens = {attrs["type"]: value for attrs, value in named(points, "agent.token.usage")}
     assert tokens == {"input": 11, "output": 7}
@@ -285,6 +299,156 @@ def test_a_childs_retry_is_counted_with_the_runs_and_named_by_its_kind(
     assert error["agent_id"]
     requests = [e for e in collector.events() if e["event.name"] == "agent.api_request"]
     assert len(requests) == 3  # the parent's two, the child's answer
+
+
+def test_children_on_one_model_at_once_each_have_their_own_attempt_numbers(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    (workspace / "a.txt").write_text("alpha\n")
+    a_sent_again, b_answered = threading.Event(), threading.Event()
+    a_asked: list[bool] = []
+
+    def respond(request: RecordedRequest) -> Step:
+        if not is_child(request):
+            if answered(request):
+                return Reply.text("parent answer")
+            return task_calls(("job-a", "general-purpose"), ("job-b", "general-purpose"))
+        if "job-a" in job_of(request):  # fails once; its retry is answered after b's answer
+            a_asked.append(True)
+            if len(a_asked) == 1:
+                return Fault.status(500, "api_error")
+            a_sent_again.set()
+            b_answered.wait(30)
+            return Reply.text("a done", input_tokens=77)
+        if answered(request):  # b's first answer was counted: its tool ran since
+            b_answered.set()
+            return Reply.text("b done", input_tokens=55)
+        a_sent_again.wait(30)  # b's first request is answered while a's retry is under way
+        return Reply.tool_call("read_file", {"path": "a.txt"}, input_tokens=33)
+
+    fake_llm.respond_with(respond)
+    run(fake_llm, workspace, decoy_home, telemetry_env(collector), "--yes")
+
+    assert b_answered.is_set()
+    assert len(a_asked) == 2
+    requests = [e for e in collector.events() if e["event.name"] == "agent.api_request"]
+    children = {e["input_tokens"]: e["attempt"] for e in requests if e["purpose"] == "subagent"}
+    assert children == {77: 2, 33: 1, 55: 1}  # a's answer came to its second send
+    [error] = [e for e in collector.events() if e["event.name"] == "agent.api_error"]
+    assert (error["attempt"], error["next"], error["purpose"]) == (1, "retry", "subagent")
+
+
+def test_a_child_on_a_model_of_its_own_gives_up_on_its_model(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, collector: Collector
+) -> None:
+    define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
+
+    def respond(request: RecordedRequest) -> Step:
+        if is_child(request):  # its model and then the session's fail: the child gives up
+            return Fault.status(500, "api_error")
+        if answered(request):
+            return Reply.text("parent answer")
+        return task_calls(("job", "gone"))
+
+    fake_llm.respond_with(respond)
+    run(fake_llm, workspace, decoy_home, telemetry_env(collector), "--yes", config=GIVE_UP)
+
+    sent = [r.model for r in fake_llm.requests if is_child(r)]
+    assert sent == ["claude-gone", "claude-gone", "claude-sonnet-4-5", "claude-sonnet-4-5"]
+    [gave_up] = [e for e in collector.events() if e["event.name"] == "agent.api_retries_exhausted"]
+    assert (gave_up["model"], gave_up["error_kind"]) == ("anthropic:claude-gone", "server")
+    assert (gave_up["agent_type"], gave_up["purpose"]) == ("gone", "subagent")
+    assert gave_up["requests"] == 4
+
+
+def test_a_side_requests_failures_are_told_with_what_it_was_for_and_fail_no_turn(
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    workspace: Path,
+    decoy_home: Path,
+    collector: Collector,
+) -> None:
+    hooked(decoy_home, seen := workspace / "hooks")
+    web_server.pages["/long"] = WebPage(LONG_PAGE)
+    fetch = {"url": web_server.url("/long"), "prompt": "Which change is caching?"}
+
+    def respond(request: RecordedRequest) -> Step:
+        if ANSWER_SYSTEM in text_of(request):  # small_model's answer over the page, and then
+            return Fault.status(500, "api_error")  # the session's model's: both fail
+        if answered(request):
+            return Reply.text("read the page itself")
+        return Reply.tool_call("web_fetch", fetch)
+
+    fake_llm.respond_with(respond)
+    config = GIVE_UP + f"small_model: {SMALL}\n"
+    env = telemetry_env(collector)
+    done = run(
+        fake_llm, workspace, decoy_home, env, "--yes", "--output-format", "json", config=config
+    )
+
+    assert (done.json()["subtype"], done.json()["result"]) == ("success", "read the page itself")
+    side = [r.model for r in fake_llm.requests if ANSWER_SYSTEM in text_of(r)]
+    assert side == ["claude-small", "claude-small", "claude-sonnet-4-5", "claude-sonnet-4-5"]
+    events = collector.events()
+    errors = [e for e in events if e["event.name"] == "agent.api_error"]
+    assert [(e["model"], e["attempt"], e["next"], e["purpose"]) for e in errors] == [
+        (SMALL, 1, "retry", "web_fetch"),
+        (SMALL, 2, "fallback", "web_fetch"),
+        (PRICED, 1, "retry", "web_fetch"),
+        (PRICED, 2, "fallback", "web_fetch"),
+    ]
+    [gave_up] = [e for e in events if e["event.name"] == "agent.api_retries_exhausted"]
+    assert (gave_up["model"], gave_up["purpose"], gave_up["requests"]) == (SMALL, "web_fetch", 4)
+    retries = named(collector.metrics(), "agent.retry.count")
+    assert {(attrs["model"], attrs["purpose"]): n for attrs, n in retries} == {
+        (SMALL, "web_fetch"): 1,
+        (PRICED, "web_fetch"): 1,
+    }
+    turns = [e for e in events if e["event.name"] == "agent.api_request"]
+    assert [(e["purpose"], e["attempt"]) for e in turns] == [("turn", 1), ("turn", 1)]
+    payloads = [json.loads(path.read_text()) for path in seen.iterdir()]
+    assert not [p for p in payloads if p.get("kind") == "provider_unavailable"], payloads
+
+
+def test_a_side_requests_wait_is_not_the_runs_when_the_turn_then_fails_for_its_own_reason(
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    workspace: Path,
+    decoy_home: Path,
+    collector: Collector,
+) -> None:
+    hooked(decoy_home, seen := workspace / "hooks")
+    web_server.pages["/long"] = WebPage(LONG_PAGE)
+    fetch = {"url": web_server.url("/long"), "prompt": "What is it?"}
+    later = Fault.status(429, "rate_limit_error", headers={"retry-after": "3600"})
+
+    def respond(request: RecordedRequest) -> Step:
+        if ANSWER_SYSTEM in text_of(request):  # small_model: come back in an hour; then the
+            return later if request.model == "claude-small" else Fault.status(500, "api_error")
+        if answered(request):  # the session's own model's server fails the turn
+            return Fault.status(500, "api_error")
+        return Reply.tool_call("web_fetch", fetch)
+
+    fake_llm.respond_with(respond)
+    (workspace / "agent.yaml").write_text(GIVE_UP + f"small_model: {SMALL}\n")
+    done = run_agent(
+        "-p", "what is it?", "--yes", "--model", PRICED, "--output-format", "json",
+        server=fake_llm, workspace=workspace, home=decoy_home, env=telemetry_env(collector),
+    )  # fmt: skip
+
+    assert done.code == 75, done.stderr  # the provider is unavailable: the turn's own
+    result = done.json()
+    assert result["subtype"] == "error_provider_unavailable"
+    assert result["retry_after"] is None  # the turn's server named no wait; the side's hour
+    events = collector.events()
+    exhausted = [e for e in events if e["event.name"] == "agent.api_retries_exhausted"]
+    assert [(e["purpose"], e["model"], e.get("retry_after")) for e in exhausted] == [
+        ("web_fetch", SMALL, 3600.0),
+        ("turn", PRICED, None),
+    ]
+    payloads = [json.loads(path.read_text()) for path in seen.iterdir()]
+    unavailable = [p for p in payloads if p.get("kind") == "provider_unavailable"]
+    assert [p["details"]["error_kind"] for p in unavailable] == ["server"], payloads
 
 
 def test_a_failure_that_goes_straight_to_the_fallback_is_an_api_error(

@@ -27,6 +27,7 @@ from providers import (
     Usage,
 )
 from recovery import FallbackActivated, GaveUp, ModelRestored
+from recovery.usage import AnsweredRequest
 
 SESSION = "01testsession"
 
@@ -175,6 +176,6 @@ def test_a_fault_in_telemetry_never_reaches_the_turn(exported: Exported) -> None
     )
 
     recorder.started()  # logged, not raised
-    recorder.on_usage(RequestKind.TURN, "m", Usage(input_tokens=1))
+    recorder.on_answer(AnsweredRequest(RequestKind.TURN, "m", Usage(input_tokens=1)))
 
     assert exported.metric("agent.session.count") == []

@@ -14,7 +14,7 @@ from agent.script.stream_json import StreamJsonFace, recovery_fields
 from compaction import CompactionApplied
 from compaction.events import Reason
 from compaction.stages import Stage
-from providers import ErrorKind, Event, Notice, TextDelta
+from providers import ErrorKind, Event, Notice, RequestKind, TextDelta
 from recovery import FallbackActivated, GaveUp, ModelRestored, RequestHeld, RetryScheduled
 from tools.events import ProtectedPathsRestored, ToolRepeatedCall, ToolRetried
 
@@ -87,7 +87,17 @@ CASES: list[tuple[Event, dict[str, Any]]] = [
     ),
     (
         GaveUp(kind=ErrorKind.RATE_LIMIT, requests=3, waited=9.0, message="m", retry_after=60.0),
-        {"subtype": "gave_up", "error": "rate_limit", "retry_after": 60.0},
+        {"subtype": "gave_up", "error": "rate_limit", "retry_after": 60.0, "purpose": "turn"},
+    ),
+    (
+        GaveUp(
+            kind=ErrorKind.SERVER,
+            requests=4,
+            waited=1.0,
+            message="m",
+            purpose=RequestKind.WEB_FETCH,
+        ),
+        {"subtype": "gave_up", "error": "server", "purpose": "web_fetch"},
     ),
     (Notice(text="offline", level="info"), {"subtype": "notice", "level": "info"}),
     (
