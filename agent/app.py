@@ -388,4 +388,5 @@ def saving_usage(session: SessionWriter) -> UsageListener:
 
 
 def _log_event(event: Event) -> None:
-    log.info("event", **event.model_dump(mode="json"))
+    if log.is_enabled_for(event.log_level):  # a line not kept is not built either
+        log.log(event.log_level, "event", **event.model_dump(mode="json"))

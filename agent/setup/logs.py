@@ -30,6 +30,8 @@ def configure_logging(
 ) -> Path | None:
     """Send structlog records to ``home/logs/agent-YYYYMMDD.jsonl`` (and stderr if verbose).
 
+    INFO and above are kept; with ``verbose`` DEBUG too (an event for every tool call, say).
+
     Returns the log file's path, or None if the directory cannot be written (logging then
     goes nowhere rather than breaking the agent).
     """
@@ -63,7 +65,9 @@ def configure_logging(
     structlog.configure(
         processors=processors,
         logger_factory=factory,
-        wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.DEBUG if verbose else logging.INFO
+        ),
         cache_logger_on_first_use=False,
     )
     _route_library_logs(structlog.wrap_logger(factory(), processors=processors))
