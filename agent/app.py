@@ -32,6 +32,7 @@ from agent.setup.child_models import ChildModels
 from agent.setup.command_env import command_env
 from agent.setup.config import Config, agent_home
 from agent.setup.home import prune_undo_copies, scratch_dir
+from agent.setup.logs import keeps
 from agent.setup.mcp_link import McpLink
 from agent.setup.model_chain import EMBEDDED_NOTICE, build_chain, embedded_default
 from agent.setup.parts import Parts
@@ -387,4 +388,5 @@ def saving_usage(session: SessionWriter) -> UsageListener:
 
 
 def _log_event(event: Event) -> None:
-    log.info("event", **event.model_dump(mode="json"))
+    if keeps(event.log_level):  # a line the log would drop is not built either
+        log.log(event.log_level, "event", **event.model_dump(mode="json"))

@@ -231,7 +231,9 @@ def run(
             "e.g. --set recovery.max_attempts=5.",
         ),
     ] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr too.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log more (each tool start), to stderr too.")
+    ] = False,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),

@@ -7,8 +7,9 @@ receive them through an `EventSink`; they serialise with ``model_dump(mode="json
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
-from typing import Literal
+from typing import ClassVar, Literal
 
 import structlog
 from pydantic import BaseModel, ConfigDict
@@ -18,6 +19,10 @@ class Event(BaseModel):
     """Base class of all events. Subclasses set ``type`` to a unique literal."""
 
     model_config = ConfigDict(frozen=True)
+
+    log_level: ClassVar[int] = logging.INFO
+    """How the agent's log file keeps it: events that come with every step and that the
+    session keeps anyway (a tool starting) are DEBUG, logged only with ``--verbose``."""
 
     type: str
 

@@ -130,9 +130,7 @@ def build_session(
     view_start = 0
     events: list[dict[str, Any]] = []
     state = ModelState(chain=list(header.model_chain), current=_first(header.model_chain))
-    usage_total = Usage()
-    usage_by_model: dict[str, Usage] = {}
-    usage_by_kind: dict[str, Usage] = {}
+    usage = _UsageCount()
     checkpoints: list[CheckpointRecord] = []
     turn_ends: list[TurnEndRecord] = []
     last_seen: dict[str, FileStateRecord | CheckpointRecord] = {}
@@ -141,12 +139,12 @@ def build_session(
         # A repeated header (no writer writes one) matches no branch: it changes nothing.
         if record.type == "message":
             messages.append(record.message)
+            if record.usage is not None:  # an answer's tokens, saved in its line
+                usage.add(record.usage, record.model or "", record.kind or "turn")
         elif record.type == "event":
             events.append(record.event)
-        elif record.type == "usage":
-            usage_total = usage_total + record.usage
-            usage_by_model[record.model] = usage_by_model.get(record.model, Usage()) + record.usage
-            usage_by_kind[record.kind] = usage_by_kind.get(record.kind, Usage()) + record.usage
+        elif record.type == "usage":  # tokens on a line of their own (every one, in old files)
+            usage.add(record.usage, record.model, record.kind)
         elif record.type == "file_state" or record.type == "checkpoint":
             last_seen[record.path] = record
             if record.type == "checkpoint":
@@ -168,9 +166,9 @@ def build_session(
         view=repaired,
         events=events,
         model_state=state,
-        usage_total=usage_total,
-        usage_by_model=usage_by_model,
-        usage_by_kind=usage_by_kind,
+        usage_total=usage.total,
+        usage_by_model=usage.by_model,
+        usage_by_kind=usage.by_kind,
         checkpoints=checkpoints,
         turn_ends=turn_ends,
         warnings=list(scanned.warnings),
@@ -178,6 +176,18 @@ def build_session(
         changed_files=changed_files(last_seen, hash_limit),
         unsaved_tail=tail,
     )
+
+
+@dataclass
+class _UsageCount:
+    total: Usage = field(default_factory=Usage)
+    by_model: dict[str, Usage] = field(default_factory=dict)
+    by_kind: dict[str, Usage] = field(default_factory=dict)
+
+    def add(self, usage: Usage, model: str, kind: str) -> None:
+        self.total = self.total + usage
+        self.by_model[model] = self.by_model.get(model, Usage()) + usage
+        self.by_kind[kind] = self.by_kind.get(kind, Usage()) + usage
 
 
 def _first(chain: list[str]) -> str:

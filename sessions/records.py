@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from providers.messages import Message, Usage
 from sessions.ids import ALPHABET, ID_LENGTH
@@ -55,6 +55,20 @@ Int64 = Annotated[int, Field(ge=-_INT64, lt=_INT64)]
 Count = Annotated[int, Field(ge=0, lt=_INT64)]
 
 
+def _bounded(usage: Usage) -> Usage:
+    if any(not 0 <= count < _INT64 for count in usage.model_dump().values()):
+        raise ValueError("token counts must be between 0 and 2**63")
+    return usage
+
+
+TokenUsage = Annotated[Usage, AfterValidator(_bounded)]
+"""An answer's `Usage`, every count a 64-bit one."""
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class RecordBase(BaseModel):
     """Fields every record shares."""
 
@@ -78,10 +92,19 @@ class Header(RecordBase):
 
 
 class MessageRecord(RecordBase):
-    """One conversation message, exactly as sent to or received from the model."""
+    """One conversation message, exactly as sent to or received from the model.
+
+    A model's answer carries the tokens of the request it answered (``usage``, ``model``,
+    ``kind``, as a `UsageRecord` has them) when they arrived in the same step: one line less
+    per step. Files written before that keep them in a `UsageRecord` of their own, and
+    tokens that no saved answer carries still get one.
+    """
 
     type: Literal["message"] = "message"
     message: Message
+    usage: TokenUsage | None = Field(default=None, exclude_if=_absent)
+    model: str | None = Field(default=None, exclude_if=_absent)
+    kind: str | None = Field(default=None, exclude_if=_absent)
 
 
 class EventRecord(RecordBase):
@@ -114,18 +137,11 @@ class UsageRecord(RecordBase):
     """Token usage of one response."""
 
     type: Literal["usage"] = "usage"
-    usage: Usage
+    usage: TokenUsage
     model: str = ""
     kind: str = "turn"
     """What the request was for (`providers.RequestKind`: turn, compaction, ...); kept as
     text, so a session written by a later version with a new kind still loads."""
-
-    @field_validator("usage")
-    @classmethod
-    def _bounded(cls, usage: Usage) -> Usage:
-        if any(not 0 <= count < _INT64 for count in usage.model_dump().values()):
-            raise ValueError("token counts must be between 0 and 2**63")
-        return usage
 
 
 class CheckpointRecord(RecordBase):

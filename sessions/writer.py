@@ -5,7 +5,8 @@ come, so each survives ``kill -9`` of the agent the moment its append returns; t
 makes them survive a power cut is issued for all of them when the group ends, on a
 background thread (`PacedSync`): it overlaps the next model request instead of delaying it
 (0.3–11 ms a step on the shared disk we measured on), and groups that come faster than
-`SYNC_INTERVAL` share one.
+`SYNC_INTERVAL` share one. An answer's token usage, which arrives just before the answer,
+is saved in the answer's own line (`append_usage`).
 """
 
 from __future__ import annotations
@@ -92,6 +93,8 @@ class SessionWriter:
         """fsyncs the groups' records in the background, made on the first group's end."""
         self._other_syncs = 0
         """fsyncs not counted by ``_paced``: inline ones, and those of a closed `PacedSync`."""
+        self._held_usage: UsageRecord | None = None
+        """Usage told inside a group, waiting to be saved with the answer that follows."""
         self._touched: dict[str, Path] = {}
         """Tool-call id → file a tracked tool is reading or writing, until its result arrives."""
         self.failure: SessionError | None = None
@@ -117,7 +120,19 @@ class SessionWriter:
         Its images are saved first, as files the record names (`sessions.images`)."""
         if self._images is not None and message.images:
             self._images.keep([message])
-        self.append_record(MessageRecord(ts=self._clock(), message=message))
+        usage = self._take_held_usage() if message.role == "assistant" else None
+        if usage is None:
+            self.append_record(MessageRecord(ts=self._clock(), message=message))
+        else:
+            self.append_record(
+                MessageRecord(
+                    ts=self._clock(),
+                    message=message,
+                    usage=usage.usage,
+                    model=usage.model,
+                    kind=usage.kind,
+                )
+            )
         for use in message.tool_uses:
             path = tool_path(self._root, use.name, use.input, self._resolve_path)
             if path is not None:
@@ -150,8 +165,20 @@ class SessionWriter:
         self.append_record(record)
 
     def append_usage(self, usage: Usage, model: str = "", kind: str = "turn") -> None:
-        """Save the token usage of one response, and what its request was for."""
-        self.append_record(UsageRecord(ts=self._clock(), usage=usage, model=model, kind=kind))
+        """Save the token usage of one response, and what its request was for.
+
+        Inside `group_commit` it is held for the model's message that follows and saved in
+        that message's line: a step writes one line less. Anything else appended first, the
+        group's end and `close` save it on a line of its own (the usage of an answer that is
+        not saved: a summary, a truncated answer asked again). Either way it is lost only
+        with its answer, when the agent is killed before the answer is saved.
+        """
+        record = UsageRecord(ts=self._clock(), usage=usage, model=model, kind=kind)
+        if not self._groups:
+            self.append_record(record)
+            return
+        self._save_held_usage()  # an earlier answer's, whose message never came
+        self._held_usage = record
 
     def append_checkpoint(
         self,
@@ -212,17 +239,26 @@ class SessionWriter:
             failed = True
             raise
         finally:
+            error: SessionError | None = None
+            if self._groups == 1:  # the outermost: usage no answer carried is saved in it
+                try:
+                    self._save_held_usage()
+                except SessionError as lost:
+                    error = lost
             with self._mutex:
                 self._groups -= 1
                 if self._groups == 0:
                     try:
                         self._sync_in_background()
-                    except SessionError:
-                        if not failed:  # never hide the error that is already on its way
-                            raise
+                    except SessionError as unsynced:
+                        error = error or unsynced
+            if error is not None and not failed:  # never hide the error already on its way
+                raise error
 
     def close(self) -> None:
         """Make pending records durable, close the file and release the lock (safe twice)."""
+        with contextlib.suppress(SessionError):  # noted in `failure`; the lock must go
+            self._save_held_usage()
         with self._mutex:
             if self._fd is not None:
                 with contextlib.suppress(SessionError):  # closing must release the lock
@@ -258,6 +294,7 @@ class SessionWriter:
             SessionError: it cannot be written, or it is too large or too deeply nested to be
                 read back (`parse_record` would reject it).
         """
+        self._save_held_usage()
         line = record.model_dump_json()
         if len(line) > MAX_LINE_BYTES or too_deep(line.encode()):
             raise self._lost(
@@ -272,6 +309,15 @@ class SessionWriter:
                 self._redactor.value(json.loads(line)), ensure_ascii=False, separators=(",", ":")
             )
         self._write((line + "\n").encode("utf-8"))
+
+    def _take_held_usage(self) -> UsageRecord | None:
+        with self._mutex:
+            held, self._held_usage = self._held_usage, None
+        return held
+
+    def _save_held_usage(self) -> None:
+        if self._held_usage is not None and (held := self._take_held_usage()) is not None:
+            self.append_record(held)
 
     def _write(self, payload: bytes) -> None:
         with self._mutex:

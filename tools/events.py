@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import logging
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -11,6 +12,8 @@ from providers.events import Event
 
 class ToolStarted(Event):
     """A tool call passed every check (policy, rules, hooks, approval) and starts running."""
+
+    log_level: ClassVar[int] = logging.DEBUG  # one a tool call; the session keeps it
 
     type: Literal["tool_started"] = "tool_started"
     tool: str

@@ -20,6 +20,15 @@ import structlog
 
 Redact = Callable[[str], str]
 
+_least_level = logging.INFO
+"""The least severe level `configure_logging` keeps (`keeps` reads it)."""
+
+
+def keeps(level: int) -> bool:
+    """Whether the log keeps a line at ``level``: asked before building a costly one, as
+    asking structlog's logger builds a bound logger first."""
+    return level >= _least_level
+
 
 def configure_logging(
     home: Path,
@@ -30,9 +39,13 @@ def configure_logging(
 ) -> Path | None:
     """Send structlog records to ``home/logs/agent-YYYYMMDD.jsonl`` (and stderr if verbose).
 
+    INFO and above are kept; with ``verbose`` DEBUG too (an event for every tool call, say).
+
     Returns the log file's path, or None if the directory cannot be written (logging then
     goes nowhere rather than breaking the agent).
     """
+    global _least_level
+    _least_level = logging.DEBUG if verbose else logging.INFO
     path: Path | None = home / "logs" / f"agent-{time.strftime('%Y%m%d')}.jsonl"
     stream: TextIO | None
     try:
@@ -63,7 +76,7 @@ def configure_logging(
     structlog.configure(
         processors=processors,
         logger_factory=factory,
-        wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
+        wrapper_class=structlog.make_filtering_bound_logger(_least_level),
         cache_logger_on_first_use=False,
     )
     _route_library_logs(structlog.wrap_logger(factory(), processors=processors))

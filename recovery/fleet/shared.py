@@ -113,9 +113,13 @@ class Fleet:
         released = self._take_pending(key)
 
         def change(record: Record) -> Hold:
-            if released is not None:
+            since = None
+            if released is not None:  # the slot passes from the last request to this one
+                since = state.taken_at(record, self.holder)
                 released(record)
-            return state.reserve(record, now, tokens, self.holder, self._limits, self._alive)
+            return state.reserve(
+                record, now, tokens, self.holder, self._limits, self._alive, taken_since=since
+            )
 
         return self.store.update(key, change)
 

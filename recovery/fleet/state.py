@@ -68,12 +68,21 @@ class Hold:
 
 
 def reserve(
-    record: Record, now: float, tokens: int, holder: str, limits: Limits, alive: Alive = _always
+    record: Record,
+    now: float,
+    tokens: int,
+    holder: str,
+    limits: Limits,
+    alive: Alive = _always,
+    taken_since: float | None = None,
 ) -> Hold:
     """Take a slot for one request, or say how long to wait first (nothing is taken then).
 
     ``alive`` tells whether an in-flight holder may still be running (a holder that died
-    mid-request never released its slot).
+    mid-request never released its slot). ``taken_since``: when ``holder``'s previous
+    request, released in the same change, took its slot; taken again within `RENEW_EVERY`
+    the slot keeps that time (its lease still outlasts the next renewal), so an agent's
+    steps in a row leave the record as it was instead of rewriting it for a new time.
     """
     server_wait = number(record.get("not_before")) - now
     if server_wait > 0:
@@ -99,9 +108,18 @@ def reserve(
     if limits.tokens_per_minute is not None:
         recent = [pair for pair in _pairs(record.get("sent_tokens")) if pair[0] > now - WINDOW]
         record["sent_tokens"] = [[when, amount] for when, amount in recent] + [[now, tokens]]
-    inflight[holder] = now
+    if taken_since is None or not 0 <= now - taken_since < RENEW_EVERY:
+        taken_since = now
+    inflight[holder] = taken_since
     record["inflight"] = inflight
     return Hold(0.0)
+
+
+def taken_at(record: Record, holder: str) -> float | None:
+    """When ``holder``'s in-flight entry was taken or last renewed (None: it has none)."""
+    inflight = record.get("inflight")
+    started = inflight.get(holder) if isinstance(inflight, dict) else None
+    return float(started) if isinstance(started, int | float) else None
 
 
 def release(record: Record, now: float, holder: str, reported: RateLimits | None) -> None:

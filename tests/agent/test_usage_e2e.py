@@ -56,8 +56,9 @@ def test_compaction_requests_are_counted_under_their_purpose(
     assert data["usage"]["output_tokens"] == 44
     [session] = (decoy_home / ".agent" / "sessions").glob("*.jsonl")
     records = [json.loads(line) for line in session.read_text().splitlines()]
-    saved = [(r["kind"], r["usage"]["input_tokens"]) for r in records if r["type"] == "usage"]
-    assert sorted(saved) == [("compaction", 500), *[("turn", 10)] * 4]
+    # An answer's tokens are saved in its line; the summary's, which no answer carries, alone.
+    saved = [(r["type"], r["kind"], r["usage"]["input_tokens"]) for r in records if "usage" in r]
+    assert sorted(saved) == [("message", "turn", 10)] * 4 + [("usage", "compaction", 500)]
 
 
 def test_cost_shows_what_compaction_used(spawn: Spawn, fake_llm: FakeLlmServer) -> None:

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+from benchmarks.step_layers import LAYERS
 from benchmarks.turn_bench import FILE_TEXT, agent_turn, bare_turn, responder, server_process
+from tests.fakes.cli import REPO_ROOT
 from tests.fakes.llm_server import FakeLlmServer
 
 
@@ -42,3 +47,23 @@ def test_the_server_process_answers_both_sides(workspace: Path, decoy_home: Path
         ours = asyncio.run(agent_turn(server, decoy_home, workspace, 2))
         bare = asyncio.run(bare_turn(server, workspace, 2))
     assert min(*ours, *bare) > 0
+
+
+def test_step_layers_times_every_layer_it_names() -> None:
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "benchmarks" / "step_layers.py"),
+            "--turns",
+            "1",
+            "--steps",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert run.returncode == 0, run.stderr
+    timed = {line.split()[0] for line in run.stdout.splitlines()[2:]}
+    assert {path for _, path in LAYERS} <= timed  # each one was found and called

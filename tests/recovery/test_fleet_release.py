@@ -10,8 +10,10 @@ from typing import TypeVar
 from providers.ratelimit import Headroom, RateLimits
 from recovery.fleet.file_store import FileStore
 from recovery.fleet.shared import RELEASE_MERGE, Fleet
+from recovery.fleet.state import RENEW_EVERY
 from recovery.fleet.store import ProcessStore, Record
 from recovery.settings import RecoverySettings
+from tests.fakes.clock import VirtualClock
 
 T = TypeVar("T")
 KEY = Fleet.key("anthropic", "abc", "m")
@@ -85,4 +87,27 @@ def test_without_an_event_loop_a_release_is_written_at_once(tmp_path: Path) -> N
 
     fleet.release(KEY, REPORTED)
 
+    assert in_flight(store) == {}
+
+
+async def test_steps_in_a_row_leave_the_shared_file_as_it_was(tmp_path: Path) -> None:
+    clock = VirtualClock(start=1_700_000_000.0)
+    store = FileStore(tmp_path, clock=clock.now)
+    fleet = Fleet(store, RecoverySettings(), clock=clock.now)
+    fleet.acquire(KEY, 100)
+    written = store.path.read_bytes()
+    started = in_flight(store)[fleet.holder]
+
+    for _ in range(10):  # a step: the answer, a tool call of a second, the next request
+        clock.advance(1.0)
+        fleet.release(KEY, None, answered=True)
+        fleet.acquire(KEY, 100)
+
+    assert store.path.read_bytes() == written  # nothing changed, nothing written
+    clock.advance(RENEW_EVERY)
+    fleet.release(KEY, None, answered=True)
+    fleet.acquire(KEY, 100)
+    assert in_flight(store)[fleet.holder] > started  # renewed before its lease could end
+    fleet.release(KEY, None)
+    fleet.flush()
     assert in_flight(store) == {}
