@@ -296,7 +296,14 @@ class SessionWriter:
         """
         self._save_held_usage()
         line = record.model_dump_json()
-        if len(line) > MAX_LINE_BYTES or too_deep(line.encode()):
+        if self._redactor.contains_secret(line):
+            line = json.dumps(
+                self._redactor.value(json.loads(line)), ensure_ascii=False, separators=(",", ":")
+            )
+        # Checked in bytes, as the reader checks it: a line of many multibyte characters
+        # must not be written only to be refused when the session is read back.
+        data = line.encode("utf-8")
+        if len(data) > MAX_LINE_BYTES or too_deep(data):
             raise self._lost(
                 SessionError(
                     f"cannot save a {getattr(record, 'type', 'record')} record to session "
@@ -304,11 +311,7 @@ class SessionWriter:
                     f"{MAX_DEPTH} levels"
                 )
             )
-        if self._redactor.contains_secret(line):
-            line = json.dumps(
-                self._redactor.value(json.loads(line)), ensure_ascii=False, separators=(",", ":")
-            )
-        self._write((line + "\n").encode("utf-8"))
+        self._write(data + b"\n")
 
     def _take_held_usage(self) -> UsageRecord | None:
         with self._mutex:

@@ -191,3 +191,23 @@ def test_a_file_whose_first_line_is_damaged_and_nothing_else_survives_is_no_sess
     with pytest.raises(SessionError, match=r"header line of session file .* is damaged"):
         store.open(session_id)
     assert path.read_bytes() == b'{"type":"header","id":\n'
+
+
+def test_a_line_within_the_limit_in_characters_but_not_in_bytes_is_refused_when_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limit = 4096  # the reader's bound, in bytes, made small enough to reach
+    monkeypatch.setattr("sessions.writer.MAX_LINE_BYTES", limit)
+    monkeypatch.setattr("sessions.records.MAX_LINE_BYTES", limit)
+    store = SessionStore(tmp_path / "home")
+    text = "é" * (limit // 2)  # fewer characters than the limit, twice as many bytes
+    with store.create(cwd=tmp_path, model_chain=["anthropic:x"]) as writer:
+        writer.append_message(Message.user("kept"))
+        with pytest.raises(SessionError, match="larger than 4096 bytes"):
+            writer.append_message(Message.user(text))
+        session_id = writer.id
+
+    # Nothing was written that the reader would refuse: the session reads back whole.
+    loaded = store.load(session_id)
+    assert loaded.messages == [Message.user("kept")]
+    assert loaded.warnings == []
