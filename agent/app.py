@@ -39,7 +39,6 @@ from agent.setup.parts import Parts
 from agent.setup.profiles import CurrentModel, Profiles
 from agent.setup.session_start import moved_workspace, naming_the_resumed_model, open_session
 from agent.setup.skill_link import SkillLink
-from agent.setup.small_model import side_provider
 from agent.setup.startup import Options, SetupError
 from agent.setup.web_link import web_search_tool
 from agent.subagents import (
@@ -168,9 +167,8 @@ def build_agent(
         provider.failures.subscribe(recorder.on_failure)
         provider.usage.subscribe_answers(recorder.on_answer)
         face = Faces([face, recorder])
-    side, side_notice = side_provider(
-        config, environ, session=provider, events=childs, fleet=fleet, chaos=chaos
-    )
+    models = ChildModels(config, environ, session=provider, events=events, fleet=fleet, chaos=chaos)
+    side, side_notice = models.side()
     notices += [Notice(text=side_notice)] if side_notice else []
     search, search_notice = web_search_tool(config, environ, side)
     notices += [Notice(text=search_notice)] if search_notice else []
@@ -255,7 +253,6 @@ def build_agent(
     )
     catalog = AgentCatalog(workspace, home, person_home)
     notices += [Notice(text=text) for text in catalog.notices()]
-    models = ChildModels(config, environ, session=provider, events=events, fleet=fleet, chaos=chaos)
     children = ChildParts(
         parent=base,
         tools=partial(builtin_tools, guarded, shells),

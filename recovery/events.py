@@ -92,6 +92,8 @@ class FallbackActivated(Event):
     """The model the session comes back to (empty: the one it left)."""
     returns_in: float | None = None
     stays_because: str | None = None
+    purpose: RequestKind = RequestKind.TURN
+    """What the request that moved it was for."""
 
     def describe(self) -> str:
         line = f"Switched from {self.from_model} to {self.to_model} ({self.reason})"
@@ -111,6 +113,8 @@ class ModelRestored(Event):
     from_model: str
     after: float
     """Seconds the session spent on the fallback."""
+    purpose: RequestKind = RequestKind.TURN
+    """What the request its trial was sent with was for."""
 
     def describe(self) -> str:
         spent = _seconds(self.after)

@@ -26,6 +26,7 @@ from providers import (
     EventSink,
     LlmError,
     Purpose,
+    RequestKind,
     StopReason,
     StreamReset,
 )
@@ -270,7 +271,7 @@ class RecoveringProvider:
                 last = call.failures[-1] if call.failures else None
                 reason = last.note if last else "switched"
                 kind = last.error.kind if last and last.error else None
-                self._switch(index, reason, kind)
+                self._switch(index, reason, kind, request.kind)
             later = any(self._retry.skipped_for(self._chain[i]) <= 0 for i in order[position + 1 :])
             sent = self._prepare(request, target)
             response = await self._retry.run(target, sent, on_delta, call, later)
@@ -321,10 +322,15 @@ class RecoveringProvider:
         self._move(detour.home)
         self._detour = None
         after = now - detour.since
-        self._emit(ModelRestored(model=str(home.ref), from_model=fallback, after=after))
+        back = ModelRestored(
+            model=str(home.ref), from_model=fallback, after=after, purpose=request.kind
+        )
+        self._emit(back)
         return outcome
 
-    def _switch(self, index: int, reason: str, kind: ErrorKind | None) -> None:
+    def _switch(
+        self, index: int, reason: str, kind: ErrorKind | None, purpose: RequestKind
+    ) -> None:
         before = self._active
         self._move(index)
         now = self._clock()
@@ -341,6 +347,7 @@ class RecoveringProvider:
             primary=str(self._chain[detour.home].ref) if detour else "",
             returns_in=None if detour is None or detour.next_trial is None else detour.interval,
             stays_because=detour.stays_because if detour else None,
+            purpose=purpose,
         )
         self._emit(event)
 

@@ -190,8 +190,8 @@ class RetryLoop:
             sent = self._clock()
             response = await target.provider.chat(request, on_delta)
             took = self._clock() - sent
-            model = response.model or target.ref.name
-            self.usage.add(AnsweredRequest(request.kind, model, response.usage, took, attempt))
+            answer = (response.model or target.ref.name, response.usage, took, attempt)
+            self.usage.add(AnsweredRequest(request.kind, *answer, str(target.ref)))
             reported = response.rate_limits
             answered = response.stop_reason is not StopReason.INCOMPLETE
         except LlmError as error:

@@ -33,6 +33,9 @@ class AnsweredRequest:
     attempt: int = 1
     """Which send to this model in its call it was (1: the first): the request's own, so
     calls under way at once on one model (sub-agents) never mix up each other's."""
+    sent_to: str = ""
+    """The model the request was sent to, as the chain names it (``anthropic:claude-...``);
+    ``model`` may differ (a dated snapshot). Empty when not known."""
 
 
 AnswerListener = Callable[[AnsweredRequest], None]

@@ -215,6 +215,22 @@ def subagent_switch(child: ChildId, switch: FallbackActivated | ModelRestored) -
     return SubagentModelRestored(**who, tool_use_id=child.tool_use_id, switch=switch)
 
 
+class SideModelSwitch(Event):
+    """``small_model``'s provider (side requests: web_fetch's answer over a page, web_search)
+    moved along its chain, or came back to ``small_model``.
+
+    The session's own model did not move: this is never the session's `FallbackActivated` or
+    `ModelRestored` (those are recorded as the session's model, which a resumed session goes
+    on with). ``switch.purpose`` says which side request moved it.
+    """
+
+    type: Literal["side_model_switch"] = "side_model_switch"
+    switch: FallbackActivated | ModelRestored = Field(discriminator="type")
+
+    def describe(self) -> str:
+        return f"small_model ({self.switch.purpose.value}): {self.switch.describe()}"
+
+
 def unwrapped(events: Iterable[Event]) -> list[Event]:
     """``events`` with each child's recovery event in place of the event that names the
     child: what recovery did for the whole tree (counts, ``/stats``, the chaos report)."""

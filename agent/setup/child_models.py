@@ -9,6 +9,9 @@ tokens count in the session's usage, and the requests it failed reach the sessio
 as the child's whose request it was (`agent.engine.child_requests.told_for_children`): a
 fallback (or a return to its model) as `agent.engine.outcome.SubagentSwitch`, never as the
 session's own `FallbackActivated`, which the session records as its model.
+
+`ChildModels.side` builds the other model beside the session's, ``small_model`` for side
+requests (`agent.setup.small_model`); ``/stats`` counts what recovery did there too.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from agent.engine.child_requests import told_for_children
 from agent.engine.outcome import ChildId
 from agent.setup.config import Config
 from agent.setup.model_chain import build_chain
+from agent.setup.small_model import side_provider
 from agent.setup.startup import SetupError
 from providers import EventSink, Notice, Provider
 from providers.chaos import ChaosPlan
@@ -87,14 +91,29 @@ class ChildModels:
         self.fleet = fleet
         self.chaos = chaos
         self._built: dict[str, Provider] = {}
+        self._side: Provider | None = None
+
+    def side(self) -> tuple[Provider, str | None]:
+        """The provider side requests go through (``small_model``'s, else the session's),
+        and a notice when ``small_model`` cannot be used."""
+        self._side, notice = side_provider(
+            self.config,
+            self.environ,
+            session=self.session,
+            events=told_for_children(self.events),  # a child's web_fetch: the child's retry
+            fleet=self.fleet,
+            chaos=self.chaos,
+        )
+        return self._side, notice
 
     def counted(self, stats: RecoveryStats) -> RecoveryStats:
         """``stats`` (the session's) with what recovery did for children on models of their
-        own added in: their requests, retries and fallbacks count like the parent's."""
-        for child in self._built.values():
-            if child is self.session or not isinstance(child, RecoveringProvider):
+        own and for side requests on ``small_model`` added in: their requests, retries and
+        fallbacks count like the parent's."""
+        for other in [*self._built.values(), self._side]:
+            if other is self.session or not isinstance(other, RecoveringProvider):
                 continue
-            theirs = child.stats()
+            theirs = other.stats()
             stats = replace(
                 stats,
                 requests=stats.requests + theirs.requests,

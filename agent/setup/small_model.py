@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from agent.engine.outcome import SideModelSwitch
 from agent.setup.config import Config
 from agent.setup.model_chain import build_chain
 from providers import Event, EventSink, Provider
@@ -28,9 +29,10 @@ def side_provider(
     With ``small_model`` set it is a `RecoveringProvider` (the same recovery as every call)
     over ``small_model`` and then the session's chain; its tokens count in the session's
     usage, and the requests it failed reach the session's listeners (telemetry, which tells
-    each one's purpose: web_fetch, web_search). Its model switches are its own: they are not
-    the session's, so they are kept out of the session's events (a resume would take them for
-    the session's model).
+    each one's purpose: web_fetch, web_search). Its model switches are its own, not the
+    session's: they reach the session's events as `SideModelSwitch` (telemetry counts them;
+    the REPL shows them when verbose), never as the `FallbackActivated` a session records as
+    its model (a resume would take them for the session's).
     """
     if not config.small_model:
         return session, None
@@ -48,12 +50,13 @@ def side_provider(
             "side requests go to the session's models"
         )
 
-    def own_switches_kept_out(event: Event) -> None:
-        if not isinstance(event, (FallbackActivated, ModelRestored)):
-            events(event)
+    def own_switches_told_as_such(event: Event) -> None:
+        if isinstance(event, FallbackActivated | ModelRestored):
+            event = SideModelSwitch(switch=event)
+        events(event)
 
     small = RecoveringProvider(
-        targets, settings=config.recovery, events=own_switches_kept_out, fleet=fleet
+        targets, settings=config.recovery, events=own_switches_told_as_such, fleet=fleet
     )
     small.usage.subscribe_answers(session.usage.add)
     small.failures.subscribe(session.failures.relay)

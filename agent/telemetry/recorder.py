@@ -17,7 +17,7 @@ import structlog
 from opentelemetry._logs import SeverityNumber
 
 from agent.engine.child_requests import asking
-from agent.engine.outcome import ChildsRecovery
+from agent.engine.outcome import ChildsRecovery, SideModelSwitch
 from agent.telemetry.export import Exporters
 from compaction.events import CompactionApplied, CompactionFailed
 from providers import (
@@ -68,6 +68,16 @@ def _flag(environ: Mapping[str, str], name: str) -> bool:
     return environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _named(ref: str, key: str = "model") -> dict[str, Any]:
+    """A model as telemetry names it everywhere, as Claude Code does: its bare id under
+    ``key`` (``claude-sonnet-4-5``), and the chain's provider beside it (``provider``, or
+    ``from_provider`` for ``key="from"``), so one model is one series whoever asked."""
+    provider, sep, name = ref.partition(":")
+    if not sep:
+        return {key: ref}
+    return {key: name, "provider" if key == "model" else f"{key}_provider": provider}
+
+
 def _lines(text: str) -> int:
     return text.count("\n") + (bool(text) and not text.endswith("\n"))
 
@@ -103,7 +113,7 @@ class Recorder:
     @_never_raises
     def started(self) -> None:
         """Count this session."""
-        self._sessions.add(1, self._attrs(model=self._model()))
+        self._sessions.add(1, self._attrs(**_named(self._model())))
 
     # The event bus.
 
@@ -114,6 +124,8 @@ class Recorder:
             self._recovered(event.inner, agent_type=event.agent_type, agent_id=event.agent_id)
         elif isinstance(event, RetryScheduled | GaveUp | FallbackActivated | ModelRestored):
             self._recovered(event)
+        elif isinstance(event, SideModelSwitch):  # small_model's, for side requests
+            self._switched(event.switch)
         elif isinstance(event, CompactionApplied):
             self._emit(
                 "agent.compaction",
@@ -143,14 +155,16 @@ class Recorder:
         and event) and the child (event only: one series per kind, not per child); a retry
         and a give-up name what their request was for (``purpose``: a handful of values)."""
         if isinstance(event, RetryScheduled):
-            why = {"model": event.model, "reason": event.kind.value, "agent_type": agent_type}
-            self._retries.add(1, self._attrs(**why, purpose=event.purpose.value))
+            why = {"reason": event.kind.value, "agent_type": agent_type}
+            self._retries.add(
+                1, self._attrs(**_named(event.model), **why, purpose=event.purpose.value)
+            )
         elif isinstance(event, FallbackActivated | ModelRestored):
             self._switched(event, agent_type, agent_id)
         elif isinstance(event, GaveUp):
             self._emit(
                 "agent.api_retries_exhausted",
-                model=event.model or self._model(),
+                **_named(event.model or self._model()),
                 purpose=event.purpose.value,
                 error_kind=event.kind.value,
                 requests=event.requests,
@@ -171,8 +185,9 @@ class Recorder:
         (metric and event) and the child (event only: one series per kind, not per child)."""
         if isinstance(event, FallbackActivated):
             moved: dict[str, Any] = {
-                "from": event.from_model,
-                "to": event.to_model,
+                **_named(event.from_model, "from"),
+                **_named(event.to_model, "to"),
+                "purpose": event.purpose.value,
                 "agent_type": agent_type,
             }
             self._fallbacks.add(1, self._attrs(**moved))
@@ -187,8 +202,9 @@ class Recorder:
             )
         else:
             back: dict[str, Any] = {
-                "from": event.from_model,
-                "to": event.model,
+                **_named(event.from_model, "from"),
+                **_named(event.model, "to"),
+                "purpose": event.purpose.value,
                 "agent_type": agent_type,
             }
             self._emit(
@@ -211,8 +227,7 @@ class Recorder:
         child = asking()
         self._emit(
             "agent.api_error",
-            model=failed.model,
-            provider=failed.model.partition(":")[0] or error.provider,
+            **({"provider": error.provider} | _named(failed.model)),
             status_code=error.status,
             error_kind=error.kind.value,
             attempt=failed.attempt,
@@ -229,13 +244,13 @@ class Recorder:
 
     @_never_raises
     def on_answer(self, answered: AnsweredRequest) -> None:
-        """Count one answer's tokens and cost, and tell of the request."""
-        model, usage, seconds = answered.model, answered.usage, answered.seconds
-        cost = cost_of({model: usage})  # priced by the vendor's name for the model
-        current = self._model()
-        if current.partition(":")[2] == model:
-            model = current  # named as everywhere else here: the chain's ref
-        attrs = self._attrs(model=model)
+        """Count one answer's tokens and cost, and tell of the request; a sub-agent's names
+        it (event only: the token and cost series stay one per model)."""
+        usage, seconds = answered.usage, answered.seconds
+        cost = cost_of({answered.model: usage})  # priced by the vendor's name for the model
+        model = _named(answered.sent_to or answered.model)  # as the request was sent
+        child = asking()
+        attrs = self._attrs(**model)
         for label, field in _TOKEN_TYPES:
             if count := getattr(usage, field):
                 self._tokens.add(count, {**attrs, "type": label})
@@ -243,7 +258,7 @@ class Recorder:
             self._cost.add(cost, attrs)
         self._emit(
             "agent.api_request",
-            model=model,
+            **model,
             purpose=answered.kind.value,
             attempt=answered.attempt,
             duration_ms=round(seconds * 1000) if seconds is not None else None,
@@ -252,6 +267,8 @@ class Recorder:
             cache_read_tokens=usage.cache_read_tokens,
             cache_creation_tokens=usage.cache_write_tokens,
             cost_usd=cost,
+            agent_type=child.agent_type if child is not None else None,
+            agent_id=child.agent_id if child is not None else None,
         )
 
     # The face: prompts and tool results.
@@ -302,7 +319,7 @@ class Recorder:
             added = _lines(content)
         for label, count in (("added", added), ("removed", removed)):
             if count:
-                self._code.add(count, self._attrs(model=self._model(), type=label))
+                self._code.add(count, self._attrs(**_named(self._model()), type=label))
 
     # Shared.
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from rich.text import Text
 
-from agent.engine.outcome import SubagentRecovery
+from agent.engine.outcome import SideModelSwitch, SubagentRecovery
 from providers import Event, Notice
 from recovery import CircuitOpened, GaveUp
 
@@ -36,6 +36,7 @@ _STYLES: dict[str, tuple[str, str]] = {
     "model_restored": ("⇄", "green"),
     "subagent_fallback": ("⇄", "bold yellow"),
     "subagent_model_restored": ("⇄", "green"),
+    "side_model_switch": ("⇄", "dim"),
     "tokens_escalated": ("⤒", "yellow"),
     "continuation_requested": ("↪", "yellow"),
     "continuation_exhausted": ("!", "red"),
@@ -62,8 +63,10 @@ _STYLES: dict[str, tuple[str, str]] = {
 def is_quiet(event: Event, *, verbose: bool = False) -> bool:
     """Whether ``event`` is shown some other way (or not at all).
 
-    Unless ``verbose``, two more are: giving up (the turn's error says it, once) and a
-    breaker opening on the only model (the retries go on; the status line shows them). A
+    Unless ``verbose``, three more are: giving up (the turn's error says it, once), a
+    breaker opening on the only model (the retries go on; the status line shows them) and
+    ``small_model`` moving along its chain (side requests only: the session's model stays;
+    ``/stats`` counts it). A
     sub-agent's recovery event is shown as that event would be (a child's give-up: its
     `task` result and its summary line say it).
     """
@@ -73,7 +76,7 @@ def is_quiet(event: Event, *, verbose: bool = False) -> bool:
         return True
     if verbose:
         return False
-    if isinstance(event, GaveUp):
+    if isinstance(event, GaveUp | SideModelSwitch):
         return True
     return isinstance(event, CircuitOpened) and not event.fallback
 

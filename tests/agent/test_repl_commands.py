@@ -7,10 +7,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tests.agent.test_subagents_e2e import answered, text_of
+from tests.agent.test_telemetry import LONG_PAGE
 from tests.fakes.cli import MODELS
-from tests.fakes.llm_script import Fault, Reply
+from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 from tests.fakes.terminal import Spawn, Terminal, clean
+from tests.fakes.web_server import FakeWebServer, WebPage
+from tools.web.tool import ANSWER_SYSTEM
 
 
 def session_records(home: Path) -> list[dict[str, Any]]:
@@ -131,6 +135,40 @@ def test_stats_shows_a_retry_by_kind_and_the_time_waited(
     waited = re.search(r"time spent waiting\s+(\d+\.\d)s", shown)
     assert waited is not None, shown
     assert float(waited.group(1)) >= 1.0
+    term.exit()
+
+
+def test_stats_counts_small_models_requests_and_its_quiet_fallback(
+    spawn: Spawn, fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path
+) -> None:
+    web_server.pages["/long"] = WebPage(LONG_PAGE)
+    fetch = {"url": web_server.url("/long"), "prompt": "Which change is caching?"}
+    sent_to_small: list[str] = []
+
+    def respond(request: RecordedRequest) -> Step:
+        if ANSWER_SYSTEM in text_of(request):  # small_model fails, is retried, then unknown:
+            if request.model != "claude-small":  # the session's model answers for it
+                return Reply.text("number 7")
+            sent_to_small.append(request.model)
+            if len(sent_to_small) == 1:
+                return Fault.status(500, headers={"retry-after": "1"})
+            return Fault.status(404, "not_found_error", message="model: claude-small")
+        if answered(request):
+            return Reply.text("Read the page.")
+        return Reply.tool_call("web_fetch", fetch)
+
+    fake_llm.respond_with(respond)
+    (workspace / "agent.yaml").write_text("small_model: anthropic:claude-small\n")
+    term = spawn("--yes")
+    term.prompt()
+    shown = turn(term, "read it", "Read the page.")
+
+    assert "Switched from" not in shown  # small_model's own: the session's model stays
+    stats = term.command("/stats")
+    assert re.search(r"model\s+anthropic:claude-test\n", stats), stats
+    assert re.search(r"requests\s+5\n", stats), stats  # the turn's 2, small_model's 3
+    assert re.search(r"retries\s+1 \(server 1\)", stats), stats
+    assert re.search(r"fallbacks\s+1\n", stats), stats
     term.exit()
 
 

@@ -34,13 +34,15 @@ from tools.web.tool import ANSWER_SYSTEM
 
 PRICED = "anthropic:claude-sonnet-4-5"
 FALLBACK = "anthropic:claude-haiku-4-5"
+PRICED_ID, FALLBACK_ID = "claude-sonnet-4-5", "claude-haiku-4-5"
+"""How telemetry names them (``model``, ``from``, ``to``): the bare id, as Claude Code does."""
 KEY = "sk-ant-test-key-0123456789"  # what tests.fakes.cli.agent_env hands the agent
 SDK = re.compile(r"opentelemetry\.(sdk|exporter)")
 """The SDK and its exporters (the API alone comes with the provider SDKs, for their tracing)."""
 FAST = "recovery: {base_backoff: 0.05, max_backoff: 0.2, rate_limit_floor: 0.1}\n"
 GIVE_UP = "recovery: {max_attempts: 2, base_backoff: 0.05, max_backoff: 0.1}\n"
 """Two requests to each model of the chain, then the call is given up."""
-SMALL = "anthropic:claude-small"
+SMALL, SMALL_ID = "anthropic:claude-small", "claude-small"
 LONG_PAGE = "".join(f"<li>change number {n}</li>" for n in range(3000)).encode()
 """A page long enough that web_fetch has a model answer its prompt over it."""
 
@@ -177,16 +179,17 @@ def test_a_rate_limit_then_an_answer_arrives_as_metrics_and_events(
     (session_attrs, sessions), *_ = named(points, "agent.session.count")
     assert sessions == 1
     session_id = session_attrs["session.id"]
-    assert session_attrs["model"] == PRICED
+    assert session_attrs["model"] == PRICED_ID
     [(retry, count)] = named(points, "agent.retry.count")
     assert count == 1
     assert retry == {
         "session.id": session_id,
-        "model": PRICED,
+        "model": PRICED_ID,
+        "provider": "anthropic",
         "reason": "rate_limit",
         "purpose": "turn",
     }
-    assert {attrs["model"] for attrs, _ in named(points, "agent.token.usage")} == {PRICED}
+    assert {attrs["model"] for attrs, _ in named(points, "agent.token.usage")} == {PRICED_ID}
     tokens = {attrs["type"]: value for attrs, value in named(points, "agent.token.usage")}
     assert tokens == {"input": 11, "output": 7}
     [(cost_attrs, cost)] = named(points, "agent.cost.usage")
@@ -201,13 +204,13 @@ def test_a_rate_limit_then_an_answer_arrives_as_metrics_and_events(
     assert error["status_code"] == 429
     assert error["attempt"] == 1
     assert error["error_kind"] == "rate_limit"
-    assert error["model"] == PRICED
+    assert error["model"] == PRICED_ID
     assert error["session.id"] == session_id
     assert error["next"] == "retry"
     assert error["retry_after"] > 0
     [request] = [e for e in events if e["event.name"] == "agent.api_request"]
     assert request["attempt"] == 2
-    assert request["model"] == PRICED
+    assert request["model"] == PRICED_ID
     assert request["input_tokens"] == 11
     assert request["output_tokens"] == 7
     assert request["cost_usd"] == pytest.approx(cost)
@@ -228,9 +231,9 @@ def test_a_fallback_and_its_reason_are_exported(
 
     [(attrs, count)] = named(collector.metrics(), "agent.fallback.count")
     assert count == 1
-    assert (attrs["from"], attrs["to"]) == (PRICED, FALLBACK)
+    assert (attrs["from"], attrs["to"]) == (PRICED_ID, FALLBACK_ID)
     [event] = [e for e in collector.events() if e["event.name"] == "agent.fallback"]
-    assert (event["from"], event["to"], event["state"]) == (PRICED, FALLBACK, "activated")
+    assert (event["from"], event["to"], event["state"]) == (PRICED_ID, FALLBACK_ID, "activated")
     assert event["reason"]
 
 
@@ -245,15 +248,15 @@ def test_a_childs_fallback_is_counted_and_told_as_the_sub_agents(
     [(attrs, count)] = named(collector.metrics(), "agent.fallback.count")
     assert count == 1
     assert (attrs["from"], attrs["to"], attrs["agent_type"]) == (
-        "anthropic:claude-gone",
-        PRICED,
+        "claude-gone",
+        PRICED_ID,
         "gone",
     )
     assert "agent_id" not in attrs  # one series per kind, not per child
     [event] = [e for e in collector.events() if e["event.name"] == "agent.fallback"]
     assert (event["from"], event["to"], event["state"]) == (
-        "anthropic:claude-gone",
-        PRICED,
+        "claude-gone",
+        PRICED_ID,
         "activated",
     )
     assert event["agent_type"] == "gone"
@@ -261,7 +264,7 @@ def test_a_childs_fallback_is_counted_and_told_as_the_sub_agents(
     assert event["sticky"] is True  # an unknown model: the children stay off it
     [error] = [e for e in collector.events() if e["event.name"] == "agent.api_error"]
     assert (error["model"], error["status_code"], error["next"]) == (
-        "anthropic:claude-gone",
+        "claude-gone",
         404,
         "fallback",
     )
@@ -289,7 +292,7 @@ def test_a_childs_retry_is_counted_with_the_runs_and_named_by_its_kind(
     [(retry, count)] = named(collector.metrics(), "agent.retry.count")
     assert count == 1
     assert (retry["model"], retry["reason"], retry["agent_type"]) == (
-        PRICED,
+        PRICED_ID,
         "rate_limit",
         "explore",
     )
@@ -356,7 +359,7 @@ def test_a_child_on_a_model_of_its_own_gives_up_on_its_model(
     sent = [r.model for r in fake_llm.requests if is_child(r)]
     assert sent == ["claude-gone", "claude-gone", "claude-sonnet-4-5", "claude-sonnet-4-5"]
     [gave_up] = [e for e in collector.events() if e["event.name"] == "agent.api_retries_exhausted"]
-    assert (gave_up["model"], gave_up["error_kind"]) == ("anthropic:claude-gone", "server")
+    assert (gave_up["model"], gave_up["error_kind"]) == ("claude-gone", "server")
     assert (gave_up["agent_type"], gave_up["purpose"]) == ("gone", "subagent")
     assert gave_up["requests"] == 4
 
@@ -392,17 +395,17 @@ def test_a_side_requests_failures_are_told_with_what_it_was_for_and_fail_no_turn
     events = collector.events()
     errors = [e for e in events if e["event.name"] == "agent.api_error"]
     assert [(e["model"], e["attempt"], e["next"], e["purpose"]) for e in errors] == [
-        (SMALL, 1, "retry", "web_fetch"),
-        (SMALL, 2, "fallback", "web_fetch"),
-        (PRICED, 1, "retry", "web_fetch"),
-        (PRICED, 2, "fallback", "web_fetch"),
+        (SMALL_ID, 1, "retry", "web_fetch"),
+        (SMALL_ID, 2, "fallback", "web_fetch"),
+        (PRICED_ID, 1, "retry", "web_fetch"),
+        (PRICED_ID, 2, "fallback", "web_fetch"),
     ]
     [gave_up] = [e for e in events if e["event.name"] == "agent.api_retries_exhausted"]
-    assert (gave_up["model"], gave_up["purpose"], gave_up["requests"]) == (SMALL, "web_fetch", 4)
+    assert (gave_up["model"], gave_up["purpose"], gave_up["requests"]) == (SMALL_ID, "web_fetch", 4)
     retries = named(collector.metrics(), "agent.retry.count")
     assert {(attrs["model"], attrs["purpose"]): n for attrs, n in retries} == {
-        (SMALL, "web_fetch"): 1,
-        (PRICED, "web_fetch"): 1,
+        (SMALL_ID, "web_fetch"): 1,
+        (PRICED_ID, "web_fetch"): 1,
     }
     turns = [e for e in events if e["event.name"] == "agent.api_request"]
     assert [(e["purpose"], e["attempt"]) for e in turns] == [("turn", 1), ("turn", 1)]
@@ -443,8 +446,8 @@ def test_a_side_requests_wait_is_not_the_runs_when_the_turn_then_fails_for_its_o
     events = collector.events()
     exhausted = [e for e in events if e["event.name"] == "agent.api_retries_exhausted"]
     assert [(e["purpose"], e["model"], e.get("retry_after")) for e in exhausted] == [
-        ("web_fetch", SMALL, 3600.0),
-        ("turn", PRICED, None),
+        ("web_fetch", SMALL_ID, 3600.0),
+        ("turn", PRICED_ID, None),
     ]
     payloads = [json.loads(path.read_text()) for path in seen.iterdir()]
     unavailable = [p for p in payloads if p.get("kind") == "provider_unavailable"]
@@ -464,12 +467,12 @@ def test_a_failure_that_goes_straight_to_the_fallback_is_an_api_error(
     assert done.stdout.strip() == "done"
     events = collector.events()
     [error] = [e for e in events if e["event.name"] == "agent.api_error"]
-    assert (error["model"], error["status_code"], error["error_kind"]) == (PRICED, 401, "auth")
+    assert (error["model"], error["status_code"], error["error_kind"]) == (PRICED_ID, 401, "auth")
     assert (error["attempt"], error["next"], error["provider"]) == (1, "fallback", "anthropic")
     assert "retry_after" not in error  # the server named no wait, and none is scheduled
     assert named(collector.metrics(), "agent.retry.count") == []
     [fallback] = [e for e in events if e["event.name"] == "agent.fallback"]
-    assert (fallback["from"], fallback["to"]) == (PRICED, FALLBACK)
+    assert (fallback["from"], fallback["to"]) == (PRICED_ID, FALLBACK_ID)
     assert KEY.encode() not in collector.raw()
 
 
@@ -731,3 +734,104 @@ def test_the_dashboard_charts_only_documented_metrics() -> None:
     assert "agent.retry.count" in documented
     assert queried
     assert {name.replace("_", ".", 2) for name in queried} <= documented
+
+
+def test_every_model_is_named_one_way_whoever_asked(
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    workspace: Path,
+    decoy_home: Path,
+    collector: Collector,
+) -> None:
+    define(workspace / ".agent" / "agents", "own", "model: anthropic:claude-own\n")
+    web_server.pages["/long"] = WebPage(LONG_PAGE)
+    fetch = {"url": web_server.url("/long"), "prompt": "Which change is caching?"}
+    failed: set[str] = set()
+
+    def once(who: str, fault: Step, then: Step) -> Step:
+        if who in failed:
+            return then
+        failed.add(who)
+        return fault
+
+    def respond(request: RecordedRequest) -> Step:
+        if ANSWER_SYSTEM in text_of(request):  # small_model's answer, asked by the child
+            return once("small", Fault.status(500, "api_error"), Reply.text("number 7"))
+        if is_child(request):  # on its own model
+            if answered(request):
+                return Reply.text("child answer")
+            return once(
+                "own", Fault.status(429, "rate_limit_error"), Reply.tool_call("web_fetch", fetch)
+            )
+        if answered(request):
+            return Reply.text("parent answer")
+        return once("parent", Fault.status(529, "overloaded_error"), task_calls(("job", "own")))
+
+    fake_llm.respond_with(respond)
+    config = FAST + f"small_model: {SMALL}\n"
+    run(fake_llm, workspace, decoy_home, telemetry_env(collector), "--yes", config=config)
+
+    assert failed == {"small", "own", "parent"}
+    events, points = collector.events(), collector.metrics()
+    ids = {PRICED_ID, "claude-own", SMALL_ID}
+    named_models = [e for e in events if "model" in e] + [a for _, a, _ in points if "model" in a]
+    assert {(e["model"], e["provider"]) for e in named_models} == {(m, "anthropic") for m in ids}
+    for name in ("agent.api_request", "agent.api_error"):
+        assert {e["model"] for e in events if e["event.name"] == name} == ids, name
+    for metric in ("agent.token.usage", "agent.retry.count"):
+        assert {attrs["model"] for attrs, _ in named(points, metric)} == ids, metric
+    [child_error] = [
+        e for e in events if e["event.name"] == "agent.api_error" and e["model"] == "claude-own"
+    ]
+    child = ("own", child_error["agent_id"])
+    requests = [e for e in events if e["event.name"] == "agent.api_request"]
+    asked = {e["purpose"]: [] for e in requests}  # who asked, per purpose
+    for e in requests:
+        asked[e["purpose"]].append((e.get("agent_type"), e.get("agent_id")))
+    # the child's own requests, and its tool's side request, name it; the parent's do not
+    assert asked == {"turn": [(None, None)] * 2, "subagent": [child] * 2, "web_fetch": [child]}
+    for attrs, _ in named(points, "agent.token.usage") + named(points, "agent.cost.usage"):
+        assert not {"agent_type", "agent_id"} & attrs.keys()  # one series per model
+
+
+def test_small_models_fallback_is_its_own_not_the_sessions(
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    workspace: Path,
+    decoy_home: Path,
+    collector: Collector,
+) -> None:
+    web_server.pages["/long"] = WebPage(LONG_PAGE)
+    fetch = {"url": web_server.url("/long"), "prompt": "Which change is caching?"}
+
+    def respond(request: RecordedRequest) -> Step:
+        if ANSWER_SYSTEM in text_of(request):  # small_model is unknown: the session's answers
+            if request.model == SMALL_ID:
+                return Fault.status(404, "not_found_error", message=f"model: {SMALL_ID}")
+            return Reply.text("number 7")
+        if answered(request):
+            return Reply.text("read it")
+        return Reply.tool_call("web_fetch", fetch)
+
+    fake_llm.respond_with(respond)
+    config = FAST + f"small_model: {SMALL}\n"
+    done = run(
+        fake_llm, workspace, decoy_home, telemetry_env(collector), "--yes",
+        "--output-format", "json", config=config,
+    )  # fmt: skip
+
+    [(attrs, count)] = named(collector.metrics(), "agent.fallback.count")
+    assert count == 1
+    assert (attrs["from"], attrs["to"], attrs["purpose"]) == (SMALL_ID, PRICED_ID, "web_fetch")
+    [event] = [e for e in collector.events() if e["event.name"] == "agent.fallback"]
+    assert (event["from"], event["to"], event["state"]) == (SMALL_ID, PRICED_ID, "activated")
+    assert (event["purpose"], event["from_provider"], event["to_provider"]) == (
+        "web_fetch",
+        "anthropic",
+        "anthropic",
+    )
+    result = done.json()
+    assert result["fallbacks"] == []  # the run's model never moved
+    [path] = (decoy_home / ".agent" / "sessions").glob("*.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert not [r for r in records if r["type"] == "model_switch"], records

@@ -84,8 +84,10 @@ CASES: list[tuple[Event, dict[str, Any]]] = [
         ModelRestored(model="a:primary", from_model="b:fallback", after=95.0),
         {
             "event.name": "agent.fallback",
-            "from": "b:fallback",
-            "to": "a:primary",
+            "from": "fallback",
+            "from_provider": "b",
+            "to": "primary",
+            "to_provider": "a",
             "state": "restored",
             "fallback_s": 95.0,
         },
@@ -149,7 +151,14 @@ def test_a_fallback_is_counted_by_where_it_went(exported: Exported) -> None:
 
     [(attributes, count)] = exported.metric("agent.fallback.count")
     assert count == 2
-    assert attributes == {"session.id": SESSION, "from": "a:primary", "to": "b:fallback"}
+    assert attributes == {
+        "session.id": SESSION,
+        "from": "primary",
+        "from_provider": "a",
+        "to": "fallback",
+        "to_provider": "b",
+        "purpose": "turn",
+    }
 
 
 def test_only_the_persons_prompt_is_a_prompt(exported: Exported) -> None:

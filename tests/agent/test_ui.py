@@ -12,13 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from agent.engine.outcome import SideModelSwitch
 from agent.engine.turn import ContinuationRequested
 from agent.terminal.renderables import plain_tool_line, tool_line
 from agent.terminal.status_line import StatusLine
 from agent.terminal.ui import ConsoleUI, StatusSource
 from compaction.events import CompactionApplied, Reason
 from compaction.stages import Stage
-from providers import ErrorKind, TextDelta, ToolResultBlock, ToolUseBlock, Usage
+from providers import ErrorKind, RequestKind, TextDelta, ToolResultBlock, ToolUseBlock, Usage
 from providers.provider import StreamReset, ToolUseDelta
 from recovery import FallbackActivated, GaveUp, RequestHeld, RetryScheduled, TokensEscalated
 from sessions import Redactor
@@ -279,6 +280,26 @@ def test_without_a_terminal_a_run_of_retries_is_one_line_and_verbose_shows_each(
     assert len(quiet) == 2
     assert all("attempt 2/8" in line for line in quiet)
     assert len(shown(verbose=True)) == 5  # every retry, and the give-up
+
+
+def test_small_models_switch_is_shown_only_when_verbose() -> None:
+    moved = FallbackActivated(
+        from_model="anthropic:claude-small",
+        to_model="anthropic:claude-test",
+        reason="not_found",
+        purpose=RequestKind.WEB_FETCH,
+    )
+
+    def shown(verbose: bool) -> str:
+        out, buffer = terminal(width=120)
+        ConsoleUI(out, clock=lambda: 0.0, verbose=verbose).on_event(SideModelSwitch(switch=moved))
+        return plain(buffer.getvalue())
+
+    assert shown(verbose=False) == ""  # the session's model did not move: /stats counts it
+    assert (
+        "small_model (web_fetch): Switched from anthropic:claude-small to anthropic:claude-test"
+        in shown(verbose=True)
+    )
 
 
 def test_no_color_keeps_the_layout_without_colours(monkeypatch: pytest.MonkeyPatch) -> None:
