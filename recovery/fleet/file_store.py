@@ -5,6 +5,10 @@ Every request reads and changes this file two or three times, so it is kept chea
   holder dies, so a dead holder never blocks anyone; readers take it shared, writers
   exclusive, so nobody reads a file while it is being written;
 - a change that leaves the records as they were writes nothing;
+- the JSON is parsed only when the file's bytes differ from what this store last read or
+  wrote there (kept with the records they encode). The bytes are compared, not the file's
+  size and times: another agent rewrites the file in place (same inode), often to the same
+  length, and within one tick of the file-system clock, so a stat would not see its write;
 - a write replaces the file's bytes in place with one ``pwrite`` (padded with spaces to the
   old length, then truncated), not a temporary file renamed over it: a rename costs ext4 a
   flush of the new blocks each time, and a process killed at any point leaves either the old
@@ -75,6 +79,8 @@ class FileStore:
         self._lock_timeout = lock_timeout
         self._clock = clock
         self._lock_fd: int | None = None
+        self._known: tuple[bytes, dict[str, Record]] | None = None
+        """The file's bytes when this store last read or wrote it, and their records."""
 
     def update(self, key: str, change: Callable[[Record], T]) -> T:
         # try/finally rather than context managers: this runs on every request.
@@ -83,14 +89,19 @@ class FileStore:
             fd = self._open_state()
             try:
                 raw, size = _read(fd)
-                records = self._records(raw)
+                # Records this store kept with the same bytes are reused, and changed in
+                # place: they are forgotten until the file is known to hold them again.
+                known, self._known = self._known, None
+                records = self._records(raw, known[1] if known and known[0] == raw else None)
                 record = records.setdefault(key, {})
                 result = change(record)
                 data = _encode(records)
                 now = self._clock()
                 if data != raw or now - _number(record.get("updated")) > REFRESH_AFTER:
                     record["updated"] = now
-                    self._write(fd, _encode(records), size)
+                    data = _encode(records)
+                    self._write(fd, data, size)
+                self._known = (data, records)
             finally:
                 os.close(fd)
         finally:
@@ -168,18 +179,21 @@ class FileStore:
             os.unlink(self.path)
         return os.open(self.path, _OPEN_FLAGS | os.O_EXCL, 0o600)
 
-    def _records(self, raw: bytes) -> dict[str, Record]:
-        """The records in ``raw``; anything but a JSON object of objects reads as none."""
-        try:
-            data = json.loads(raw) if raw.strip() else {}
-        except (ValueError, RecursionError):
-            return {}
-        if not isinstance(data, dict):
-            return {}
+    def _records(self, raw: bytes, parsed: dict[str, Record] | None = None) -> dict[str, Record]:
+        """The records in ``raw`` (``parsed``: already parsed from it), without stale ones;
+        anything but a JSON object of objects reads as none."""
+        if parsed is None:
+            try:
+                loaded = json.loads(raw) if raw.strip() else {}
+            except (ValueError, RecursionError):
+                return {}
+            if not isinstance(loaded, dict):
+                return {}
+            parsed = loaded
         now = self._clock()
         return {
             key: record
-            for key, record in data.items()
+            for key, record in parsed.items()
             if isinstance(record, dict) and now - _number(record.get("updated")) < STALE_AFTER
         }
 

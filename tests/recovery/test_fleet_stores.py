@@ -122,6 +122,48 @@ def test_a_change_that_changes_nothing_writes_nothing(tmp_path: Path) -> None:
     assert store.snapshot()["k"]["updated"] == 8260.0
 
 
+def test_another_agents_write_is_seen_though_size_inode_and_mtime_are_unchanged(
+    tmp_path: Path,
+) -> None:
+    # A store keeps the records of the bytes it last wrote; another agent's in-place write
+    # of the same length within one tick of the file-system clock must still be read.
+    mine, theirs = (
+        FileStore(tmp_path, clock=lambda: 1000.0),
+        FileStore(tmp_path, clock=lambda: 1000.0),
+    )
+    state = tmp_path / "fleet.json"
+    assert mine.update("k", bump) == 1
+    before = os.stat(state)
+
+    assert theirs.update("k", bump) == 2
+    os.utime(state, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(state)
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino,
+        before.st_size,
+        before.st_mtime_ns,
+    )
+
+    assert mine.update("k", bump) == 3
+    assert theirs.update("k", bump) == 4
+    assert mine.snapshot()["k"]["count"] == 4
+
+
+def test_a_change_that_fails_halfway_leaves_no_trace(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    store.update("k", bump)
+
+    def half(record: Record) -> None:
+        record["count"] = 50
+        raise RuntimeError("change failed")
+
+    with pytest.raises(RuntimeError):
+        store.update("k", half)
+
+    assert store.update("k", bump) == 2
+    assert store.snapshot()["k"]["count"] == 2
+
+
 def test_a_shrinking_state_is_rewritten_whole(tmp_path: Path) -> None:
     store = FileStore(tmp_path)
     store.update("k", lambda record: record.update(big="x" * 10_000))
