@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from providers.events import Event
-from providers.messages import Message, Usage
+from providers.messages import Message, ToolUseBlock, Usage
 from sessions.errors import SessionError
-from sessions.files import DEFAULT_HASH_LIMIT, PathResolver, snapshot, tool_path
+from sessions.files import DEFAULT_HASH_LIMIT, TRACKED_TOOLS, PathResolver, snapshot, tool_path
 from sessions.images import ImageFiles
 from sessions.lock import SessionLock
 from sessions.records import (
@@ -95,8 +95,9 @@ class SessionWriter:
         """fsyncs not counted by ``_paced``: inline ones, and those of a closed `PacedSync`."""
         self._held_usage: UsageRecord | None = None
         """Usage told inside a group, waiting to be saved with the answer that follows."""
-        self._touched: dict[str, Path] = {}
-        """Tool-call id → file a tracked tool is reading or writing, until its result arrives."""
+        self._touched: dict[str, ToolUseBlock] = {}
+        """Tool-call id → a tracked tool's call, until its result arrives (its path is resolved
+        then: a link changed while the call waited for approval is followed as the tool did)."""
         self.failure: SessionError | None = None
         """The first write or fsync that failed: from there on the file may lack records."""
         self.unsaved = 0
@@ -134,13 +135,15 @@ class SessionWriter:
                 )
             )
         for use in message.tool_uses:
-            path = tool_path(self._root, use.name, use.input, self._resolve_path)
-            if path is not None:
-                self._touched[use.id] = path
+            if use.name in TRACKED_TOOLS:
+                self._touched[use.id] = use
         for result in message.tool_results:
-            touched = self._touched.pop(result.tool_use_id, None)
-            if touched is not None:
-                self.append_record(snapshot(touched, self._clock(), self._hash_limit))
+            called = self._touched.pop(result.tool_use_id, None)
+            if called is None:
+                continue
+            path = tool_path(self._root, called.name, called.input, self._resolve_path)
+            if path is not None:
+                self.append_record(snapshot(path, self._clock(), self._hash_limit))
 
     def append_event(self, event: Event) -> None:
         """Save an event; the signature fits `EventBus.subscribe`."""

@@ -93,3 +93,26 @@ def test_with_the_tools_resolution_the_same_files_are_recorded(tmp_path: Path) -
     ]
     assert states[0]["sha256"] == content_hash(workspace / "src" / "a.py")
     assert states[2]["exists"] is False
+
+
+def test_the_state_recorded_is_of_the_file_the_link_names_when_the_result_arrives(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "before.txt").write_text("before")
+    (workspace / "after.txt").write_text("after, as the tool read it")
+    os.symlink("before.txt", workspace / "link.txt")
+    with store.create(cwd=workspace, model_chain=[]) as writer:
+        call = ToolUseBlock(id="t1", name="read_file", input={"path": "link.txt"})
+        writer.append_message(Message(role="assistant", content=[call]))
+        # The link moves while the call waits for approval; the tool then reads the new target.
+        (workspace / "link.txt").unlink()
+        os.symlink("after.txt", workspace / "link.txt")
+        result = ToolResultBlock(tool_use_id="t1", content="after, as the tool read it")
+        writer.append_message(Message(role="user", content=[result]))
+    records = [json.loads(line) for line in writer.path.read_text().splitlines()]
+
+    [state] = [record for record in records if record.get("type") == "file_state"]
+    assert state["path"] == str(workspace.resolve() / "after.txt")
+    assert state["sha256"] == content_hash(workspace / "after.txt")
