@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from sessions.records import CheckpointRecord, FileStateRecord
+from sessions.records import CheckpointRecord, SeenFile
 
 TRACKED_TOOLS = ("read_file", "write_file", "edit_file")
 """Tools whose ``path`` input names a file the session has seen."""
@@ -47,8 +47,8 @@ def content_hash(path: Path, limit: int = DEFAULT_HASH_LIMIT) -> str | None:
         os.close(fd)
 
 
-def snapshot(path: Path, ts: float, limit: int = DEFAULT_HASH_LIMIT) -> FileStateRecord:
-    """The state of ``path`` now, as a record; only a regular file gets a size and hash.
+def snapshot(path: Path, limit: int = DEFAULT_HASH_LIMIT) -> SeenFile:
+    """The state of ``path`` now; only a regular file gets a size and hash.
 
     Only a regular file is opened (opening a device can have effects), and its open
     descriptor gives the size and hash (every ``read_file`` ends in one of these).
@@ -57,9 +57,9 @@ def snapshot(path: Path, ts: float, limit: int = DEFAULT_HASH_LIMIT) -> FileStat
     try:
         info = os.stat(text)
     except (OSError, ValueError):
-        return FileStateRecord(ts=ts, path=text, exists=False)
+        return SeenFile(path=text, exists=False)
     if not stat.S_ISREG(info.st_mode):
-        return FileStateRecord(ts=ts, path=text, exists=True)
+        return SeenFile(path=text, exists=True)
     digest = None
     try:
         fd = os.open(text, _HASH_FLAGS)  # a link is not followed: no hash then
@@ -75,8 +75,7 @@ def snapshot(path: Path, ts: float, limit: int = DEFAULT_HASH_LIMIT) -> FileStat
             digest = None
         finally:
             os.close(fd)
-    return FileStateRecord(
-        ts=ts,
+    return SeenFile(
         path=text,
         exists=True,
         size=info.st_size,
@@ -131,7 +130,7 @@ def tool_path(
 
 
 def changed_files(
-    last_seen: dict[str, FileStateRecord | CheckpointRecord], limit: int = DEFAULT_HASH_LIMIT
+    last_seen: dict[str, SeenFile | CheckpointRecord], limit: int = DEFAULT_HASH_LIMIT
 ) -> list[FileChange]:
     """The files whose state on disk now differs from their last recorded state, by path."""
     changes: list[FileChange] = []
@@ -142,17 +141,17 @@ def changed_files(
     return changes
 
 
-def _compare(path: str, seen: FileStateRecord | CheckpointRecord, limit: int) -> ChangeKind | None:
+def _compare(path: str, seen: SeenFile | CheckpointRecord, limit: int) -> ChangeKind | None:
     # A str, not a Path: over the 25,000 files of a 100k-message session, building Path
     # objects cost as much as the stat calls themselves.
-    existed = seen.exists if isinstance(seen, FileStateRecord) else seen.existed_before
+    existed = seen.existed_before if isinstance(seen, CheckpointRecord) else seen.exists
     try:
         info = os.stat(path)
     except (OSError, ValueError):  # a NUL byte in a path read from the session file
         return "deleted" if existed else None
     if not existed:
         return "created"
-    if isinstance(seen, FileStateRecord):
+    if not isinstance(seen, CheckpointRecord):
         if seen.size == info.st_size and seen.mtime_ns == info.st_mtime_ns:
             return None
         if seen.sha256 is None or seen.size != info.st_size:

@@ -11,9 +11,9 @@ from providers.messages import Message, TextBlock, ToolResultBlock, Usage
 from sessions.files import DEFAULT_HASH_LIMIT, FileChange, changed_files, changed_files_note
 from sessions.records import (
     CheckpointRecord,
-    FileStateRecord,
     Header,
     ModelSwitchRecord,
+    SeenFile,
     TurnEndRecord,
 )
 from sessions.repair import repair_history
@@ -133,7 +133,7 @@ def build_session(
     usage = _UsageCount()
     checkpoints: list[CheckpointRecord] = []
     turn_ends: list[TurnEndRecord] = []
-    last_seen: dict[str, FileStateRecord | CheckpointRecord] = {}
+    last_seen: dict[str, SeenFile | CheckpointRecord] = {}
     for record in scanned.records:
         # Dispatch on the tag: isinstance on pydantic models is slow over 100k records.
         # A repeated header (no writer writes one) matches no branch: it changes nothing.
@@ -141,6 +141,8 @@ def build_session(
             messages.append(record.message)
             if record.usage is not None:  # an answer's tokens, saved in its line
                 usage.add(record.usage, record.model or "", record.kind or "turn")
+            for seen in record.files or ():  # the files its tool results read or wrote
+                last_seen[seen.path] = seen
         elif record.type == "event":
             events.append(record.event)
         elif record.type == "usage":  # tokens on a line of their own (every one, in old files)

@@ -91,13 +91,29 @@ class Header(RecordBase):
     """That `task` call's id."""
 
 
+class SeenFile(BaseModel):
+    """A file as the session last saw it (after a tool read or wrote it)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    path: PathText
+    exists: bool
+    size: Count | None = None
+    mtime_ns: Int64 | None = None
+    sha256: str | None = None
+    """None when the file was too large to hash; then size and mtime decide."""
+
+
 class MessageRecord(RecordBase):
     """One conversation message, exactly as sent to or received from the model.
 
-    A model's answer carries the tokens of the request it answered (``usage``, ``model``,
-    ``kind``, as a `UsageRecord` has them) when they arrived in the same step: one line less
-    per step. Files written before that keep them in a `UsageRecord` of their own, and
-    tokens that no saved answer carries still get one.
+    A step's records share lines, so a step writes fewer of them:
+    - a model's answer carries the tokens of the request it answered (``usage``, ``model``,
+      ``kind``, as a `UsageRecord` has them) when they arrived in the same step. Files
+      written before that keep them in a `UsageRecord` of their own, and tokens that no
+      saved answer carries still get one;
+    - tool results carry the state of the files their calls read or wrote (``files``), as
+      `FileStateRecord` lines did in files written before.
     """
 
     type: Literal["message"] = "message"
@@ -105,6 +121,7 @@ class MessageRecord(RecordBase):
     usage: TokenUsage | None = Field(default=None, exclude_if=_absent)
     model: str | None = Field(default=None, exclude_if=_absent)
     kind: str | None = Field(default=None, exclude_if=_absent)
+    files: list[SeenFile] | None = Field(default=None, exclude_if=_absent)
 
 
 class EventRecord(RecordBase):
@@ -157,16 +174,11 @@ class CheckpointRecord(RecordBase):
     """Where the previous content was saved, if it was."""
 
 
-class FileStateRecord(RecordBase):
-    """A file as the session last saw it (after a tool read or wrote it)."""
+class FileStateRecord(RecordBase, SeenFile):
+    """A `SeenFile` on a line of its own, as files written before `MessageRecord` had
+    ``files`` keep it: read, no longer written."""
 
     type: Literal["file_state"] = "file_state"
-    path: PathText
-    exists: bool
-    size: Count | None = None
-    mtime_ns: Int64 | None = None
-    sha256: str | None = None
-    """None when the file was too large to hash; then size and mtime decide."""
 
 
 class TurnEndRecord(RecordBase):

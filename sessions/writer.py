@@ -34,6 +34,7 @@ from sessions.records import (
     MessageRecord,
     ModelSwitchRecord,
     RecordBase,
+    SeenFile,
     TurnEndRecord,
     TurnStatus,
     UsageRecord,
@@ -117,33 +118,36 @@ class SessionWriter:
         return self._fd is None
 
     def append_message(self, message: Message) -> None:
-        """Save one conversation message; after tool results, also the state of files touched.
-        Its images are saved first, as files the record names (`sessions.images`)."""
+        """Save one conversation message; tool results carry the state of the files their
+        calls touched. Its images are saved first, as files the record names
+        (`sessions.images`)."""
         if self._images is not None and message.images:
             self._images.keep([message])
         usage = self._take_held_usage() if message.role == "assistant" else None
-        if usage is None:
-            self.append_record(MessageRecord(ts=self._clock(), message=message))
-        else:
-            self.append_record(
-                MessageRecord(
-                    ts=self._clock(),
-                    message=message,
-                    usage=usage.usage,
-                    model=usage.model,
-                    kind=usage.kind,
-                )
-            )
         for use in message.tool_uses:
             if use.name in TRACKED_TOOLS:
                 self._touched[use.id] = use
+        record = MessageRecord(
+            ts=self._clock(),
+            message=message,
+            usage=usage.usage if usage is not None else None,
+            model=usage.model if usage is not None else None,
+            kind=usage.kind if usage is not None else None,
+            files=self._seen(message),
+        )
+        self.append_record(record)
+
+    def _seen(self, message: Message) -> list[SeenFile] | None:
+        """The files the tracked calls ``message`` answers touched, as they are now."""
+        seen = []
         for result in message.tool_results:
             called = self._touched.pop(result.tool_use_id, None)
             if called is None:
                 continue
             path = tool_path(self._root, called.name, called.input, self._resolve_path)
             if path is not None:
-                self.append_record(snapshot(path, self._clock(), self._hash_limit))
+                seen.append(snapshot(path, self._hash_limit))
+        return seen or None
 
     def append_event(self, event: Event) -> None:
         """Save an event; the signature fits `EventBus.subscribe`."""

@@ -45,7 +45,6 @@ def test_in_a_step_the_usage_rides_in_the_answer_line(store: SessionStore, tmp_p
         "message",
         "message",
         "message",
-        "file_state",  # of a.py, which the call read
     ]
     answer = lines[2]
     assert answer["message"]["role"] == "assistant"
@@ -56,6 +55,7 @@ def test_in_a_step_the_usage_rides_in_the_answer_line(store: SessionStore, tmp_p
     )
     assert "usage" not in lines[1]  # the other lines as they were
     assert "usage" not in lines[3]
+    assert [seen["path"] for seen in lines[3]["files"]] == [str(tmp_path.resolve() / "a.py")]
     loaded = store.load(writer.id)
     assert loaded.messages == [Message.user("read a.py"), CALL, RESULT]
     assert loaded.usage_total == Usage(input_tokens=30, output_tokens=4)

@@ -91,3 +91,49 @@ def test_large_files_are_compared_by_size_and_mtime(tmp_path: Path) -> None:
     big.write_bytes(b"abcdefghij")
     os.utime(big, ns=(5, 5))
     assert store.load(session_id).changed_files == [FileChange(str(big), "modified")]
+
+
+def test_file_states_on_lines_of_their_own_still_count(store: SessionStore, tmp_path: Path) -> None:
+    # Files written before tool results carried their file states keep them as
+    # ``file_state`` lines; a resume compares those the same way.
+    import hashlib
+    import json
+
+    kept, changed = tmp_path / "kept.py", tmp_path / "changed.py"
+    kept.write_text("kept")
+    changed.write_text("before")
+    with store.create(cwd=tmp_path, model_chain=[]) as writer:
+        writer.append_message(Message.user("work"))
+    with writer.path.open("a") as old_lines:
+        for path in (kept, changed):
+            info = path.stat()
+            state = {
+                "ts": 5,
+                "type": "file_state",
+                "path": str(path),
+                "exists": True,
+                "size": info.st_size,
+                "mtime_ns": info.st_mtime_ns,
+                "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            }
+            old_lines.write(json.dumps(state) + "\n")
+    changed.write_text("after!")
+
+    assert store.load(writer.id).changed_files == [FileChange(str(changed), "modified")]
+
+
+def test_a_later_checkpoint_of_a_file_replaces_the_state_a_result_carried(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    # The last word on a file wins, whichever kind of line it is on.
+    target = tmp_path / "a.py"
+    target.write_text("read")
+    with store.create(cwd=tmp_path, model_chain=[]) as writer:
+        call = ToolUseBlock(id="t1", name="read_file", input={"path": "a.py"})
+        writer.append_message(Message(role="assistant", content=[call]))
+        writer.append_message(
+            Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content="read")])
+        )
+        writer.append_checkpoint(Path("a.py"), existed_before=True, content_hash="0" * 64, turn=1)
+    # The checkpoint's hash is not the file's: the write it announced may have happened.
+    assert store.load(writer.id).changed_files == [FileChange(str(target), "modified")]

@@ -14,7 +14,7 @@ from tools import file_in_workspace
 
 
 def _file_states(store: SessionStore, cwd: Path, paths: list[str]) -> list[dict[str, object]]:
-    """Run read_file on each path in a session; return the file_state records written."""
+    """Run read_file on each path in a session; return the file states its results carry."""
     with store.create(cwd=cwd, model_chain=[]) as writer:
         writer.append_message(Message.user("read"))
         calls = [
@@ -24,8 +24,12 @@ def _file_states(store: SessionStore, cwd: Path, paths: list[str]) -> list[dict[
         writer.append_message(Message(role="assistant", content=list(calls)))
         results = [ToolResultBlock(tool_use_id=c.id, content="x", is_error=True) for c in calls]
         writer.append_message(Message(role="user", content=list(results)))
-    records = [json.loads(line) for line in writer.path.read_text().splitlines()]
-    return [record for record in records if record.get("type") == "file_state"]
+    return _seen_files(writer.path)
+
+
+def _seen_files(path: Path) -> list[dict[str, object]]:
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    return [seen for record in records for seen in record.get("files", [])]
 
 
 def test_refused_outside_paths_are_neither_hashed_nor_recorded(
@@ -66,7 +70,7 @@ def test_hashing_refuses_devices_and_fifos(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
     assert content_hash(tmp_path / "pipe") is None
     assert content_hash(Path("/dev/zero")) is None  # only stat and open: never read
-    assert snapshot(Path("/dev/zero"), 0.0).sha256 is None
+    assert snapshot(Path("/dev/zero")).sha256 is None
     assert tool_path(tmp_path, "write_file", {"path": "a\x00b"}) is None
 
 
@@ -111,8 +115,6 @@ def test_the_state_recorded_is_of_the_file_the_link_names_when_the_result_arrive
         os.symlink("after.txt", workspace / "link.txt")
         result = ToolResultBlock(tool_use_id="t1", content="after, as the tool read it")
         writer.append_message(Message(role="user", content=[result]))
-    records = [json.loads(line) for line in writer.path.read_text().splitlines()]
-
-    [state] = [record for record in records if record.get("type") == "file_state"]
+    [state] = _seen_files(writer.path)
     assert state["path"] == str(workspace.resolve() / "after.txt")
     assert state["sha256"] == content_hash(workspace / "after.txt")
