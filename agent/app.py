@@ -57,7 +57,7 @@ from recovery import FallbackActivated, ModelRestored, RecoveringProvider
 from recovery.fleet import Fleet, open_store
 from recovery.usage import UsageListener
 from sessions import Redactor, SessionStore, SessionWriter
-from tools import Approver, CheckpointRecorded, file_in_workspace
+from tools import Approver, CheckpointRecorded, ToolStarted, file_in_workspace
 from tools.attempts import run_tool
 from tools.background import BackgroundShells, lost_commands
 from tools.base import Tool
@@ -357,8 +357,8 @@ def persisting(session: SessionWriter, workspace: Path) -> EventSink:
     session log."""
 
     def persist(event: Event) -> None:
-        if session.closed:
-            return
+        if session.closed or (isinstance(event, ToolStarted) and event.kind == "read"):
+            return  # a read's start changes nothing a resume must know of: one line less
         session.append_event(event)
         if isinstance(event, FallbackActivated):
             sticky = event.stays_because is not None

@@ -8,6 +8,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from providers.events import Event
+from tools.base import ToolKind
 
 
 class ToolStarted(Event):
@@ -18,6 +19,9 @@ class ToolStarted(Event):
     type: Literal["tool_started"] = "tool_started"
     tool: str
     tool_use_id: str
+    kind: ToolKind = "read"
+    """What the tool may do (`Tool.kind`). Only a tool that can change something has its
+    start kept in the session: after a kill, that start says the change may have begun."""
 
     def describe(self) -> str:
         return f"{self.tool} running"

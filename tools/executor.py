@@ -278,7 +278,7 @@ class ToolExecutor:
         if isinstance(checked, Refusal):
             return self._refused(call, checked)
         args = checked.args  # a hook may have rewritten them
-        self._emit(ToolStarted(tool=call.name, tool_use_id=call.id))
+        self._emit(ToolStarted(tool=call.name, tool_use_id=call.id, kind=tool.kind))
         if tool.kind == "command":
             return await self._commands.run(
                 call,
