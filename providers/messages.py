@@ -168,9 +168,10 @@ class Message(CachingModel):
         """An assistant message holding one text block."""
         return cls(role="assistant", content=[TextBlock(text=text)])
 
-    @property
+    @cached_property
     def text(self) -> str:
-        """All text blocks joined, without tool calls or results."""
+        """All text blocks joined, without tool calls or results (joined once: every request
+        looks for the latest prompt among the messages after it)."""
         return "".join(block.text for block in self.content if isinstance(block, TextBlock))
 
     @property
