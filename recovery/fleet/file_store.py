@@ -4,6 +4,8 @@ Every request reads and changes this file two or three times, so it is kept chea
 - the lock is an OS lock (``flock``) on a separate file, which the kernel releases when its
   holder dies, so a dead holder never blocks anyone; readers take it shared, writers
   exclusive, so nobody reads a file while it is being written;
+- the file stays open from one update to the next while it is the file at its path (a
+  deleted or renamed-over file is opened again);
 - a change that leaves the records as they were writes nothing;
 - the JSON is parsed only when the file's bytes differ from what this store last read or
   wrote there (kept with the records they encode). The bytes are compared, not the file's
@@ -79,6 +81,8 @@ class FileStore:
         self._lock_timeout = lock_timeout
         self._clock = clock
         self._lock_fd: int | None = None
+        self._state_fd: int | None = None
+        """``fleet.json`` as opened by an earlier update, kept while it is the file there."""
         self._known: tuple[bytes, dict[str, Record]] | None = None
         """The file's bytes when this store last read or wrote it, and their records."""
 
@@ -86,24 +90,21 @@ class FileStore:
         # try/finally rather than context managers: this runs on every request.
         lock = self._lock(fcntl.LOCK_EX)
         try:
-            fd = self._open_state()
-            try:
-                raw, size = _read(fd)
-                # Records this store kept with the same bytes are reused, and changed in
-                # place: they are forgotten until the file is known to hold them again.
-                known, self._known = self._known, None
-                records = self._records(raw, known[1] if known and known[0] == raw else None)
-                record = records.setdefault(key, {})
-                result = change(record)
+            fd, info = self._state()
+            raw, size = _read(fd, info)
+            # Records this store kept with the same bytes are reused, and changed in
+            # place: they are forgotten until the file is known to hold them again.
+            known, self._known = self._known, None
+            records = self._records(raw, known[1] if known and known[0] == raw else None)
+            record = records.setdefault(key, {})
+            result = change(record)
+            data = _encode(records)
+            now = self._clock()
+            if data != raw or now - _number(record.get("updated")) > REFRESH_AFTER:
+                record["updated"] = now
                 data = _encode(records)
-                now = self._clock()
-                if data != raw or now - _number(record.get("updated")) > REFRESH_AFTER:
-                    record["updated"] = now
-                    data = _encode(records)
-                    self._write(fd, data, size)
-                self._known = (data, records)
-            finally:
-                os.close(fd)
+                self._write(fd, data, size)
+            self._known = (data, records)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
         return result
@@ -118,7 +119,9 @@ class FileStore:
             except OSError:
                 return {}
             try:
-                return self._records(_read(fd)[0])
+                return self._records(_read(fd, os.fstat(fd))[0])
+            except OSError:
+                return {}
             finally:
                 os.close(fd)
 
@@ -154,6 +157,30 @@ class FileStore:
             except OSError as error:
                 raise StoreUnavailable(f"cannot open {self.lock_path}: {error}") from None
         return self._lock_fd
+
+    def _state(self) -> tuple[int, os.stat_result]:
+        """The state file open for reading and writing, and its status (called under the
+        exclusive lock). The descriptor an earlier update opened is used while it is still
+        the file at the path (not deleted, nor replaced by a rename): an update then opens
+        and closes nothing."""
+        if self._state_fd is not None:
+            try:
+                info = os.fstat(self._state_fd)
+                if info.st_nlink > 0:
+                    return self._state_fd, info
+            except OSError:
+                pass
+            with contextlib.suppress(OSError):
+                os.close(self._state_fd)
+            self._state_fd = None
+        fd = self._open_state()
+        try:
+            info = os.fstat(fd)
+        except OSError as error:
+            os.close(fd)
+            raise StoreUnavailable(f"cannot read {self.path}: {error}") from None
+        self._state_fd = fd
+        return fd, info
 
     def _open_state(self) -> int:
         """The state file open for reading and writing (called under the exclusive lock).
@@ -213,10 +240,10 @@ class FileStore:
             raise StoreUnavailable(f"cannot write {self.path}: {error}") from None
 
 
-def _read(fd: int) -> tuple[bytes, int]:
-    """The file's bytes (none when it is not a regular file of a sane size) and its size."""
+def _read(fd: int, info: os.stat_result) -> tuple[bytes, int]:
+    """The bytes of the file ``fd`` with status ``info`` (none when it is not a regular file
+    of a sane size) and its size."""
     try:
-        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_STATE_BYTES:
             return b"", info.st_size
         # Sized by the file (room for it to have grown), not by the limit: a 4 MiB buffer

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -289,3 +290,35 @@ def test_bad_redis_url_is_reported() -> None:
     pytest.importorskip("redis")
     with pytest.raises(StoreUnavailable, match=r"recovery\.shared\.url"):
         RedisStore("http://not-redis")
+
+
+@pytest.mark.parametrize("how", ["deleted", "renamed over", "replaced by a link"])
+def test_an_update_after_the_state_file_was_replaced_reaches_the_new_file(
+    tmp_path: Path, how: str
+) -> None:
+    # The store keeps fleet.json open between updates; a file put in its place (a person
+    # deleting it, a restore renaming a copy over it) is the one the next update reads and
+    # writes, not the old one it held open.
+    store = FileStore(tmp_path)
+    assert store.update("k", bump) == 1
+    state = tmp_path / "fleet.json"
+    other = json.dumps({"k": {"count": 40, "updated": time.time()}})
+    if how == "deleted":
+        state.unlink()
+    elif how == "renamed over":
+        copy = tmp_path / "copy.json"
+        copy.write_text(other)
+        copy.replace(state)
+    else:
+        elsewhere = tmp_path / "elsewhere.json"
+        elsewhere.write_text(other)
+        state.unlink()
+        state.symlink_to(elsewhere)
+
+    counted = store.update("k", bump)
+
+    assert counted == (41 if how == "renamed over" else 1)
+    assert FileStore(tmp_path).snapshot()["k"]["count"] == counted
+    if how == "replaced by a link":  # never followed: the link is replaced, not written through
+        assert not state.is_symlink()
+        assert (tmp_path / "elsewhere.json").read_text() == other
