@@ -1,8 +1,9 @@
 """``agent -p``: one turn (or, with stream-json input, one per line), non-interactive.
 
-Output: ``text`` (the answer), ``json`` (one object at the end) or ``stream-json`` (JSON
-lines as the run goes, `agent.script.StreamJsonFace`). Every format reports the same run,
-summed up by one `agent.script.RunReport` from the engine's stream.
+The prompts come from `agent.script.prompts`. Output: ``text`` (the answer), ``json`` (one
+object at the end) or ``stream-json`` (JSON lines as the run goes,
+`agent.script.StreamJsonFace`). Every format reports the same run, summed up by one
+`agent.script.RunReport` from the engine's stream.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -27,18 +28,14 @@ from agent.app import Agent, build_agent
 from agent.engine.face import Face, Faces
 from agent.engine.outcome import TurnResult, TurnStatus, unwrapped
 from agent.exit_codes import ExitCode
-from agent.permissions.plan import planned
 from agent.script import RunReport, StreamJsonFace, result_subtype
-from agent.script.input import BadInputLine, prompt_from_line
+from agent.script.prompts import argument_prompts, stdin_prompts
 from agent.script.report import provider_unavailable
 from agent.setup.logs import flush_logs
 from agent.setup.startup import Options, SetupError, Started, boot
 from agent.terminal.banners import notice_line
-from agent.terminal.command_runner import CustomCommands, print_mode_prompts
 from agent.terminal.console import SafeConsole
-from agent.terminal.mentions import Refused, expand_now, mentioned
 from agent.terminal.ui import ConsoleUI
-from providers import ImageBlock
 from recovery.chaos_report import chaos_report
 
 log = structlog.get_logger("agent.oneshot")
@@ -104,23 +101,12 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
         err.print(f"[yellow]! {escape(moved.describe())}[/yellow]")  # the other faces said it
     for notice in agent.resume_notices():
         err.print(f"[yellow]! {escape(notice)}[/yellow]")
-    custom = _custom_command(prompt, started, agent)
-    if isinstance(custom, str):
+    prompts = argument_prompts(prompt, started, agent)
+    if isinstance(prompts, str):
         agent.close()
-        return _usage_error(custom, agent.session_id, err, output)
-    if custom is None and prompt is not None and mentioned(prompt):
-        expanded = expand_now(prompt, options.workspace, _refused_read(agent))
-        refusal = "; ".join(expanded.problems) or agent.attach_images(expanded.images)
-        if refusal:
-            agent.close()
-            return _usage_error(refusal, agent.session_id, err, output)
-        prompt = expanded.prompt
-    if custom is None and prompt is not None:
-        prompt = _planned(prompt, agent)
+        return _usage_error(prompts, agent.session_id, err, output)
     if output.stream_input:
-        prompts = _stdin_prompts(run, lambda text, images: _prepared(text, images, started, agent))
-    else:
-        prompts = custom or _one(prompt)
+        prompts = stdin_prompts(started, agent, run.stream)
     code = _run_guarded(agent, prompts, run)
     if run.ui is not None:
         run.ui.finish()
@@ -135,21 +121,6 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
     if hint and (agent.save_failure or (code != ExitCode.OK and output.format != "stream-json")):
         err.print(hint, markup=False, highlight=False)
     return code
-
-
-def _custom_command(
-    prompt: str | None, started: Started, agent: Agent
-) -> AsyncIterator[str | None] | str | None:
-    """``-p "/name args"``: the command's prompts, or why it cannot run, or None (a prompt)."""
-    if prompt is None or not prompt.startswith("/"):
-        return None
-    commands = CustomCommands(agent.workspace, started.environ, started.home, set())
-    commands.refresh()
-    return print_mode_prompts(prompt, commands, agent)
-
-
-def _refused_read(agent: Agent) -> Refused | None:
-    return agent.permissions.refuses_read if agent.permissions is not None else None
 
 
 class _Run:
@@ -236,73 +207,6 @@ class _Run:
             print(json.dumps({**payload, **fields, "result": answer}))
         elif self.ui is not None and not self.ui.stream and answer:
             self.out.print(answer, markup=False, highlight=False, emoji=False)
-
-
-async def _one(prompt: str | None) -> AsyncIterator[str | None]:
-    yield prompt
-
-
-async def _stdin_prompts(
-    run: _Run, prepare: Callable[[str, list[ImageBlock]], AsyncIterator[str | None] | str]
-) -> AsyncIterator[str | None]:
-    """Each user message on stdin, as ``-p`` takes a prompt (``/init``, ``/plan``, a custom
-    command, ``@path``); a malformed line, or a message that cannot run, is reported and
-    skipped. EOF ends it."""
-    running = asyncio.get_running_loop()
-    number = 0
-    while line := await running.run_in_executor(None, sys.stdin.readline):
-        number += 1
-        if not line.strip():
-            continue
-        try:
-            prompts = prepare(*prompt_from_line(line))
-        except BadInputLine as error:
-            prompts = str(error)
-        if isinstance(prompts, str):
-            if run.stream is not None:
-                run.stream.system("input_error", line=number, error=prompts)
-            continue
-        async for prompt in prompts:
-            yield prompt
-
-
-def _prepared(
-    text: str, images: list[ImageBlock], started: Started, agent: Agent
-) -> AsyncIterator[str | None] | str:
-    """One streamed message's prompts, or why it cannot run (`_custom_command`, mentions, an
-    image the model cannot see)."""
-    custom = _custom_command(text, started, agent)
-    if isinstance(custom, str):
-        return custom
-    if custom is not None:
-        if images and (problem := agent.attach_images(images)):
-            return problem
-        return _in_plan_mode_for_one_message(custom, agent, started.config.plan_mode)
-    if mentioned(text):
-        expanded = expand_now(text, agent.workspace, _refused_read(agent))
-        if expanded.problems:
-            return "; ".join(expanded.problems)
-        images, text = [*images, *expanded.images], expanded.prompt
-    if images and (problem := agent.attach_images(images)):
-        return problem
-    return _one(_planned(text, agent))
-
-
-def _planned(prompt: str, agent: Agent) -> str:
-    return planned(prompt, agent.permissions is not None and agent.permissions.modes.plan_mode)
-
-
-async def _in_plan_mode_for_one_message(
-    prompts: AsyncIterator[str | None], agent: Agent, configured: bool
-) -> AsyncIterator[str | None]:
-    """A command's prompts; ``/plan`` holds only for its own message, then the mode is the
-    configured one again."""
-    try:
-        async for prompt in prompts:
-            yield prompt
-    finally:
-        if agent.permissions is not None:
-            agent.permissions.modes.plan(configured)
 
 
 def exit_now(code: int) -> NoReturn:

@@ -43,7 +43,7 @@ FailureListener = Callable[[FailedRequest], None]
 
 
 class RequestFailures:
-    """The listeners told of each failed request (`recovery.retry.RetryLoop` tells them)."""
+    """The listeners told of each failed request (`recovery.actions.Actions` tells them)."""
 
     def __init__(self) -> None:
         self._listeners: list[FailureListener] = []

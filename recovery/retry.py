@@ -1,5 +1,7 @@
 """The retry loop: one request sent to one model until it answers or the policy moves on.
 
+Each step asks `recovery.policy.decide` what to do and hands the decision to
+`recovery.actions.Actions`, which carries it out (waits, retries, fallbacks, announcements).
 `RetryLoop` also holds what the session shares between calls: the retry budget, the
 per-model circuit breakers and each model's last error; with a `Fleet`, it publishes what it
 learns to the other agents on the same key and consults what they learned before each send.
@@ -19,31 +21,17 @@ from providers import (
     LlmError,
     Purpose,
     StopReason,
-    StreamReset,
 )
 from providers.models import ModelRef
+from recovery.actions import Actions, Emit
 from recovery.budget import CircuitBreaker, RetryBudget
 from recovery.call import CallLog, DeltaCounter, ModelTarget
-from recovery.events import (
-    BudgetExhausted,
-    CircuitClosed,
-    CircuitOpened,
-    RecoveryEvent,
-    RequestHeld,
-    RetryScheduled,
-    StreamRestarted,
-)
-from recovery.failures import Next, RequestFailures
+from recovery.events import CircuitClosed, CircuitOpened
+from recovery.failures import RequestFailures
 from recovery.fleet.shared import Fleet, Hold
-from recovery.policy import POLICY, Action, CallState, Decision, decide
-from recovery.report import Failure
+from recovery.policy import POLICY, Action, CallState, decide
 from recovery.settings import RecoverySettings
 from recovery.usage import AnsweredRequest, UsageLedger
-
-_NEXT: dict[Action, Next] = {Action.RAISE: "fail", Action.FALL_BACK: "fallback"}
-HELD_NOTICE_AFTER = 1.0
-"""A request held back at least this many seconds is announced (a shorter wait is pacing
-the person does not notice)."""
 
 
 class RetryLoop:
@@ -53,7 +41,7 @@ class RetryLoop:
         settings: The recovery settings.
         emit: Publishes an event (with the request id to log it under).
         clock: Monotonic seconds.
-        sleep: Awaited for each backoff.
+        sleep: Awaited for each wait and backoff (by `Actions`).
         rng: Jitter source.
         fleet: State shared with other agents on the same keys (None: this session alone).
     """
@@ -62,7 +50,7 @@ class RetryLoop:
         self,
         settings: RecoverySettings,
         *,
-        emit: Callable[[RecoveryEvent, str | None], None],
+        emit: Emit,
         clock: Callable[[], float],
         sleep: Callable[[float], Awaitable[None]],
         rng: random.Random,
@@ -72,7 +60,6 @@ class RetryLoop:
         self.fleet = fleet
         self._emit = emit
         self._clock = clock
-        self._sleep = sleep
         self._rng = rng
         self.budget = RetryBudget(settings)
         self.breakers: dict[ModelRef, CircuitBreaker] = {}
@@ -80,9 +67,23 @@ class RetryLoop:
         self.not_before: dict[ModelRef, float] = {}
         """Per model: the clock time before which its server asked not to be called again."""
         self.requests = 0
-        self.waited = 0.0
         self.usage = UsageLedger()
         self.failures = RequestFailures()
+        self._act = Actions(
+            settings,
+            emit=emit,
+            clock=clock,
+            sleep=sleep,
+            budget=self.budget,
+            last_error=self.last_error,
+            failures=self.failures,
+            fleet=fleet,
+        )
+
+    @property
+    def waited(self) -> float:
+        """Seconds the session has spent waiting, before sends and between retries."""
+        return self._act.waited
 
     def breaker(self, ref: ModelRef) -> CircuitBreaker:
         """The circuit breaker of ``ref`` (created closed on first use)."""
@@ -114,12 +115,12 @@ class RetryLoop:
         A skipped model is added to ``call.failures``, saying when it is tried again.
         ``other_models``: the chain has another model (see `skipped_for`).
         """
-        here = CallState(0, call.waited, 0, purpose, other_models)
-        here = replace(here, breaker_open=self.skipped_for(target, shared=other_models))
+        skipped = self.skipped_for(target, shared=other_models)
+        here = CallState(0, call.waited, 0, purpose, other_models, breaker_open=skipped)
         decision = decide(None, here, self._settings, jitter=0.0)
         if decision.action is not Action.FALL_BACK:
             return False
-        self._leave(target, decision, call)
+        self._act.fall_back(target, decision, call)
         return True
 
     async def run(
@@ -145,10 +146,10 @@ class RetryLoop:
             here, hold = self._held(here, target, request)
             decision = decide(None, here, self._settings, jitter=0.0)
             if decision.action is Action.WAIT:
-                await self._hold_back(decision, target, call, hold)
+                await self._act.wait(decision, target, call, hold)
                 continue
             if decision.action is Action.FALL_BACK:
-                self._leave(target, decision, call)
+                self._act.fall_back(target, decision, call)
                 return None
             attempt += 1
             self._restart_stream(on_delta, call, target)
@@ -163,13 +164,13 @@ class RetryLoop:
                 decision = decide(error, here, self._settings, self._rng.random())
                 if tracker is not None and tracker.count:
                     call.stale_stream = f"{error.kind.value}: {error.message}"
-                self._tell(target, request, error, attempt, decision)
+                self._act.tell(target, request, error, attempt, decision)
                 if decision.action is Action.RAISE:
                     raise
                 if decision.action is Action.FALL_BACK:
-                    self._leave(target, decision, call)
+                    self._act.fall_back(target, decision, call)
                     return None
-                await self._retry(decision, error, target, request, attempt, call)
+                await self._act.retry(decision, error, target, request, attempt, call)
             else:
                 self._answered(target)
                 return response
@@ -190,8 +191,15 @@ class RetryLoop:
             sent = self._clock()
             response = await target.provider.chat(request, on_delta)
             took = self._clock() - sent
-            answer = (response.model or target.ref.name, response.usage, took, attempt)
-            self.usage.add(AnsweredRequest(request.kind, *answer, str(target.ref)))
+            answer = AnsweredRequest(
+                request.kind,
+                model=response.model or target.ref.name,
+                usage=response.usage,
+                seconds=took,
+                attempt=attempt,
+                sent_to=str(target.ref),
+            )
+            self.usage.add(answer)
             reported = response.rate_limits
             answered = response.stop_reason is not StopReason.INCOMPLETE
         except LlmError as error:
@@ -234,11 +242,10 @@ class RetryLoop:
             response = await self._send(target, request, tracker, CallLog(), 1)
         except LlmError as error:
             self._note(error, target, has_fallback=True)
-            self._tell(target, request, error, 1, None)
+            self._act.tell(target, request, error, 1, None)
             if tracker is not None and tracker.count:
                 why = f"{target.ref} failed again ({error.kind.value})"
-                tracker.inner(StreamReset(reason=why))
-                self._emit(StreamRestarted(model=str(target.ref), reason=why), None)
+                self._act.reset_stream(tracker.inner, target, why)
             return error
         self._answered(target)
         return response
@@ -302,87 +309,6 @@ class RetryLoop:
             )
             self._emit(opened, error.request_id)
 
-    def _leave(self, target: ModelTarget, decision: Decision, call: CallLog) -> None:
-        """Carry out a fallback: say why the call stops using ``target``."""
-        error = self.last_error.get(target.ref)
-        if error is None and decision.unavailable is not None:
-            # Known only from the shared state (another agent was told): say what it means.
-            error = LlmError(
-                decision.unavailable,
-                decision.reason,
-                provider=target.ref.provider,
-                model=str(target.ref),
-                retry_after=decision.retry_after,
-            )
-        if decision.budget_exhausted and error is not None:
-            event = BudgetExhausted(
-                model=str(target.ref), kind=error.kind, tokens_left=self.budget.tokens
-            )
-            self._emit(event, error.request_id)
-        call.failures.append(Failure(target.ref, decision.reason, error, decision.retry_after))
-
-    async def _hold_back(
-        self, decision: Decision, target: ModelTarget, call: CallLog, hold: Hold
-    ) -> None:
-        """Carry out a wait before a send (announced when the person would notice it)."""
-        call.waited += decision.delay
-        self.waited += decision.delay
-        if decision.delay >= HELD_NOTICE_AFTER:
-            held = RequestHeld(
-                model=str(target.ref),
-                delay=decision.delay,
-                retry_at=self._clock() + decision.delay,
-                server=hold.server,
-                other_agent=hold.other_agent,
-            )
-            self._emit(held, None)
-        await self._sleep(decision.delay)
-
-    async def _retry(
-        self,
-        decision: Decision,
-        error: LlmError,
-        target: ModelTarget,
-        request: ChatRequest,
-        attempt: int,
-        call: CallLog,
-    ) -> None:
-        """Carry out a retry: pay for it, announce it, and wait its backoff."""
-        # decide saw these tokens and nothing has run since; another agent may have taken
-        # the fleet's in between, and then this one retry goes unpaid there.
-        self.budget.try_spend(decision.charge)
-        if self.fleet is not None:
-            self.fleet.try_spend(target.fleet_key, self.budget.cost(decision.charge))
-        event = RetryScheduled(
-            kind=error.kind,
-            attempt=attempt + 1,
-            max_attempts=self._settings.max_attempts,
-            delay=decision.delay,
-            retry_at=self._clock() + decision.delay,
-            model=str(target.ref),
-            provider=target.ref.provider,
-            request_id=error.request_id,
-            message=error.message,
-            status=error.status,
-            purpose=request.kind,
-        )
-        self._emit(event, error.request_id)
-        call.waited += decision.delay
-        self.waited += decision.delay
-        await self._sleep(decision.delay)
-
-    def _tell(
-        self,
-        target: ModelTarget,
-        request: ChatRequest,
-        error: LlmError,
-        attempt: int,
-        then: Decision | None,  # None: a trial, which goes back to the fallback
-    ) -> None:
-        moved = _NEXT.get(then.action, "retry") if then is not None else "fallback"
-        wait = then.delay if then is not None and moved == "retry" else error.retry_after
-        self.failures.tell(str(target.ref), error, attempt, moved, wait, request.kind)
-
     def _answered(self, target: ModelTarget) -> None:
         """A request was answered: refill the budget and close the model's breaker."""
         self.budget.refill()
@@ -392,9 +318,7 @@ class RetryLoop:
     def _restart_stream(
         self, on_delta: DeltaHandler | None, call: CallLog, target: ModelTarget
     ) -> None:
-        if call.stale_stream is None:
-            return
-        if on_delta is not None:
-            on_delta(StreamReset(reason=call.stale_stream))
-        self._emit(StreamRestarted(model=str(target.ref), reason=call.stale_stream), None)
-        call.stale_stream = None
+        """Discard what a failed request streamed before the next one is sent."""
+        if call.stale_stream is not None:
+            self._act.reset_stream(on_delta, target, call.stale_stream)
+            call.stale_stream = None
