@@ -227,6 +227,12 @@ class SideModelSwitch(Event):
     type: Literal["side_model_switch"] = "side_model_switch"
     switch: FallbackActivated | ModelRestored = Field(discriminator="type")
 
+    @property
+    def tags(self) -> dict[str, str]:
+        """What tells this switch from the session's where both are reported (stream-json,
+        the Recovery hook): the model's role, and the side request that moved it."""
+        return {"model_role": "small_model", "purpose": self.switch.purpose.value}
+
     def describe(self) -> str:
         return f"small_model ({self.switch.purpose.value}): {self.switch.describe()}"
 

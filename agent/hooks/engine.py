@@ -13,6 +13,7 @@ from typing import Any, Literal
 import structlog
 
 from agent.engine.outcome import (
+    SideModelSwitch,
     SubagentFallback,
     SubagentFinished,
     SubagentStarted,
@@ -135,10 +136,10 @@ class Hooks:
     # -- the Face ---------------------------------------------------------------------------
 
     def on_event(self, event: Event) -> None:
-        """Notification for a `Notice`; Recovery for a fallback (the session's, or a
-        sub-agent's on a model of its own, naming it), a provider that gave up on a turn's
-        request (not on a side request: web_fetch's answer goes on without it), and a loop
-        stopped (too many steps, the same call again and again)."""
+        """Notification for a `Notice`; Recovery for a fallback (the session's, a sub-agent's
+        on a model of its own, naming it, or ``small_model``'s, tagged so), a provider that
+        gave up on a turn's request (not on a side request: web_fetch's answer goes on without
+        it), and a loop stopped (too many steps, the same call again and again)."""
         if isinstance(event, ToolRefused):
             self._refused.append(event.tool_use_id)
         elif isinstance(event, Notice) and not any(event is own for own in self._own_notices):
@@ -149,6 +150,9 @@ class Hooks:
         elif isinstance(event, SubagentFallback):  # a child's own model: the same hook, named
             child = {"agent_type": event.agent_type, "agent_id": event.agent_id}
             self._schedule(self.recovery("fallback", _fallback(event.switch) | child))
+        elif isinstance(event, SideModelSwitch) and isinstance(event.switch, FallbackActivated):
+            side = _fallback(event.switch) | event.tags  # small_model's: the session's stays
+            self._schedule(self.recovery("fallback", side))
         elif (
             isinstance(event, GaveUp)
             and event.kind not in _NOT_THE_PROVIDER

@@ -4,9 +4,9 @@ One object per line on stdout, flushed per event: ``system``/``init`` first, the
 ``assistant`` and ``user`` messages (Anthropic-shaped, whatever the provider), optional
 ``stream_event`` text deltas, the recovery events as ``system`` subtypes (a sub-agent's
 retries, waits, give-ups and model switches tagged with ``parent_tool_use_id``, as its messages
-are), a change of the permission mode as a ``system``/``status`` line, a resumed session's
-move to this directory as ``system``/``workspace_moved``, and one ``result`` last. Nothing
-else is written to stdout.
+are; ``small_model``'s switches tagged with ``model_role``), a change of the permission mode
+as a ``system``/``status`` line, a resumed session's move to this directory as
+``system``/``workspace_moved``, and one ``result`` last. Nothing else is written to stdout.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from typing import IO, Any
 
-from agent.engine.outcome import ChildsRecovery
+from agent.engine.outcome import ChildsRecovery, SideModelSwitch
 from agent.engine.turn import ContinuationRequested
 from agent.permissions.modes import ModeChanged
 from agent.setup.endpoint_guard import EndpointAnswers, EndpointUnreachable
@@ -73,6 +73,9 @@ def recovery_fields(event: Event) -> dict[str, Any] | None:
         child = {"agent_type": event.agent_type, "agent_id": event.agent_id}
         fields = recovery_fields(event.inner) or {}
         return {**fields, **child, "parent_tool_use_id": event.tool_use_id}
+    if isinstance(event, SideModelSwitch):  # small_model's: the session's model did not move
+        fields = recovery_fields(event.switch) or {}
+        return {**fields, **event.tags}
     if isinstance(event, CompactionApplied):
         trigger = _TRIGGERS.get(event.reason, "auto")
         return {

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent.engine.outcome import ChildId, subagent_switch
+from agent.engine.outcome import ChildId, SideModelSwitch, subagent_switch
 from agent.engine.turn import ContinuationRequested
 from agent.script.stream_json import StreamJsonFace, recovery_fields
 from compaction import CompactionApplied
@@ -120,6 +120,20 @@ CASES: list[tuple[Event, dict[str, Any]]] = [
             ModelRestored(model="a:x", from_model="b:y", after=95.0),
         ),
         {"subtype": "model_restored", "model": "a:x", "parent_tool_use_id": "toolu_1"},
+    ),
+    (
+        SideModelSwitch(
+            switch=ModelRestored(
+                model="a:small", from_model="a:x", after=60.0, purpose=RequestKind.WEB_SEARCH
+            )
+        ),
+        {
+            "subtype": "model_restored",
+            "model": "a:small",
+            "from": "a:x",
+            "model_role": "small_model",
+            "purpose": "web_search",
+        },
     ),
 ]
 
