@@ -260,7 +260,13 @@ def run(
         raise typer.BadParameter(
             "stream-json input needs --output-format stream-json", param_hint="--input-format"
         )
-    if streaming_in and prompt is None:
+    if streaming_in and prompt is not None and prompt.strip() not in ("", "-"):
+        raise typer.BadParameter(
+            "with --input-format stream-json the prompts come as JSON lines on stdin, and this "
+            "one would be ignored: send it as the first line, or drop --input-format",
+            param_hint="-p",
+        )
+    if streaming_in:
         prompt = ""  # the prompts come on stdin
     if prompt == "-" and not streaming_in:
         prompt = sys.stdin.read()

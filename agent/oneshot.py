@@ -101,12 +101,15 @@ def run_once(options: Options, prompt: str | None, output: Output | None = None)
         err.print(f"[yellow]! {escape(moved.describe())}[/yellow]")  # the other faces said it
     for notice in agent.resume_notices():
         err.print(f"[yellow]! {escape(notice)}[/yellow]")
-    prompts = argument_prompts(prompt, started, agent)
+    # With stream-json input the command line gave no prompt (`agent.cli` refuses one).
+    prompts = (
+        stdin_prompts(started, agent, run.stream)
+        if output.stream_input
+        else argument_prompts(prompt, started, agent)
+    )
     if isinstance(prompts, str):
         agent.close()
         return _usage_error(prompts, agent.session_id, err, output)
-    if output.stream_input:
-        prompts = stdin_prompts(started, agent, run.stream)
     code = _run_guarded(agent, prompts, run)
     if run.ui is not None:
         run.ui.finish()

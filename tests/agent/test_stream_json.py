@@ -243,6 +243,45 @@ def test_stream_json_input_needs_stream_json_output(
     assert "--output-format stream-json" in run.stderr
 
 
+def test_a_prompt_with_stream_json_input_is_refused_before_anything_runs(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    (workspace / "notes.md").write_text("notes\n")
+    fake_llm.script(Reply.text("answered"))
+    proc = subprocess.run(
+        agent_command(
+            "-p", "/init @notes.md", "--input-format", "stream-json",
+            "--output-format", "stream-json",
+        ),
+        cwd=workspace, env=agent_env(fake_llm, decoy_home), input=_user("hi") + "\n",
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert proc.returncode == 2
+    assert "would be ignored" in proc.stderr
+    assert "send it as the first line, or drop --input-format" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+    assert fake_llm.requests == []  # neither the prompt's command nor stdin's message ran
+    assert list((decoy_home / ".agent" / "sessions").glob("*")) == []  # no session began
+
+
+def test_an_empty_or_dash_prompt_with_stream_json_input_reads_stdin(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+) -> None:
+    fake_llm.script(Reply.text("one"), Reply.text("two"))
+    for prompt in ("", "-"):
+        proc = subprocess.run(
+            agent_command(
+                "-p", prompt, "--input-format", "stream-json", "--output-format", "stream-json"
+            ),
+            cwd=workspace, env=agent_env(fake_llm, decoy_home), input=_user("hi") + "\n",
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+    assert len(fake_llm.requests) == 2
+
+
 def test_sigterm_saves_the_session_and_exits_143(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
