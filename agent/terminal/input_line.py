@@ -2,6 +2,7 @@
 
 Enter sends; Alt-Enter or Esc-Enter inserts a new line; a bracketed paste keeps its newlines;
 Ctrl-R searches the history; Ctrl-C clears a non-empty line and reports an empty one.
+A `LineNotice` shows a sentence above the line (Ctrl-V's "no clipboard tool").
 The history file is private (0600) and never holds a secret the person typed.
 """
 
@@ -10,13 +11,15 @@ from __future__ import annotations
 import contextlib
 import datetime
 import os
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import structlog
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import run_in_terminal
+from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import (
     CompleteEvent,
     Completer,
@@ -26,11 +29,12 @@ from prompt_toolkit.completion import (
 )
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, to_filter
-from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.formatted_text import AnyFormattedText, FormattedText, to_formatted_text
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout.controls import BufferControl
 
+from agent.terminal.console import visible
 from agent.terminal.mention_completion import MentionCompleter
 
 PROMPT = "› "
@@ -51,6 +55,31 @@ class CommandInfo:
 
 class EmptyInterrupt(Exception):
     """Ctrl-C at an empty prompt."""
+
+
+@dataclass
+class LineNotice:
+    """A sentence shown above the input line until the line changes or the next prompt.
+
+    The prompt draws it, in raw mode. Printing it instead (prompt-toolkit's
+    ``run_in_terminal``) hands the terminal back to the tty for a moment, and a Ctrl-C or
+    Ctrl-D typed in that moment is the tty's (a SIGINT, an end of input), never the prompt's.
+    """
+
+    text: str = ""
+
+    def above(self, message: AnyFormattedText) -> AnyFormattedText:
+        """``message`` (the prompt) with the notice above it, wrapped to the terminal."""
+        if not self.text:
+            return message
+        width = max(get_app().output.get_size().columns - 1, 20)
+        lines = textwrap.wrap(visible(self.text), width) or [""]
+        return FormattedText(
+            [("fg:ansiyellow", "\n".join(lines) + "\n"), *to_formatted_text(message)]
+        )
+
+    def clear(self, *_: Any) -> None:
+        self.text = ""
 
 
 class SlashCompleter(Completer):
@@ -130,21 +159,24 @@ class PrivateFileHistory(FileHistory):
 def key_bindings(
     on_shift_tab: Callable[[], None] | None = None,
     on_paste_image: Callable[[], tuple[str, str | None]] | None = None,
+    notice: LineNotice | None = None,
 ) -> KeyBindings:
     """Alt-Enter / Esc-Enter for a new line; Ctrl-C clears the line or signals an empty one;
     Shift-Tab calls ``on_shift_tab`` (the next mode) and redraws the prompt; Ctrl-V inserts
-    what ``on_paste_image`` gives (a clipboard image's mark), or prints why it gave none."""
+    what ``on_paste_image`` gives (a clipboard image's mark), or shows why it gave none as
+    ``notice``."""
     bindings = KeyBindings()
 
     if on_paste_image is not None:
-        paste = on_paste_image
+        paste, told = on_paste_image, notice or LineNotice()
 
         @bindings.add("c-v")
         def _paste_image(event: KeyPressEvent) -> None:
             mark, why = paste()
             event.current_buffer.insert_text(mark)
             if why:
-                run_in_terminal(lambda: print(why))
+                told.text = why
+                event.app.invalidate()
 
     if on_shift_tab is not None:
         switch = on_shift_tab
@@ -182,11 +214,15 @@ def build_session(
     workspace: Path | None = None,
     on_shift_tab: Callable[[], None] | None = None,
     on_paste_image: Callable[[], tuple[str, str | None]] | None = None,
+    notice: LineNotice | None = None,
 ) -> PromptSession[str]:
     """A prompt session with the REPL's history file, completion and key bindings.
 
     With ``workspace``, ``@`` completes the paths in it (scanned off the input thread).
+    ``notice`` is what the key bindings tell the person; the prompt's message shows it
+    (`LineNotice.above`), and it goes when the line changes or a new prompt starts.
     """
+    notice = notice or LineNotice()
     completer: Completer = SlashCompleter(commands)
     if workspace is not None:
         mentions = ThreadedCompleter(MentionCompleter(workspace))
@@ -199,7 +235,7 @@ def build_session(
         # prompt-toolkit keeps room for a menu under the prompt whenever completion may
         # start: 7 blank lines under every prompt. Only a command or a mention completes.
         complete_while_typing=Condition(lambda: completes(session.default_buffer.text)),
-        key_bindings=key_bindings(on_shift_tab, on_paste_image),
+        key_bindings=key_bindings(on_shift_tab, on_paste_image, notice),
         multiline=False,
         prompt_continuation=continuation,
         enable_history_search=False,
@@ -207,6 +243,8 @@ def build_session(
         mouse_support=False,
         enable_suspend=True,
     )
+    session.default_buffer.on_text_changed += notice.clear
+    session.app.on_reset += notice.clear
     _keep_the_toolbar_under_the_input(session)
     return session
 

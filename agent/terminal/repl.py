@@ -30,7 +30,7 @@ from agent.terminal.commands import SlashCommands, UsageSoFar
 from agent.terminal.console import SafeConsole
 from agent.terminal.escalation import try_again
 from agent.terminal.greeting import greeting, resumed_lines
-from agent.terminal.input_line import PROMPT, EmptyInterrupt, build_session
+from agent.terminal.input_line import PROMPT, EmptyInterrupt, LineNotice, build_session
 from agent.terminal.interrupts import Interrupts
 from agent.terminal.repl_view import toolbar_line
 from agent.terminal.trust_view import ask_to_trust
@@ -76,6 +76,7 @@ class Repl:
         self.typed = TypedInput(self, custom)
         self.commands = SlashCommands(self, self.typed.command_infos)
         custom.taken.update(self.commands.table)
+        self.notice = LineNotice()
         self.prompt = build_session(
             started.home / "history",
             self.commands.infos,
@@ -84,6 +85,7 @@ class Repl:
             workspace=self.workspace,
             on_shift_tab=self.typed.cycle_mode,
             on_paste_image=self.typed.pasted.paste,
+            notice=self.notice,
         )
 
     def _make_agent(self, options: Options, previous: Agent | None = None) -> Agent:
@@ -136,7 +138,7 @@ class Repl:
             self.typed.custom.refresh()
             try:
                 text = await self.prompt.prompt_async(
-                    lambda: self.ui.todos.above(self.typed.prompt or PROMPT)
+                    lambda: self.notice.above(self.ui.todos.above(self.typed.prompt or PROMPT))
                 )
                 self.interrupts.arm()
             except (EmptyInterrupt, KeyboardInterrupt):

@@ -70,12 +70,18 @@ def test_ctrl_v_without_a_clipboard_tool_says_so_and_sends_nothing(
     term.prompt(WAIT)
     term.child.send("\x16")
     shown = term.expect("Install wl-clipboard", WAIT)
-    # The message is printed with the terminal in cooked mode for a moment: a key typed
-    # then is read by the terminal itself (Ctrl-D as end of input), so wait for the prompt.
-    term.prompt(WAIT)
-    _leave(term)
+    # The prompt draws the message and never leaves raw mode: keys typed at once are the
+    # prompt's, never the tty's (a Ctrl-C taken as SIGINT, a Ctrl-D as end of input).
+    term.child.send("typed\x16\x03")  # Ctrl-C clears the line...
+    term.child.send("after")
+    term.expect("› after", WAIT)
+    screen = term.lines()
+    term.child.send("\x03")
+    _leave(term)  # ...and Ctrl-D at the empty line leaves
 
     assert "Ctrl-V: no clipboard tool found to read an image with" in shown
+    assert not any("Press Ctrl-C again" in line for line in screen), screen
+    assert not any("typed" in line for line in screen), screen
     assert fake_llm.requests == []
 
 

@@ -7,14 +7,18 @@ import io
 from pathlib import Path
 
 import pytest
+from prompt_toolkit.application import create_app_session
 from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
 from agent.engine.system_prompt import build_system_prompt
 from agent.terminal.approval import PromptApprover
 from agent.terminal.commands import closest
-from agent.terminal.input_line import CommandInfo, SlashCompleter
+from agent.terminal.input_line import CommandInfo, LineNotice, SlashCompleter, build_session
 from agent.terminal.ui import ConsoleUI
 from tools import ApprovalRequest
 
@@ -94,6 +98,33 @@ async def test_ctrl_c_at_the_approval_prompt_cancels_the_turn() -> None:
     interrupted, _ = approver(KeyboardInterrupt())
     with pytest.raises(asyncio.CancelledError):
         await interrupted.approve(approval())
+
+
+async def test_ctrl_v_tells_why_on_the_prompt_and_never_leaves_raw_mode(tmp_path: Path) -> None:
+    """Printing the sentence (run_in_terminal) would put the tty in cooked mode for a moment,
+    and a Ctrl-C or Ctrl-D typed then is the tty's, never the prompt's. The pty test cannot
+    time a key into that moment; here the terminal's input tells whether it was asked to."""
+    why = "Ctrl-V: no clipboard tool found to read an image with."
+    notice = LineNotice()
+    screen = io.StringIO()
+    with create_pipe_input() as keys:
+        cooked: list[bool] = []
+        cooked_mode = keys.cooked_mode
+        keys.cooked_mode = lambda: cooked.append(True) or cooked_mode()
+        output = Vt100_Output(screen, lambda: Size(rows=24, columns=80))
+        with create_app_session(input=keys, output=output):
+            session = build_session(
+                tmp_path / "history", lambda: [], on_paste_image=lambda: ("", why), notice=notice
+            )
+            keys.send_text("\x16\r")  # Ctrl-V, then Enter
+            assert await session.prompt_async(lambda: notice.above("› ")) == ""
+            shown = screen.getvalue()
+            keys.send_text("typed\x16\x03after\r")  # Ctrl-C at once clears the line
+            assert await session.prompt_async(lambda: notice.above("› ")) == "after"
+
+    assert cooked == []
+    assert why in shown  # drawn by the prompt, on its own output
+    assert notice.text == ""  # the line changed: the sentence went
 
 
 def test_agents_md_is_read_into_the_system_prompt(tmp_path: Path) -> None:
