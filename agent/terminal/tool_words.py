@@ -58,14 +58,22 @@ def _count(number: int, one: str, many: str) -> str:
 
 
 def _read_file(lines: list[str]) -> str | None:
-    numbered = len(lines) - list(map(_NUMBERED.match, lines)).count(None)
-    if not numbered:
+    # read_file numbers its lines one after another, and its notes (the window's, a
+    # subdirectory's instructions) follow them: the first numbered line and what comes after
+    # the last tell it all, however long the file. The last is the numbered line where the
+    # numbering puts it (an instructions line "1<tab>..." is not).
+    first = _NUMBERED.match(lines[0]) if lines else None
+    if first is None:
         return None
-    for line in lines:
-        if window := _READ_WINDOW.match(line):
-            start, end, total = window.groups()
-            return f"lines {start}-{end}{total or ''}"
-    return _count(numbered, "line", "lines")
+    start = int(first.group(1))
+    for index in range(len(lines) - 1, -1, -1):
+        if window := _READ_WINDOW.match(lines[index]):
+            begin, end, total = window.groups()
+            return f"lines {begin}-{end}{total or ''}"
+        last = _NUMBERED.match(lines[index])
+        if last is not None and int(last.group(1)) - start == index:
+            return _count(index + 1, "line", "lines")
+    return None  # not reached: the first line is where the numbering puts it
 
 
 def _list_files(lines: list[str]) -> str | None:

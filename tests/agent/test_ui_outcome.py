@@ -60,6 +60,19 @@ async def test_read_file_counts_lines_or_names_the_window(tools: Tools) -> None:
     assert window == "lines 1-1 of 2"
 
 
+async def test_read_file_counts_from_an_offset_and_not_the_notes_after(
+    tools: Tools, workspace: Path
+) -> None:
+    (workspace / "notes.txt").write_text("".join(f"line {n}\n" for n in range(1, 3001)))
+    assert await tools.summary("read_file", path="notes.txt", offset=2990) == "11 lines"
+    assert await tools.summary("read_file", path="notes.txt") == "lines 1-2000 of 3000"
+    call = ToolUseBlock(id="t1", name="read_file", input={"path": "notes.txt", "offset": 2999})
+    result = await tools.executor.execute(call)
+    # A subdirectory's instructions follow the lines; their own numbered list is not the file's.
+    noted = result.content + "\n\n[Instructions for sub/ from sub/AGENTS.md:]\n1\tBe brief."
+    assert outcome("read_file", noted) == "2 lines"
+
+
 async def test_a_command_shows_how_it_ended_and_how_much_it_printed(tools: Tools) -> None:
     assert await tools.summary("run_command", command="echo hi") == "exit 0 · hi"
     many = await tools.summary("run_command", command="printf 'a\\nb\\nc\\n'; exit 3")
