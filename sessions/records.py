@@ -19,7 +19,16 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import pydantic_core
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
 
 from providers.messages import Message, Usage
 from sessions.ids import ALPHABET, ID_LENGTH
@@ -122,6 +131,24 @@ class MessageRecord(RecordBase):
     model: str | None = Field(default=None, exclude_if=_absent)
     kind: str | None = Field(default=None, exclude_if=_absent)
     files: list[SeenFile] | None = Field(default=None, exclude_if=_absent)
+
+    @field_validator("files", mode="wrap")
+    @classmethod
+    def _good_files(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """A damaged file state is left out, not the message with it: the conversation
+        matters more than one file's change check on resume."""
+        try:
+            return handler(value)
+        except ValidationError:
+            if not isinstance(value, list):
+                return None
+            good = []
+            for item in value:
+                try:
+                    good.append(SeenFile.model_validate(item))
+                except ValidationError:
+                    continue
+            return good or None
 
 
 class EventRecord(RecordBase):

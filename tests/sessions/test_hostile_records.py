@@ -211,3 +211,32 @@ def test_a_line_within_the_limit_in_characters_but_not_in_bytes_is_refused_when_
     loaded = store.load(session_id)
     assert loaded.messages == [Message.user("kept")]
     assert loaded.warnings == []
+
+
+def test_a_damaged_file_state_in_a_result_line_is_left_out_and_the_message_kept(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    kept = tmp_path / "kept.py"
+    kept.write_text("kept")
+    with store.create(cwd=tmp_path, model_chain=["anthropic:x"]) as writer:
+        writer.append_message(Message.user("read kept.py"))
+    result = {
+        "ts": 5,
+        "type": "message",
+        "message": {"role": "user", "content": [{"type": "text", "text": "read"}]},
+        "files": [
+            {"path": "/tmp/a\u0000b", "exists": True},
+            {"path": str(kept), "exists": True, "size": 1, "mtime_ns": 10**400},
+            {"path": str(kept), "exists": False},
+            "not a file state",
+        ],
+    }
+    with writer.path.open("ab") as handle:
+        handle.write(json.dumps(result).encode() + b"\n")
+
+    loaded = store.load(writer.id)
+
+    assert loaded.messages == [Message.user("read kept.py"), Message.user("read")]
+    assert loaded.warnings == []
+    # The one good state (the file did not exist then) is what the resume compares with.
+    assert [(c.path, c.change) for c in loaded.changed_files] == [(str(kept), "created")]
