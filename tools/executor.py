@@ -3,7 +3,7 @@
 `ToolExecutor.execute` never raises except on cancellation: every failure becomes a
 `ToolResultBlock` with ``is_error=True`` that the model can read and act on. The arguments
 are parsed by `tools.results.parse_arguments`, the call run (timeout, retries) by
-`tools.attempts.Attempts`.
+`tools.attempts.Attempts`, and its outcome made the result by `tools.call_results.CallResults`.
 
 Secrets are redacted where a tool's text enters the executor (its output, its failure, a
 refusal), before anything cuts it: a key split by the output trim, or by an event's short
@@ -30,15 +30,8 @@ from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
 from tools.before_tool import BeforeToolChecks
 from tools.blocking import in_worker
 from tools.builtin import builtin_tools
-from tools.events import (
-    CheckpointRecorded,
-    ToolFailed,
-    ToolRefused,
-    ToolRepeatedCall,
-    ToolRepeatedFailure,
-    ToolStarted,
-    UndoApplied,
-)
+from tools.call_results import CallResults
+from tools.events import CheckpointRecorded, ToolStarted, UndoApplied
 from tools.guard.sandbox import Sandbox
 from tools.hooks import (
     ApprovalGate,
@@ -49,17 +42,8 @@ from tools.hooks import (
     SafetyPolicy,
     ToolInvocation,
 )
-from tools.repeats import RepeatedCalls, RepeatLimits, repeat_note
-from tools.results import (
-    Failure,
-    classify_exception,
-    error_text,
-    parse_arguments,
-    rollback_text,
-    rolled_back,
-)
+from tools.results import Failure, classify_exception, parse_arguments
 from tools.settings import ToolSettings
-from tools.text import trim_middle
 from tools.undo.checkpoints import Checkpoint, CheckpointStore
 from tools.undo.command_changes import CommandRecorder
 from tools.undo.report import UndoReport
@@ -125,6 +109,7 @@ class ToolExecutor:
         self._sleep = sleep
         self._all_tools = builtin_tools(sandbox) if tools is None else list(tools)
         self._settings_of = settings if callable(settings) else itertools.repeat(settings).__next__
+        self._store = CheckpointStore(self._workspace, checkpoint_dir)
         self._configure(self._settings_of())
         self._more_tools = more_tools or (lambda: ())
         self._checks = BeforeToolChecks(
@@ -138,7 +123,6 @@ class ToolExecutor:
             ),
             self._redact,
         )
-        self._store = CheckpointStore(self._workspace, checkpoint_dir)
         self._scanner = WorkspaceScanner(
             self._workspace,
             self._store.blobs,
@@ -162,10 +146,7 @@ class ToolExecutor:
         if settings.enabled is not None:
             chosen = [tool for tool in chosen if tool.name in settings.enabled]
         self._tools: dict[str, Tool[Any]] = {tool.name: tool for tool in chosen}
-        self._repeats = RepeatedCalls(
-            failures=RepeatLimits(settings.repeated_failure_warn, settings.repeated_failure_limit),
-            successes=RepeatLimits(settings.repeated_call_warn, settings.repeated_call_limit),
-        )
+        self._results = CallResults(settings, self._attempts, self._store, self._redact, self._emit)
 
     def specs(self) -> list[ToolSpec]:
         """The offered tools as the model sees them (name, description, JSON schema).
@@ -209,12 +190,12 @@ class ToolExecutor:
 
         The loop should end the turn with this message.
         """
-        return self._repeats.stop_reason
+        return self._results.repeats.stop_reason
 
     def begin_turn(self) -> None:
         """Start a new turn: later checkpoints form one `/undo` step; failure counts reset."""
         self.turn += 1
-        self._repeats.reset()
+        self._results.repeats.reset()
 
     def undo_last_turn(self) -> UndoReport:
         """Restore the files changed in the latest turn that changed any; a file changed
@@ -241,13 +222,7 @@ class ToolExecutor:
             raise
         except Exception as exc:  # a bug in a tool or hook must not end the turn
             log.exception("tool_executor_bug", tool=call.name, tool_use_id=call.id)
-            return self._failed(call, classify_exception(exc), call_number=call_number)
-
-    def _fit(self, content: str, output: ToolOutput | None = None) -> str:
-        """Cut once to the limit, with the tool's gap; redacted again for a key the cut forms."""
-        gap, whole = (output.gap, output.whole) if output is not None else (None, None)
-        trimmed = trim_middle(content, self._settings.max_output_chars, gap=gap, whole=whole)
-        return content if trimmed is content else self._redact(trimmed)
+            return self._results.failed(call, classify_exception(exc), call_number=call_number)
 
     async def _execute(self, call: ToolUseBlock, call_number: int) -> ToolResultBlock:
         offered = self._offered()
@@ -259,10 +234,10 @@ class ToolExecutor:
                 ErrorCategory.PERMANENT,
                 f"call one of the available tools: {names}",
             )
-            return self._failed(call, failure)
+            return self._results.failed(call, failure)
         args = parse_arguments(tool, call.input, self._redact)
         if isinstance(args, str):
-            return self._failed(call, Failure(args, ErrorCategory.PERMANENT), text=args)
+            return self._results.failed(call, Failure(args, ErrorCategory.PERMANENT), text=args)
         ctx = ToolContext(
             self._workspace,
             self._settings,
@@ -276,7 +251,7 @@ class ToolExecutor:
         )
         checked = await self._checks.check(ToolInvocation(call, tool, args, ctx))
         if isinstance(checked, Refusal):
-            return self._refused(call, checked)
+            return self._results.refused(call, checked)
         args = checked.args  # a hook may have rewritten them
         self._emit(ToolStarted(tool=call.name, tool_use_id=call.id, kind=tool.kind))
         if tool.kind == "command":
@@ -296,8 +271,8 @@ class ToolExecutor:
     ) -> ToolResultBlock:
         outcome, attempts = await self._attempts.run(call, tool, args, ctx)
         if isinstance(outcome, ToolOutput):
-            return self._succeeded(call, outcome)
-        return self._failed(call, outcome, attempts=attempts, call_number=number)
+            return self._results.succeeded(call, outcome)
+        return self._results.failed(call, outcome, attempts=attempts, call_number=number)
 
     def _record(self, path: Path, tool_use_id: str, call_number: int) -> None:
         try:
@@ -318,80 +293,6 @@ class ToolExecutor:
                 tool_use_id=tool_use_id,
             )
         )
-
-    def _succeeded(self, call: ToolUseBlock, output: ToolOutput) -> ToolResultBlock:
-        content = self._fit(output.content, output)
-        if output.partial:
-            content = f"Partial result (some parts failed, see the end):\n{content}"
-        if output.is_error:
-            self._emit(
-                ToolFailed(
-                    tool=call.name,
-                    tool_use_id=call.id,
-                    category=ErrorCategory.PERMANENT,
-                    message=content[-200:],
-                )
-            )
-            content = self._note_repeat(call, content)
-        else:
-            content = self._note_repeat(call, content, result=content)
-        return output.result(call.id, content)
-
-    def _failed(
-        self,
-        call: ToolUseBlock,
-        failure: Failure,
-        *,
-        attempts: int = 1,
-        text: str | None = None,
-        call_number: int | None = None,
-    ) -> ToolResultBlock:
-        failure = self._attempts.redacted(failure)
-        content = self._fit(self._redact(text) if text else error_text(failure, attempts=attempts))
-        rollback = (
-            self._store.roll_back_call(call_number) if call_number is not None else UndoReport(None)
-        )
-        if rollback.restored or rollback.failed:
-            content += "\n" + rollback_text(rollback)
-            self._emit(rolled_back(call, rollback))
-        log.info(
-            "tool_failed",
-            tool=call.name,
-            tool_use_id=call.id,
-            category=str(failure.category),
-            message=failure.message[:500],
-        )
-        self._emit(
-            ToolFailed(
-                tool=call.name,
-                tool_use_id=call.id,
-                category=str(failure.category),
-                message=failure.message[:200],
-            )
-        )
-        content = self._note_repeat(call, content)
-        return ToolResultBlock(tool_use_id=call.id, content=content, is_error=True)
-
-    def _refused(self, call: ToolUseBlock, refusal: Refusal) -> ToolResultBlock:
-        refusal = Refusal(self._redact(refusal.reason), self._redact(refusal.hint), refusal.by)
-        self._emit(
-            ToolRefused(tool=call.name, tool_use_id=call.id, reason=refusal.reason, by=refusal.by)
-        )
-        log.info("tool_refused", tool=call.name, tool_use_id=call.id, by=refusal.by)
-        content = f"Refused: {refusal.reason}"
-        if refusal.hint:
-            content += f"\nInstead: {refusal.hint}."
-        content = self._note_repeat(call, self._fit(content))
-        return ToolResultBlock(tool_use_id=call.id, content=content, is_error=True)
-
-    def _note_repeat(self, call: ToolUseBlock, content: str, *, result: str | None = None) -> str:
-        """Count the call (``result`` None: it failed); past the threshold, tell the model."""
-        repeat = self._repeats.record(call, result=result)
-        if repeat is None:
-            return content
-        event = ToolRepeatedFailure if repeat.failed else ToolRepeatedCall
-        self._emit(event(tool=call.name, count=repeat.count, limit_reached=repeat.limit_reached))
-        return f"{content}\n{repeat_note(repeat)}"
 
     def _emit(self, event: Event) -> None:
         if self._events is not None:
