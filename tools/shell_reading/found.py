@@ -72,8 +72,8 @@ class Found:
     whose words run others get their names at the end (`substituting`)."""
     pipelines: dict[int, _Pipeline] = field(default_factory=dict)
     """By number, the pipelines met so far."""
-    substituting: dict[int, tuple[SimpleCommand, list[str]]] = field(default_factory=dict)
-    """By `id`: the commands whose words run others, and those others' names."""
+    substituting: dict[int, list[str]] = field(default_factory=dict)
+    """By place in `commands`: the commands whose words run others, and those others' names."""
     writes: list[str] = field(default_factory=list)
     reads: list[str] = field(default_factory=list)
     searches: list[str] = field(default_factory=list)
@@ -111,13 +111,15 @@ class Found:
         self.commands.append(command)
         return command
 
-    def substitute(self, owner: SimpleCommand, commands: list[SimpleCommand]) -> None:
-        """Record that the words of ``owner`` run ``commands``."""
-        if commands:
-            entry = self.substituting.get(id(owner))
-            if entry is None:
-                entry = self.substituting[id(owner)] = (owner, [])
-            entry[1].extend([c.name for c in commands])
+    def substitute(self, owner: int, names: list[str]) -> None:
+        """Record that the words of the command at ``owner`` in `commands` run the programs
+        ``names``."""
+        if names:
+            known = self.substituting.get(owner)
+            if known is None:
+                self.substituting[owner] = names
+            else:
+                known += names
 
     def absorb(self, inner: CommandAnalysis) -> None:
         """Take what a nested script writes, reads and cannot know (not its commands)."""
@@ -135,15 +137,12 @@ class Found:
         commands = self.commands
         if any(p.too_long for p in self.pipelines.values()):
             self.unknown.append(f"a pipeline runs more than {_PIPE_NAMES} programs")
-        substituting = self.substituting
-        if substituting:
-            for position, command in enumerate(commands):
-                entry = substituting.get(id(command))
-                if entry is not None:
-                    names = tuple(dict.fromkeys(entry[1]))
-                    # as command._replace(substituted=names), without its Python-level map
-                    fields = (*command[:_SUBSTITUTED], names, *command[_SUBSTITUTED + 1 :])
-                    commands[position] = _new(SimpleCommand, fields)
+        for position, substituted in self.substituting.items():
+            command = commands[position]
+            names = tuple(dict.fromkeys(substituted))
+            # as command._replace(substituted=names), without its Python-level map
+            fields = (*command[:_SUBSTITUTED], names, *command[_SUBSTITUTED + 1 :])
+            commands[position] = _new(SimpleCommand, fields)
         return CommandAnalysis(
             text=text,
             commands=tuple(commands),

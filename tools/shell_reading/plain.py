@@ -1,0 +1,99 @@
+"""Commands of plain words (nothing to unquote, expand or match), read from their text.
+
+A long script repeats its commands (``grep -v x`` on every line): each different text is
+read once per analysis into a `PlainCommand`, its program, words and the files it names,
+and every later one only records it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+from tools.shell_reading import files
+from tools.shell_reading.words import known
+from tools.shell_reading.wrappers import SHELLS, WRAPPERS
+
+NOT_PLAIN = re.compile(r"[^\w./,:@%+ \t-]", re.ASCII)
+"""A character that keeps a command's words from being plain: a quote, ``$``, a backslash,
+a pattern, ``=`` (assignments), a redirection... A command (whose text starts and ends with
+a word) of plain words only holds nothing to unquote, expand or match."""
+NOTHING, MOVES, FILES, GENERAL = range(4)
+"""What is read past a plain command's name: nothing, where it moves, the files it names, or
+everything `CommandReader.run` reads."""
+_STARTS_OTHERS = SHELLS | frozenset(
+    {"eval", "watch", "trap", "alias", "hash", "source", ".", "xargs", "find", "cd", "pushd"}
+    | {"su", "sg", "runuser", "script", "flock"}
+)
+"""Programs that run text or other programs, or move (``cd``): read past their name."""
+QUIET = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
+"""Files a write to is no write (``/dev/fd/…`` too)."""
+
+
+class PlainCommand(NamedTuple):
+    """A command of plain words, read once: what `CommandReader.run_plain` records of it."""
+
+    name: str
+    argv: tuple[str, ...]
+    written: str
+    literal: tuple[bool, ...]
+    step: int
+    """`NOTHING`, `MOVES`, `FILES`, or `GENERAL`: read by `CommandReader.run` instead."""
+    writes: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+    searches: tuple[str, ...] = ()
+
+
+@lru_cache(maxsize=64)
+def _literal(count: int) -> tuple[bool, ...]:
+    """``(True,) * count``, made once for each count."""
+    return (True,) * count
+
+
+@lru_cache(maxsize=4096)
+def read_further(name: str) -> bool:
+    """Whether anything is read past the name of the program ``name``."""
+    return name in _STARTS_OTHERS or files.touches_files(name)
+
+
+@lru_cache(maxsize=4096)
+def _step(name: str) -> int:
+    if name in ("cd", "pushd"):
+        return MOVES
+    if name in WRAPPERS or name in _STARTS_OTHERS:
+        return GENERAL
+    return FILES if files.touches_files(name) else NOTHING
+
+
+def read_plain(text: str) -> PlainCommand | None:
+    """``text`` read as a command of plain words; None if it is not one."""
+    if NOT_PLAIN.search(text) is not None:
+        return None
+    words = text.split()
+    if not words:
+        return None
+    head = words[0]
+    name = head.rpartition("/")[2] or head
+    argv = tuple(words)
+    step = _step(name)
+    plan = PlainCommand(name, argv, " ".join(words), _literal(len(words)), step)
+    if step != FILES:
+        return plan
+    args = [known(w) for w in words[1:]]
+    if files.started_texts(name, args):
+        return plan._replace(step=GENERAL)  # inline code that starts programs: read it all
+    writes = files.writes(name, args)
+    reads, searched = files.reads(name, args)
+    if any(not w.literal or w.value == "{}" for w in (*writes, *reads, *searched)):
+        return plan._replace(step=GENERAL)  # names known only when it runs
+    return plan._replace(
+        writes=tuple(w.value for w in writes if not quiet(w.value)),
+        reads=tuple(w.value for w in reads),
+        searches=tuple(w.value for w in searched),
+    )
+
+
+def quiet(path: str) -> bool:
+    """Whether writing ``path`` writes no file (``/dev/null``, ``/dev/fd/3``...)."""
+    return path in QUIET or path.startswith("/dev/fd/")
