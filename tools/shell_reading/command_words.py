@@ -26,7 +26,7 @@ from tools.shell_reading.kinds import (
 )
 from tools.shell_reading.model import SimpleCommand
 from tools.shell_reading.plain import NOT_PLAIN
-from tools.shell_reading.words import Word, continued, glued, known, plain, text_of, word
+from tools.shell_reading.words import Word, continued, glued, plain, text_of, word
 
 _WRITING = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>", "&>|"})
 _new = tuple.__new__
@@ -85,6 +85,7 @@ class CommandWords:
         hold more than a plain word."""
         kinds = self.kinds
         word_roles, whole, source, ascii = kinds.word_roles, self.text, self.source, self._ascii
+        not_plain = NOT_PLAIN.search
         words: list[Word] = []
         assigned: list[str] = []
         inside: list[Any] = []
@@ -99,10 +100,12 @@ class CommandWords:
                 text = whole[child.start_byte : child.end_byte] if ascii else text_of(child, source)
                 words.append(plain(text))
             elif how == NAME:
-                value, holds_more = self._command_name(child)
-                if holds_more:
+                text = whole[child.start_byte : child.end_byte] if ascii else text_of(child, source)
+                if not_plain(text) is None:  # one plain word: nothing to unquote or visit
+                    words.append(_new(Word, (text, True, False)))
+                else:
                     inside.append(child)
-                words.append(value)
+                    words.append(word(child, source))
             elif how == OTHER_LEAF:
                 words.append(word(child, source))
             else:  # what holds more than a word is visited
@@ -119,13 +122,6 @@ class CommandWords:
                 elif how != DROPPED:
                     words.append(word(child, source))
         return words, assigned, inside
-
-    def _command_name(self, node: Any) -> tuple[Word, bool]:
-        """A command's name, and whether it holds more than one plain word."""
-        text = self.text_of(node)
-        if NOT_PLAIN.search(text) is None:  # one plain word: nothing to unquote or visit
-            return known(text), False
-        return word(node, self.source), True
 
     def _continued_words(self, children: list[Any]) -> tuple[list[Word], list[str]]:
         """`_words` for a command with line continuations, which join the words around them

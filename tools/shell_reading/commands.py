@@ -55,36 +55,29 @@ class CommandReader:
     ) -> list[SimpleCommand]:
         """Record the command of ``words`` (and what it runs); the records made, its own first."""
         found = self.found
-        values = [w.value for w in words]
-        written = " ".join([*assigned, *values] if assigned else values)
+        values, literal, _ = zip(*words, strict=True)  # words is never empty
+        written = " ".join((*assigned, *values) if assigned else values)
         head = words[0]
         wrappers: tuple[str, ...] = ()
-        if head.literal and program_name(head.value) in WRAPPERS:
+        name = program_name(head.value) if head.literal else ""
+        if name in WRAPPERS:
             taken = unwrap(words)
             if taken.problem:
                 found.unknown.append(taken.problem)
             words, wrappers = taken.words, tuple(taken.wrappers)
-            values = [w.value for w in words]
+            values, literal, _ = zip(*words, strict=True)
             escalated = escalated or taken.escalated
             head = words[0]
+            name = program_name(head.value) if head.literal else ""
         args = words[1:]
-        name = program_name(head.value) if head.literal and not head.pattern else ""
+        if head.pattern:
+            name = ""
         if not name:
             how = "a pattern" if head.literal else "an expansion"
             found.unknown.append(
                 f"the program's name `{head.value}` is {how}, known only when it runs"
             )
-        record = found.add(
-            name,
-            tuple(values),
-            written,
-            assigned,
-            wrappers,
-            escalated,
-            via,
-            tuple([w.literal for w in words]),
-            pipe,
-        )
+        record = found.add(name, values, written, assigned, wrappers, escalated, via, literal, pipe)
         created = [record]
         if frame is not None and name == frame.name:
             frame.calls_itself = True
@@ -130,25 +123,27 @@ class CommandReader:
             self.found.unknown.append(f"`{written}` runs the commands it reads from its input")
         return []
 
-    def run_plain(
-        self, plan: PlainCommand, pipe: Pipe | None, frame: Frame | None
-    ) -> SimpleCommand:
+    def run_plain(self, plan: PlainCommand, pipe: Pipe | None, frame: Frame | None) -> str:
         """`run` for a command of plain words (`read_plain`) whose program is not a wrapper
-        and runs no text or other program (its step is not `GENERAL`): the record made."""
+        and runs no text or other program (its step is not `GENERAL`): the program's name."""
         found = self.found
-        name, argv = plan.name, plan.argv
-        record = found.add(name, argv, plan.written, (), (), False, "", plan.literal, pipe)
+        record = plan.alone
+        name = record.name
+        if pipe is None:
+            found.commands.append(record)
+        else:
+            found.add(name, record.argv, record.written, (), (), False, "", record.literal, pipe)
         if frame is not None and name == frame.name:
             frame.calls_itself = True
         step = plan.step
         if step == MOVES:
-            if len(argv) > 1:
-                self._went(argv[-1])
+            if len(record.argv) > 1:
+                self._went(record.argv[-1])
         elif step == FILES:
             found.writes.extend(plan.writes)
             found.reads.extend(plan.reads)
             found.searches.extend(plan.searches)
-        return record
+        return name
 
     def _started(self, text: str, via: str, escalated: bool) -> list[SimpleCommand]:
         """The programs a string in inline code would start, if it is a command line: only

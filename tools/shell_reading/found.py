@@ -8,12 +8,11 @@ from tools.shell_reading.model import CommandAnalysis, SimpleCommand
 
 _PIPE_NAMES = 64
 
-Pipe = tuple[int, tuple[int, ...]]
-"""Where a command stands in a pipeline: the pipeline's number, and the member's place in
-it. A pipeline inside a member of another is part of that one, its members placed under
-the member (``curl x | (cat | sh)``: ``sh`` is at ``(1, 1)``, after ``curl`` at ``(0,)``),
-so what a nested one runs is seen fed by what comes before it, and feeding what comes
-after."""
+Pipe = tuple["Pipeline", tuple[int, ...]]
+"""Where a command stands in a pipeline: the pipeline, and the member's place in it. A
+pipeline inside a member of another is part of that one, its members placed under the
+member (``curl x | (cat | sh)``: ``sh`` is at ``(1, 1)``, after ``curl`` at ``(0,)``), so
+what a nested one runs is seen fed by what comes before it, and feeding what comes after."""
 
 
 @dataclass
@@ -25,7 +24,7 @@ class Frame:
     forks: bool = False
 
 
-class _Pipeline:
+class Pipeline:
     """The programs of one pipeline met so far, in the order the walk meets them: each member
     (and all it runs) before the next."""
 
@@ -70,8 +69,8 @@ class Found:
     commands: list[SimpleCommand] = field(default_factory=list)
     """Made as they are found, each fed by the programs before it in its pipeline; those
     whose words run others get their names at the end (`substituting`)."""
-    pipelines: dict[int, _Pipeline] = field(default_factory=dict)
-    """By number, the pipelines met so far."""
+    pipelines: list[Pipeline] = field(default_factory=list)
+    """The pipelines met so far."""
     substituting: dict[int, list[str]] = field(default_factory=dict)
     """By place in `commands`: the commands whose words run others, and those others' names."""
     writes: list[str] = field(default_factory=list)
@@ -97,12 +96,7 @@ class Found:
     ) -> SimpleCommand:
         """Record a command (the fields of `SimpleCommand`), standing at ``pipe`` in a
         pipeline."""
-        piped_from: tuple[str, ...] = ()
-        if pipe is not None:
-            pipeline = self.pipelines.get(pipe[0])
-            if pipeline is None:
-                pipeline = self.pipelines[pipe[0]] = _Pipeline()
-            piped_from = pipeline.before(pipe[1], name)
+        piped_from = pipe[0].before(pipe[1], name) if pipe is not None else ()
         # tuple.__new__ skips the named tuple's own __new__, a Python function of ten arguments
         command: SimpleCommand = _new(
             SimpleCommand,
@@ -110,6 +104,12 @@ class Found:
         )
         self.commands.append(command)
         return command
+
+    def pipeline(self) -> Pipeline:
+        """A new pipeline."""
+        new = Pipeline()
+        self.pipelines.append(new)
+        return new
 
     def substitute(self, owner: int, names: list[str]) -> None:
         """Record that the words of the command at ``owner`` in `commands` run the programs
@@ -135,7 +135,7 @@ class Found:
     def result(self, text: str) -> CommandAnalysis:
         """The analysis of ``text``, frozen."""
         commands = self.commands
-        if any(p.too_long for p in self.pipelines.values()):
+        if any(p.too_long for p in self.pipelines):
             self.unknown.append(f"a pipeline runs more than {_PIPE_NAMES} programs")
         for position, substituted in self.substituting.items():
             command = commands[position]

@@ -70,6 +70,7 @@ class Kinds:
         self.number = numbered("number")
         self.dynamic = numbered(*DYNAMIC)
         self.heredoc_redirect = numbered("heredoc_redirect")
+        self.file_redirect = numbered("file_redirect")
         self.process_substitution = numbered("process_substitution")
         self.names = dict(enumerate(name for name, _ in names))
         """Each kind's name, by number."""

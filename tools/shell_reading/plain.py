@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from tools.shell_reading import files
+from tools.shell_reading.model import SimpleCommand
 from tools.shell_reading.words import known
 from tools.shell_reading.wrappers import SHELLS, WRAPPERS
 
@@ -27,6 +28,7 @@ _STARTS_OTHERS = SHELLS | frozenset(
     | {"su", "sg", "runuser", "script", "flock"}
 )
 """Programs that run text or other programs, or move (``cd``): read past their name."""
+_new = tuple.__new__
 QUIET = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
 """Files a write to is no write (``/dev/fd/…`` too)."""
 
@@ -34,10 +36,8 @@ QUIET = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
 class PlainCommand(NamedTuple):
     """A command of plain words, read once: what `CommandReader.run_plain` records of it."""
 
-    name: str
-    argv: tuple[str, ...]
-    written: str
-    literal: tuple[bool, ...]
+    alone: SimpleCommand
+    """Its record where it stands in no pipeline (the same every time: one record serves)."""
     step: int
     """`NOTHING`, `MOVES`, `FILES`, or `GENERAL`: read by `CommandReader.run` instead."""
     writes: tuple[str, ...] = ()
@@ -76,18 +76,23 @@ def read_plain(text: str) -> PlainCommand | None:
     head = words[0]
     name = head.rpartition("/")[2] or head
     argv = tuple(words)
+    # the fields of SimpleCommand, as `Found.add` makes them
+    alone = _new(
+        SimpleCommand, (name, argv, " ".join(words), (), (), False, "", (), (), _literal(len(argv)))
+    )
     step = _step(name)
-    plan = PlainCommand(name, argv, " ".join(words), _literal(len(words)), step)
     if step != FILES:
-        return plan
+        return _new(PlainCommand, (alone, step, (), (), ()))
     args = [known(w) for w in words[1:]]
     if files.started_texts(name, args):
-        return plan._replace(step=GENERAL)  # inline code that starts programs: read it all
+        return _new(PlainCommand, (alone, GENERAL, (), (), ()))  # inline code that runs more
     writes = files.writes(name, args)
     reads, searched = files.reads(name, args)
     if any(not w.literal or w.value == "{}" for w in (*writes, *reads, *searched)):
-        return plan._replace(step=GENERAL)  # names known only when it runs
-    return plan._replace(
+        return _new(PlainCommand, (alone, GENERAL, (), (), ()))  # names known only when it runs
+    return PlainCommand(
+        alone,
+        FILES,
         writes=tuple(w.value for w in writes if not quiet(w.value)),
         reads=tuple(w.value for w in reads),
         searches=tuple(w.value for w in searched),

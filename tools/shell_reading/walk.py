@@ -18,7 +18,7 @@ words from its children, which tests compare with the fast loop.
 
 from __future__ import annotations
 
-import itertools
+import re
 from typing import Any
 
 from tools.shell_reading.command_words import CommandWords
@@ -37,14 +37,17 @@ from tools.shell_reading.kinds import (
     TOKEN,
     kinds_of,
 )
-from tools.shell_reading.model import CommandAnalysis
+from tools.shell_reading.model import CommandAnalysis, SimpleCommand
 from tools.shell_reading.plain import GENERAL, PlainCommand, read_plain
-from tools.shell_reading.words import text_of
+from tools.shell_reading.words import known, text_of
 
 _Item = tuple[Any, "Pipe | None", "int | None", "Frame | None"]
 """A node to visit, its pipeline place, the place in `Found.commands` of the command whose
 words hold it, and the function it is in."""
-_UNREAD = PlainCommand("", (), "", (), GENERAL)
+_PLAIN_WRITE = re.compile(r">>?[ \t]*([\w./,:@%+-]+)", re.ASCII)
+"""A redirection that writes (or appends to) a file of a plain name: nothing in it to
+unquote, expand or visit."""
+_UNREAD = PlainCommand(SimpleCommand("", (), ""), GENERAL)
 """`Reading.plans` of a text not read yet."""
 
 
@@ -61,7 +64,6 @@ class Reading:
         self._told_unreadable = False
         self._shortcut = shortcut
         """Whether the fast loop reads the tree (when the grammar read it without error)."""
-        self._pipelines = itertools.count()
         self._broken = False
         self.plans: dict[str, PlainCommand | None] = {}
         """Each text of a command read so far, as a command of plain words (`read_plain`)."""
@@ -88,6 +90,7 @@ class Reading:
         roles, visited = kinds.roles, kinds.visited
         found, whole, source, ascii = self.found, self.text, self.source, self.source.isascii()
         plans, run_plain, visit = self.plans, self.reader.run_plain, self.visit
+        write, file_redirect = self.reader.write, kinds.file_redirect
         pop, push = stack.pop, stack.append
         while stack:
             item = pop()
@@ -104,11 +107,11 @@ class Reading:
                 if (
                     plan is not None
                     and plan.step != GENERAL
-                    and len(plan.argv) == node.named_child_count  # one word per child
+                    and len(plan.alone.argv) == node.named_child_count  # one word per child
                 ):
-                    run_plain(plan, pipe, None)
+                    name = run_plain(plan, pipe, None)
                     if owner is not None:
-                        found.substitute(owner, [plan.name])
+                        found.substitute(owner, [name])
                 else:
                     self._command(node, role, pipe, owner, None, stack)
             elif role == OTHER:
@@ -121,6 +124,13 @@ class Reading:
                         push((child, None, owner, None))
             elif role == PIPELINE:
                 self._pipeline(node, pipe, owner, None, stack)
+            elif role == REDIRECT:
+                text = whole[node.start_byte : node.end_byte] if ascii else text_of(node, source)
+                plain_write = _PLAIN_WRITE.fullmatch(text)
+                if plain_write is not None and node.kind_id in file_redirect:
+                    write(known(plain_write[1]))
+                else:
+                    visit(item, stack)
             else:
                 visit(item, stack)
 
@@ -217,10 +227,10 @@ class Reading:
         is part of that one: `Pipe`)."""
         if frame is not None:
             frame.forks = True
-        pid, place = pipe if pipe is not None else (next(self._pipelines), ())
+        line, place = pipe if pipe is not None else (self.found.pipeline(), ())
         members = node.named_children
         for i in range(len(members) - 1, -1, -1):
-            stack.append((members[i], (pid, (*place, i)), owner, frame))
+            stack.append((members[i], (line, (*place, i)), owner, frame))
 
     def _unreadable(self, node: Any) -> None:
         if self._told_unreadable:
