@@ -76,7 +76,8 @@ class CommandWords:
         def stdin() -> Word | None:
             return self.stdin(children, node.parent)
 
-        return self.reader.run(words, tuple(assigned), pipe, frame, "", False, stdin), inside
+        names = tuple(assigned) if assigned else ()
+        return self.reader.run(words, names, pipe, frame, "", False, stdin), inside
 
     def _words(
         self, children: list[Any], frame: Frame | None
@@ -93,12 +94,12 @@ class CommandWords:
             how = word_roles.get(child.kind_id)
             if how is None:
                 how = kinds.word_role(child)
-            if how <= FORKS:  # a token
-                if how == FORKS and frame is not None:
-                    frame.forks = True
-            elif how == PLAIN_WORD or (how == NUMBER and not child.named_child_count):
+            if how == PLAIN_WORD or (how == NUMBER and not child.named_child_count):
                 text = whole[child.start_byte : child.end_byte] if ascii else text_of(child, source)
                 words.append(plain(text))
+            elif how <= FORKS:  # a token
+                if how == FORKS and frame is not None:
+                    frame.forks = True
             elif how == NAME:
                 text = whole[child.start_byte : child.end_byte] if ascii else text_of(child, source)
                 if not_plain(text) is None:  # one plain word: nothing to unquote or visit

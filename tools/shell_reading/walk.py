@@ -39,7 +39,7 @@ from tools.shell_reading.kinds import (
 )
 from tools.shell_reading.model import CommandAnalysis, SimpleCommand
 from tools.shell_reading.plain import GENERAL, PlainCommand, read_plain
-from tools.shell_reading.words import known, text_of
+from tools.shell_reading.words import Word, text_of
 
 _Item = tuple[Any, "Pipe | None", "int | None", "Frame | None"]
 """A node to visit, its pipeline place, the place in `Found.commands` of the command whose
@@ -47,6 +47,7 @@ words hold it, and the function it is in."""
 _PLAIN_WRITE = re.compile(r">>?[ \t]*([\w./,:@%+-]+)", re.ASCII)
 """A redirection that writes (or appends to) a file of a plain name: nothing in it to
 unquote, expand or visit."""
+_new = tuple.__new__
 _UNREAD = PlainCommand(SimpleCommand("", (), ""), GENERAL)
 """`Reading.plans` of a text not read yet."""
 
@@ -114,21 +115,24 @@ class Reading:
                         found.substitute(owner, [name])
                 else:
                     self._command(node, role, pipe, owner, None, stack)
-            elif role == OTHER:
-                for child in reversed(node.named_children):
+            elif role == OTHER:  # (no token is in `visited`: reading them all is quicker)
+                for child in reversed(node.children):
                     if child.kind_id in visited:
                         push((child, pipe, owner, None))
             elif role == SUBSTITUTION:
-                for child in reversed(node.named_children):
+                for child in reversed(node.children):
                     if child.kind_id in visited:
                         push((child, None, owner, None))
             elif role == PIPELINE:
-                self._pipeline(node, pipe, owner, None, stack)
+                line, place = pipe if pipe is not None else (found.pipeline(), ())
+                members = node.named_children
+                for i in range(len(members) - 1, -1, -1):
+                    push((members[i], (line, (*place, i)), owner, None))
             elif role == REDIRECT:
                 text = whole[node.start_byte : node.end_byte] if ascii else text_of(node, source)
                 plain_write = _PLAIN_WRITE.fullmatch(text)
                 if plain_write is not None and node.kind_id in file_redirect:
-                    write(known(plain_write[1]))
+                    write(_new(Word, (plain_write[1], True, False)))
                 else:
                     visit(item, stack)
             else:
@@ -224,7 +228,7 @@ class Reading:
         stack: list[_Item],
     ) -> None:
         """Push a pipeline's members, each with its place in it (in a member of another, it
-        is part of that one: `Pipe`)."""
+        is part of that one: `Pipe`; `_fast` does the same outside functions)."""
         if frame is not None:
             frame.forks = True
         line, place = pipe if pipe is not None else (self.found.pipeline(), ())
