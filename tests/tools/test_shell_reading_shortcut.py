@@ -157,6 +157,16 @@ TRICKY = [
     "echo a > /dev/null",
     "echo a >> /dev/fd/3",
     "ls | wc >> count.txt && cd d || true",
+    # commands of plain words and $(…) of plain words, read from their text, and near misses
+    "$(a) b",
+    "echo $( date -u ) x | cat",
+    "a $(b) $(c d) && e",
+    "echo $(export x) $(time ls)",
+    "echo $(sudo rm x) $(bash) $(env A=1 ls)",
+    "bash $(x) < f",
+    "x$(a) $(a)x",
+    "echo $(date)  $(id) | tee $(t) > o",
+    "echo $(cd a) $(grep -r p d)",
     # the same plain text in and out of pipelines and substitutions
     "grep -v x; grep -v x | grep -v x; echo $(grep -v x)",
     "cd a; echo $(cd b) | cd c",
@@ -241,7 +251,8 @@ _PLAIN_BYTES = "abcxyz019._/,:@%+-"
 _WORD_LIST = """ls cat grep -v x cd dir true echo a f.txt /usr/bin/git sudo env A=1 bash -c
     sh xargs find . -exec rm {} tee out dd of=o if=i python3 -e timeout 5 time export local
     declare unset eval source if then fi do done for in while case esac function ! [[ ]] 16#ff
-    1 1a -- cp sort -o curl sed -i rg -r /dev/null {a,b}"""
+    1 1a -- cp sort -o curl sed -i rg -r /dev/null {a,b} $(date) $(grep -v x) $(sudo ls) $(bash)
+    $(cd d) $(tee t) $(if)"""
 _WORDS = st.sampled_from(_WORD_LIST.split())
 _SPECIAL = st.sampled_from(
     [

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from tools.shell_reading import files
 from tools.shell_reading.model import SimpleCommand
-from tools.shell_reading.words import known
+from tools.shell_reading.words import Word, known
 from tools.shell_reading.wrappers import SHELLS, WRAPPERS
 
 NOT_PLAIN = re.compile(r"[^\w./,:@%+ \t-]", re.ASCII)
@@ -97,6 +97,51 @@ def read_plain(text: str) -> PlainCommand | None:
         reads=tuple(w.value for w in reads),
         searches=tuple(w.value for w in searched),
     )
+
+
+_SUBSTITUTED_BYTES = re.compile(r"[^\w./,:@%+ \t$()-]", re.ASCII)
+_PIECES = re.compile(r"\$\(([^()$]*)\)(?=[ \t]|$)|(\S+)", re.ASCII)
+_RESERVED = frozenset(
+    {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until"}
+    | {"do", "done", "in", "function", "time", "coproc", "declare", "typeset", "export"}
+    | {"readonly", "local", "unset", "unsetenv"}
+)
+"""Words the grammar reads as more than a command's name."""
+
+
+class Substituted(NamedTuple):
+    """A command of plain words and ``$(…)`` of plain words (`read_substituted`)."""
+
+    words: list[Word]
+    inside: list[str]
+    """The text of each substitution's command, in order."""
+    nodes: int
+    """How many nodes the grammar makes of it (the command's own among them)."""
+
+
+def read_substituted(text: str) -> Substituted | None:
+    """``text`` read as a command of plain words and whole words ``$(…)`` of plain words
+    (``echo 3 $(date)``); None if it is not one."""
+    if _SUBSTITUTED_BYTES.search(text) is not None:
+        return None
+    words: list[Word] = []
+    inside: list[str] = []
+    nodes = 2  # the command, its name
+    for piece in _PIECES.finditer(text):
+        inner, word = piece.groups()
+        if word is not None:
+            if NOT_PLAIN.search(word) is not None:
+                return None
+            words.append(_new(Word, (word, True, False)))
+            nodes += 1
+        else:
+            inner_words = inner.split()
+            if not inner_words or inner_words[0] in _RESERVED:
+                return None
+            words.append(_new(Word, (piece[0], False, False)))
+            inside.append(inner.strip())
+            nodes += len(inner_words) + 5  # $( command command_name word… )
+    return Substituted(words, inside, nodes) if inside else None
 
 
 def quiet(path: str) -> bool:

@@ -38,7 +38,13 @@ from tools.shell_reading.kinds import (
     kinds_of,
 )
 from tools.shell_reading.model import CommandAnalysis, SimpleCommand
-from tools.shell_reading.plain import GENERAL, PlainCommand, read_plain
+from tools.shell_reading.plain import (
+    GENERAL,
+    PlainCommand,
+    Substituted,
+    read_plain,
+    read_substituted,
+)
 from tools.shell_reading.words import Word, text_of
 
 _Item = tuple[Any, "Pipe | None", "int | None", "Frame | None"]
@@ -113,6 +119,11 @@ class Reading:
                     name = run_plain(plan, pipe, None)
                     if owner is not None:
                         found.substitute(owner, [name])
+                    continue
+                substituted = read_substituted(text) if plan is None else None
+                # the grammar made of it what its text says: as many nodes
+                if substituted is not None and substituted.nodes == node.descendant_count:
+                    self._run_substituted(node, substituted, pipe, owner)
                 else:
                     self._command(node, role, pipe, owner, None, stack)
             elif role == OTHER:  # (no token is in `visited`: reading them all is quicker)
@@ -218,6 +229,32 @@ class Reading:
         # Its plain words were read; only what holds more is visited.
         for child in reversed(inside):
             stack.append((child, None, owner, frame))
+
+    def _run_substituted(
+        self, node: Any, command: Substituted, pipe: Pipe | None, owner: int | None
+    ) -> None:
+        """Record a command of plain words and ``$(…)`` of plain words (`read_substituted`)
+        and the commands of its substitutions, as `_command` and the walk of its
+        substitutions' nodes would."""
+        found, reader = self.found, self.reader
+        at = len(found.commands)
+
+        def stdin() -> Word | None:
+            return self._words.stdin(node.children, node.parent)
+
+        created = reader.run(command.words, (), pipe, None, "", False, stdin)
+        if owner is not None:
+            found.substitute(owner, [c.name for c in created])
+        for inside in command.inside:
+            plan = self.plans.get(inside, _UNREAD)
+            if plan is _UNREAD:
+                plan = self.plans[inside] = read_plain(inside)
+            if plan is not None and plan.step != GENERAL:
+                found.substitute(at, [reader.run_plain(plan, None, None)])
+            else:  # a wrapper, a shell...: read it all (it has no input to read)
+                words = [_new(Word, (w, True, False)) for w in inside.split()]
+                created = reader.run(words, (), None, None, "", False, lambda: None)
+                found.substitute(at, [c.name for c in created])
 
     def _pipeline(
         self,
