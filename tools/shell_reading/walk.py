@@ -7,13 +7,15 @@ take 7 ms to fetch), the Python done per node is what costs. So node kinds are c
 the grammar's numbers in tables made once (`Kinds`), a node is pushed with only what its
 children inherit (its parent is asked of tree-sitter in the rare case it matters), and a
 command of plain words is read from its text (once for each different text) without
-fetching its children.
+fetching its children, as is one of plain words and ``$(…)`` of plain words when the
+grammar made of it as many nodes as its text says.
 
 There are two loops over the same stack. `Reading.visit` reads any node, in any tree; the
 fast loop of a tree the grammar read without error reads the common nodes outside functions
 itself, the same way with fewer steps, and hands every other node to `visit`. Reading a
 command with ``shortcut=False`` takes `visit` for every node and reads every command's
-words from its children, which tests compare with the fast loop.
+words from its children, which tests compare with the fast loop
+(``tests/tools/test_shell_reading_shortcut.py``).
 """
 
 from __future__ import annotations
