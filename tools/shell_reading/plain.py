@@ -99,8 +99,11 @@ def read_plain(text: str) -> PlainCommand | None:
     )
 
 
-_SUBSTITUTED_BYTES = re.compile(r"[^\w./,:@%+ \t$()-]", re.ASCII)
-_PIECES = re.compile(r"\$\(([^()$]*)\)(?=[ \t]|$)|(\S+)", re.ASCII)
+_PLAIN_WORD = r"[\w./,:@%+-]+"
+_PIECE = rf"(?:{_PLAIN_WORD}|\$\([ \t]*{_PLAIN_WORD}(?:[ \t]+{_PLAIN_WORD})*[ \t]*\))"
+_SUBSTITUTED = re.compile(rf"{_PIECE}(?:[ \t]+{_PIECE})*", re.ASCII)
+"""Plain words and whole words ``$(…)`` of plain words, apart."""
+_PIECES = re.compile(r"\$\(([^)]*)\)|(\S+)", re.ASCII)
 _RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until"}
     | {"do", "done", "in", "function", "time", "coproc", "declare", "typeset", "export"}
@@ -122,26 +125,44 @@ class Substituted(NamedTuple):
 def read_substituted(text: str) -> Substituted | None:
     """``text`` read as a command of plain words and whole words ``$(…)`` of plain words
     (``echo 3 $(date)``); None if it is not one."""
-    if _SUBSTITUTED_BYTES.search(text) is not None:
+    if "$(" not in text or _SUBSTITUTED.fullmatch(text) is None:
         return None
     words: list[Word] = []
     inside: list[str] = []
     nodes = 2  # the command, its name
+    for piece in text.split():
+        if piece[0] != "$":
+            words.append(_new(Word, (piece, True, False)))
+            nodes += 1
+        elif piece[-1] == ")":  # one word inside
+            words.append(_new(Word, (piece, False, False)))
+            inside.append(piece[2:-1])
+            nodes += 6  # $( command command_name word )
+        else:  # words apart inside: read piece by piece
+            return _read_pieces(text)
+    for command in inside:
+        if command in _RESERVED:
+            return None
+    return _new(Substituted, (words, inside, nodes))
+
+
+def _read_pieces(text: str) -> Substituted | None:
+    words: list[Word] = []
+    inside: list[str] = []
+    nodes = 2
     for piece in _PIECES.finditer(text):
         inner, word = piece.groups()
         if word is not None:
-            if NOT_PLAIN.search(word) is not None:
-                return None
             words.append(_new(Word, (word, True, False)))
             nodes += 1
         else:
             inner_words = inner.split()
-            if not inner_words or inner_words[0] in _RESERVED:
+            if inner_words[0] in _RESERVED:
                 return None
             words.append(_new(Word, (piece[0], False, False)))
             inside.append(inner.strip())
             nodes += len(inner_words) + 5  # $( command command_name word… )
-    return Substituted(words, inside, nodes) if inside else None
+    return _new(Substituted, (words, inside, nodes))
 
 
 def quiet(path: str) -> bool:
