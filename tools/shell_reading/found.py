@@ -41,15 +41,17 @@ class Pipeline:
     def before(self, index: tuple[int, ...], name: str) -> tuple[str, ...]:
         """The programs met before member ``index``, for a command ``name`` standing there
         (in the order the walk meets them: each member, and all it runs, before the next)."""
-        if index != self.at and self.waiting:
-            count = len(self.seen)
-            self.seen.update(dict.fromkeys(self.waiting[: _PIPE_NAMES - count]))
-            if len(self.seen) != count:
-                self.upstream = tuple(self.seen)
-            self.waiting = []
+        waiting, seen = self.waiting, self.seen
+        if waiting and index != self.at:
+            count = len(seen)
+            for earlier in waiting[: _PIPE_NAMES - count]:
+                seen[earlier] = None
+            if len(seen) != count:
+                self.upstream = tuple(seen)
+            waiting.clear()
         self.at = index
-        if name not in self.seen:
-            self.waiting.append(name)
+        if name not in seen:
+            waiting.append(name)
         return self.upstream
 
     @property
