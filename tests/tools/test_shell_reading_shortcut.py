@@ -167,6 +167,9 @@ TRICKY = [
     "x$(a) $(a)x",
     "echo $(date)  $(id) | tee $(t) > o",
     "echo $(cd a) $(grep -r p d)",
+    "echo 1a $(b) $(1a) $(%x) @y",
+    "echo $(a)$(b) $(a b)x",
+    "$(a b) $(c) && $(d) | e $(f)",
     # the same plain text in and out of pipelines and substitutions
     "grep -v x; grep -v x | grep -v x; echo $(grep -v x)",
     "cd a; echo $(cd b) | cd c",
