@@ -2,7 +2,10 @@
 
 A long script repeats its commands (``grep -v x`` on every line): each different text is
 read once per analysis into a `PlainCommand`, its program, words and the files it names,
-and every later one only records it.
+and every later one only records it. A command of plain words and whole words ``$(…)`` of
+plain words (``echo 3 $(date)``) is read from its text too (`read_substituted`), with the
+number of nodes the grammar makes of it: the walk takes that reading only where the tree
+has exactly that many.
 """
 
 from __future__ import annotations
