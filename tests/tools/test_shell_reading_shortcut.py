@@ -168,6 +168,7 @@ TRICKY = [
     "echo $(date)  $(id) | tee $(t) > o",
     "echo $(cd a) $(grep -r p d)",
     "echo 1a $(b) $(1a) $(%x) @y",
+    "echo $(a) $(b) $(a) | $(c) $(c)",
     "echo $(a)$(b) $(a b)x",
     "$(a b) $(c) && $(d) | e $(f)",
     # the same plain text in and out of pipelines and substitutions

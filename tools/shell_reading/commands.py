@@ -52,8 +52,10 @@ class CommandReader:
         via: str,
         escalated: bool,
         stdin: Stdin | None = None,
+        substituted: tuple[str, ...] = (),
     ) -> list[SimpleCommand]:
-        """Record the command of ``words`` (and what it runs); the records made, its own first."""
+        """Record the command of ``words`` (and what it runs); the records made, its own first
+        (with the programs ``substituted`` in its words, when they are known before)."""
         found = self.found
         values, literal, _ = zip(*words, strict=True)  # words is never empty
         written = " ".join((*assigned, *values) if assigned else values)
@@ -77,7 +79,9 @@ class CommandReader:
             found.unknown.append(
                 f"the program's name `{head.value}` is {how}, known only when it runs"
             )
-        record = found.add(name, values, written, assigned, wrappers, escalated, via, literal, pipe)
+        record = found.add(
+            name, values, written, assigned, wrappers, escalated, via, literal, pipe, substituted
+        )
         created = [record]
         if frame is not None and name == frame.name:
             frame.calls_itself = True

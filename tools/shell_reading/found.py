@@ -95,6 +95,7 @@ class Found:
         via: str,
         literal: tuple[bool, ...],
         pipe: Pipe | None,
+        substituted: tuple[str, ...] = (),
     ) -> SimpleCommand:
         """Record a command (the fields of `SimpleCommand`), standing at ``pipe`` in a
         pipeline."""
@@ -102,7 +103,18 @@ class Found:
         # tuple.__new__ skips the named tuple's own __new__, a Python function of ten arguments
         command: SimpleCommand = _new(
             SimpleCommand,
-            (name, argv, written, assignments, wrappers, escalated, via, piped_from, (), literal),
+            (
+                name,
+                argv,
+                written,
+                assignments,
+                wrappers,
+                escalated,
+                via,
+                piped_from,
+                substituted,
+                literal,
+            ),
         )
         self.commands.append(command)
         return command

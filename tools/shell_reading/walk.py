@@ -124,9 +124,11 @@ class Reading:
                     continue
                 substituted = read_substituted(text) if plan is None else None
                 # the grammar made of it what its text says: as many nodes
-                if substituted is not None and substituted.nodes == node.descendant_count:
-                    self._run_substituted(node, substituted, pipe, owner)
-                else:
+                if (
+                    substituted is None
+                    or substituted.nodes != node.descendant_count
+                    or not self._run_substituted(node, substituted, pipe, owner)
+                ):
                     self._command(node, role, pipe, owner, None, stack)
             elif role == OTHER:  # (no token is in `visited`: reading them all is quicker)
                 for child in reversed(node.children):
@@ -234,29 +236,31 @@ class Reading:
 
     def _run_substituted(
         self, node: Any, command: Substituted, pipe: Pipe | None, owner: int | None
-    ) -> None:
+    ) -> bool:
         """Record a command of plain words and ``$(…)`` of plain words (`read_substituted`)
         and the commands of its substitutions, as `_command` and the walk of its
-        substitutions' nodes would."""
-        found, reader = self.found, self.reader
-        at = len(found.commands)
-
-        def stdin() -> Word | None:
-            return self._words.stdin(node.children, node.parent)
-
-        created = reader.run(command.words, (), pipe, None, "", False, stdin)
-        if owner is not None:
-            found.substitute(owner, [c.name for c in created])
+        substitutions' nodes would; False (nothing recorded) when one of those runs more
+        (a wrapper, a shell...), to be read from the tree."""
+        plans = []
         for inside in command.inside:
             plan = self.plans.get(inside, _UNREAD)
             if plan is _UNREAD:
                 plan = self.plans[inside] = read_plain(inside)
-            if plan is not None and plan.step != GENERAL:
-                found.substitute(at, [reader.run_plain(plan, None, None)])
-            else:  # a wrapper, a shell...: read it all (it has no input to read)
-                words = [_new(Word, (w, True, False)) for w in inside.split()]
-                created = reader.run(words, (), None, None, "", False, lambda: None)
-                found.substitute(at, [c.name for c in created])
+            if plan is None or plan.step == GENERAL:
+                return False
+            plans.append(plan)
+        found, reader = self.found, self.reader
+
+        def stdin() -> Word | None:
+            return self._words.stdin(node.children, node.parent)
+
+        names = tuple(dict.fromkeys([plan.alone.name for plan in plans]))
+        created = reader.run(command.words, (), pipe, None, "", False, stdin, names)
+        if owner is not None:
+            found.substitute(owner, [c.name for c in created])
+        for plan in plans:
+            reader.run_plain(plan, None, None)
+        return True
 
     def _pipeline(
         self,
