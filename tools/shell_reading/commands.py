@@ -4,15 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
 
 from tools.shell_reading import files
 from tools.shell_reading.found import Found, Frame, Pipe
 from tools.shell_reading.model import CommandAnalysis, SimpleCommand
-from tools.shell_reading.words import Word, known
+from tools.shell_reading.plain import FILES, MOVES, PlainCommand, quiet, read_further
+from tools.shell_reading.words import Word
 from tools.shell_reading.wrappers import (
     RUNS_TEXT,
-    SHELLS,
     WRAPPERS,
     eval_script,
     inner_commands,
@@ -28,43 +27,11 @@ MAX_DIRECTORIES = 64
 """How many ``cd``s are followed. Each relative one is named from the one before, so their
 names grow with their number: 8,000 ``cd a`` (40 kB) made 64 MB of names, 50,000 would not
 fit in memory."""
-_QUIET = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
-_STARTS_OTHERS = SHELLS | frozenset(
-    {"eval", "watch", "trap", "alias", "hash", "source", ".", "xargs", "find", "cd", "pushd"}
-    | {"su", "sg", "runuser", "script", "flock"}
-)
-"""Programs that run text or other programs, or move (``cd``): read past their name."""
-
 Nested = Callable[[str, int], CommandAnalysis]
 """Reads a nested script at a depth (the analysis itself, passed in to avoid a cycle)."""
 Stdin = Callable[[], "Word | None"]
 """What a here-string, a here-document or ``< file`` gives the command as input; asked only
 of a shell that reads its commands from its input."""
-
-
-_NOTHING, _MOVES, _FILES, _GENERAL = range(4)
-"""What is read past a plain command's name: nothing, where it moves, the files it names, or
-everything `CommandReader.run` reads."""
-
-
-@lru_cache(maxsize=64)
-def _literal(count: int) -> tuple[bool, ...]:
-    """``(True,) * count``, made once for each count."""
-    return (True,) * count
-
-
-@lru_cache(maxsize=4096)
-def _read_further(name: str) -> bool:
-    return name in _STARTS_OTHERS or files.touches_files(name)
-
-
-@lru_cache(maxsize=4096)
-def _plain_step(name: str) -> int:
-    if name in ("cd", "pushd"):
-        return _MOVES
-    if name in WRAPPERS or name in _STARTS_OTHERS:
-        return _GENERAL
-    return _FILES if files.touches_files(name) else _NOTHING
 
 
 class CommandReader:
@@ -85,43 +52,40 @@ class CommandReader:
         via: str,
         escalated: bool,
         stdin: Stdin | None = None,
+        substituted: tuple[str, ...] = (),
     ) -> list[SimpleCommand]:
-        """Record the command of ``words`` (and what it runs); the records made, its own first."""
+        """Record the command of ``words`` (and what it runs); the records made, its own first
+        (with the programs ``substituted`` in its words, when they are known before)."""
         found = self.found
-        values = [w.value for w in words]
-        written = " ".join([*assigned, *values] if assigned else values)
+        values, literal, _ = zip(*words, strict=True)  # words is never empty
+        written = " ".join((*assigned, *values) if assigned else values)
         head = words[0]
         wrappers: tuple[str, ...] = ()
-        if head.literal and program_name(head.value) in WRAPPERS:
+        name = program_name(head.value) if head.literal else ""
+        if name in WRAPPERS:
             taken = unwrap(words)
             if taken.problem:
                 found.unknown.append(taken.problem)
             words, wrappers = taken.words, tuple(taken.wrappers)
-            values = [w.value for w in words]
+            values, literal, _ = zip(*words, strict=True)
             escalated = escalated or taken.escalated
             head = words[0]
+            name = program_name(head.value) if head.literal else ""
         args = words[1:]
-        name = program_name(head.value) if head.literal and not head.pattern else ""
+        if head.pattern:
+            name = ""
         if not name:
             how = "a pattern" if head.literal else "an expansion"
             found.unknown.append(
                 f"the program's name `{head.value}` is {how}, known only when it runs"
             )
         record = found.add(
-            name,
-            tuple(values),
-            written,
-            assigned,
-            wrappers,
-            escalated,
-            via,
-            tuple([w.literal for w in words]),
-            pipe,
+            name, values, written, assigned, wrappers, escalated, via, literal, pipe, substituted
         )
         created = [record]
         if frame is not None and name == frame.name:
             frame.calls_itself = True
-        if not _read_further(name):
+        if not read_further(name):
             return created  # most programs: nothing more to read
         escalated = escalated or name in ("su", "sg", "runuser")
         if name in RUNS_TEXT:
@@ -163,33 +127,27 @@ class CommandReader:
             self.found.unknown.append(f"`{written}` runs the commands it reads from its input")
         return []
 
-    def run_plain(
-        self, words: list[str], pipe: Pipe | None, frame: Frame | None
-    ) -> list[SimpleCommand] | None:
-        """`run` for plain ``words`` (nothing to unquote, expand or match) of a program that
-        is not a wrapper and runs no text or other program: the records made; None for any
-        other program."""
-        head = words[0]
-        name = head.rpartition("/")[2] or head
-        step = _plain_step(name)
-        if step == _GENERAL:
-            return None
-        record = self.found.add(
-            name, tuple(words), " ".join(words), (), (), False, "", _literal(len(words)), pipe
-        )
+    def run_plain(self, plan: PlainCommand, pipe: Pipe | None, frame: Frame | None) -> str:
+        """`run` for a command of plain words (`read_plain`) whose program is not a wrapper
+        and runs no text or other program (its step is not `GENERAL`): the program's name."""
+        found = self.found
+        record = plan.alone
+        name = record.name
+        if pipe is None:
+            found.commands.append(record)
+        else:
+            found.add(name, record.argv, record.written, (), (), False, "", record.literal, pipe)
         if frame is not None and name == frame.name:
             frame.calls_itself = True
-        created = [record]
-        if step == _MOVES:
-            if len(words) > 1:
-                self._went(words[-1])
-        elif step == _FILES:
-            args = [known(w) for w in words[1:]]
-            if self.depth < MAX_DEPTH:
-                for text in files.started_texts(name, args):
-                    created += self._started(text, name, False)
-            self._files(name, args)
-        return created
+        step = plan.step
+        if step == MOVES:
+            if len(record.argv) > 1:
+                self._went(record.argv[-1])
+        elif step == FILES:
+            found.writes.extend(plan.writes)
+            found.reads.extend(plan.reads)
+            found.searches.extend(plan.searches)
+        return name
 
     def _started(self, text: str, via: str, escalated: bool) -> list[SimpleCommand]:
         """The programs a string in inline code would start, if it is a command line: only
@@ -254,7 +212,7 @@ class CommandReader:
         """Record that the command writes the file ``target`` names."""
         if not target.literal:
             self.found.unknown.append(f"it writes a file named by `{target.value}`")
-        elif target.value not in _QUIET and not target.value.startswith("/dev/fd/"):
+        elif not quiet(target.value):
             self.found.writes.append(target.value)
 
 

@@ -8,12 +8,11 @@ from tools.shell_reading.model import CommandAnalysis, SimpleCommand
 
 _PIPE_NAMES = 64
 
-Pipe = tuple[int, tuple[int, ...]]
-"""Where a command stands in a pipeline: the pipeline's number, and the member's place in
-it. A pipeline inside a member of another is part of that one, its members placed under
-the member (``curl x | (cat | sh)``: ``sh`` is at ``(1, 1)``, after ``curl`` at ``(0,)``),
-so what a nested one runs is seen fed by what comes before it, and feeding what comes
-after."""
+Pipe = tuple["Pipeline", tuple[int, ...]]
+"""Where a command stands in a pipeline: the pipeline, and the member's place in it. A
+pipeline inside a member of another is part of that one, its members placed under the
+member (``curl x | (cat | sh)``: ``sh`` is at ``(1, 1)``, after ``curl`` at ``(0,)``), so
+what a nested one runs is seen fed by what comes before it, and feeding what comes after."""
 
 
 @dataclass
@@ -25,7 +24,7 @@ class Frame:
     forks: bool = False
 
 
-class _Pipeline:
+class Pipeline:
     """The programs of one pipeline met so far, in the order the walk meets them: each member
     (and all it runs) before the next."""
 
@@ -42,15 +41,17 @@ class _Pipeline:
     def before(self, index: tuple[int, ...], name: str) -> tuple[str, ...]:
         """The programs met before member ``index``, for a command ``name`` standing there
         (in the order the walk meets them: each member, and all it runs, before the next)."""
-        if index != self.at and self.waiting:
-            count = len(self.seen)
-            self.seen.update(dict.fromkeys(self.waiting[: _PIPE_NAMES - count]))
-            if len(self.seen) != count:
-                self.upstream = tuple(self.seen)
-            self.waiting = []
+        waiting, seen = self.waiting, self.seen
+        if waiting and index != self.at:
+            count = len(seen)
+            for earlier in waiting[: _PIPE_NAMES - count]:
+                seen[earlier] = None
+            if len(seen) != count:
+                self.upstream = tuple(seen)
+            waiting.clear()
         self.at = index
-        if name not in self.seen:
-            self.waiting.append(name)
+        if name not in seen:
+            waiting.append(name)
         return self.upstream
 
     @property
@@ -70,10 +71,10 @@ class Found:
     commands: list[SimpleCommand] = field(default_factory=list)
     """Made as they are found, each fed by the programs before it in its pipeline; those
     whose words run others get their names at the end (`substituting`)."""
-    pipelines: dict[int, _Pipeline] = field(default_factory=dict)
-    """By number, the pipelines met so far."""
-    substituting: dict[int, tuple[SimpleCommand, list[str]]] = field(default_factory=dict)
-    """By `id`: the commands whose words run others, and those others' names."""
+    pipelines: list[Pipeline] = field(default_factory=list)
+    """The pipelines met so far."""
+    substituting: dict[int, list[str]] = field(default_factory=dict)
+    """By place in `commands`: the commands whose words run others, and those others' names."""
     writes: list[str] = field(default_factory=list)
     reads: list[str] = field(default_factory=list)
     searches: list[str] = field(default_factory=list)
@@ -94,30 +95,45 @@ class Found:
         via: str,
         literal: tuple[bool, ...],
         pipe: Pipe | None,
+        substituted: tuple[str, ...] = (),
     ) -> SimpleCommand:
         """Record a command (the fields of `SimpleCommand`), standing at ``pipe`` in a
         pipeline."""
-        piped_from: tuple[str, ...] = ()
-        if pipe is not None:
-            pipeline = self.pipelines.get(pipe[0])
-            if pipeline is None:
-                pipeline = self.pipelines[pipe[0]] = _Pipeline()
-            piped_from = pipeline.before(pipe[1], name)
+        piped_from = pipe[0].before(pipe[1], name) if pipe is not None else ()
         # tuple.__new__ skips the named tuple's own __new__, a Python function of ten arguments
         command: SimpleCommand = _new(
             SimpleCommand,
-            (name, argv, written, assignments, wrappers, escalated, via, piped_from, (), literal),
+            (
+                name,
+                argv,
+                written,
+                assignments,
+                wrappers,
+                escalated,
+                via,
+                piped_from,
+                substituted,
+                literal,
+            ),
         )
         self.commands.append(command)
         return command
 
-    def substitute(self, owner: SimpleCommand, commands: list[SimpleCommand]) -> None:
-        """Record that the words of ``owner`` run ``commands``."""
-        if commands:
-            entry = self.substituting.get(id(owner))
-            if entry is None:
-                entry = self.substituting[id(owner)] = (owner, [])
-            entry[1].extend([c.name for c in commands])
+    def pipeline(self) -> Pipeline:
+        """A new pipeline."""
+        new = Pipeline()
+        self.pipelines.append(new)
+        return new
+
+    def substitute(self, owner: int, names: list[str]) -> None:
+        """Record that the words of the command at ``owner`` in `commands` run the programs
+        ``names``."""
+        if names:
+            known = self.substituting.get(owner)
+            if known is None:
+                self.substituting[owner] = names
+            else:
+                known += names
 
     def absorb(self, inner: CommandAnalysis) -> None:
         """Take what a nested script writes, reads and cannot know (not its commands)."""
@@ -133,17 +149,14 @@ class Found:
     def result(self, text: str) -> CommandAnalysis:
         """The analysis of ``text``, frozen."""
         commands = self.commands
-        if any(p.too_long for p in self.pipelines.values()):
+        if any(p.too_long for p in self.pipelines):
             self.unknown.append(f"a pipeline runs more than {_PIPE_NAMES} programs")
-        substituting = self.substituting
-        if substituting:
-            for position, command in enumerate(commands):
-                entry = substituting.get(id(command))
-                if entry is not None:
-                    names = tuple(dict.fromkeys(entry[1]))
-                    # as command._replace(substituted=names), without its Python-level map
-                    fields = (*command[:_SUBSTITUTED], names, *command[_SUBSTITUTED + 1 :])
-                    commands[position] = _new(SimpleCommand, fields)
+        for position, substituted in self.substituting.items():
+            command = commands[position]
+            names = tuple(dict.fromkeys(substituted))
+            # as command._replace(substituted=names), without its Python-level map
+            fields = (*command[:_SUBSTITUTED], names, *command[_SUBSTITUTED + 1 :])
+            commands[position] = _new(SimpleCommand, fields)
         return CommandAnalysis(
             text=text,
             commands=tuple(commands),

@@ -15,6 +15,12 @@ OTHER, LEAF, COMMAND, DECLARATION, PIPELINE, SUBSTITUTION, FUNCTION, REDIRECT = 
 TOKEN, AMP = 8, 9
 """Roles: unnamed nodes are a `TOKEN`, or `AMP` for ``&`` (which forks)."""
 _NOT_VISITED = (TOKEN, AMP, LEAF)
+SKIPPED, FORKS, PLAIN_WORD, NUMBER, NAME, DROPPED, DYNAMIC_WORD, ASSIGNMENT, OTHER_LEAF = range(9)
+OTHER_WORD = 9
+"""What a command's child is to its words (`Kinds.word_role`): a token (`SKIPPED`, or an
+``&`` that `FORKS`), a plain word, a number (plain unless it holds an expansion), the
+command's name, a redirection (`DROPPED`), an expansion, a ``NAME=value``, or another word
+with nothing inside (`OTHER_LEAF`) or holding more (`OTHER_WORD`)."""
 _ERROR = 0xFFFF
 """The number tree-sitter gives an ``ERROR`` node."""
 
@@ -64,6 +70,7 @@ class Kinds:
         self.number = numbered("number")
         self.dynamic = numbered(*DYNAMIC)
         self.heredoc_redirect = numbered("heredoc_redirect")
+        self.file_redirect = numbered("file_redirect")
         self.process_substitution = numbered("process_substitution")
         self.names = dict(enumerate(name for name, _ in names))
         """Each kind's name, by number."""
@@ -76,6 +83,35 @@ class Kinds:
         self.visited = frozenset(i for i, role in self.roles.items() if role not in _NOT_VISITED)
         """Kinds whose nodes hold something to read: not tokens, not leaves."""
         self.amp = frozenset(i for i, role in self.roles.items() if role == AMP)
+        leaves = frozenset(i for i, role in self.roles.items() if role == LEAF)
+        # `Reading._words` visits every one of these (none is a leaf)
+        assert not (self.dropped | self.dynamic | self.assignment) & leaves
+        self.word_roles = {i: self._word_role(i, role) for i, role in self.roles.items()}
+        """What each kind is to a command's words, by number."""
+
+    def _word_role(self, kind: int, role: int) -> int:
+        if role in (TOKEN, AMP):
+            return FORKS if role == AMP else SKIPPED
+        if kind in self.number:
+            return NUMBER
+        if kind in self.plain:
+            return PLAIN_WORD
+        if kind in self.command_name:
+            return NAME
+        if kind in self.dropped:
+            return DROPPED
+        if kind in self.dynamic:
+            return DYNAMIC_WORD
+        if kind in self.assignment:
+            return ASSIGNMENT
+        return OTHER_LEAF if role == LEAF else OTHER_WORD
+
+    def word_role(self, node: Any) -> int:
+        """What ``node`` is to the words of the command it is a child of."""
+        found = self.word_roles.get(node.kind_id)
+        if found is None:
+            found = self.word_roles[node.kind_id] = self._word_role(node.kind_id, self.role(node))
+        return found
 
     def role(self, node: Any) -> int:
         """What the walk does with ``node`` (kinds missing from the table, such as ``ERROR``,

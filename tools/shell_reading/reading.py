@@ -98,8 +98,9 @@ def analyse(command: str) -> CommandAnalysis:
 def read_at(command: str, depth: int, *, shortcut: bool = True) -> CommandAnalysis:
     """`analyse` for a script nested ``depth`` shells deep (not cached).
 
-    ``shortcut``: a command of plain words is read from its text (as always, but in tests
-    that compare it with the long way: each command's words read one by one)."""
+    ``shortcut``: a tree read without error is walked by the fast loop (as always, but in
+    tests that compare it with the whole walk: every node visited, every word read from the
+    tree; `walk.Reading`)."""
     if len(command) > MAX_CHARS:
         reason = f"it is {len(command):,} characters long"
         return CommandAnalysis(command, unknown=(reason,), parsed=False)
