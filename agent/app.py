@@ -14,7 +14,7 @@ from typing import Any
 
 import structlog
 
-from agent.engine.build import EngineParts, build_engine
+from agent.engine.build import EngineParts, build_engine, seen_by
 from agent.engine.child_requests import told_for_children
 from agent.engine.face import Face, Faces
 from agent.engine.instructions import NearestInstructions
@@ -307,6 +307,7 @@ def build_agent(
             together=TaskTool.runs_together,
             settled=finished.result_for,
             turns_before=len(loaded.turn_ends) if loaded is not None else 0,
+            files_seen=seen_by(session),
         )
     except OSError as error:
         mcp.close()

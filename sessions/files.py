@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from providers.messages import Message, ToolUseBlock
 from sessions.records import CheckpointRecord, SeenFile
 
 TRACKED_TOOLS = ("read_file", "write_file", "edit_file")
@@ -127,6 +128,53 @@ def tool_path(
         return None
     inside = path == top or path.startswith(top.rstrip(os.sep) + os.sep)
     return Path(path) if inside else None
+
+
+class TouchedFiles:
+    """The files a session's tracked tool calls touch, from each call to its result.
+
+    Args:
+        root: The workspace, resolved.
+        resolve: The tools' own resolution of a path argument (None: `tool_path`'s).
+        hash_limit: The largest file hashed.
+    """
+
+    def __init__(self, root: Path, resolve: PathResolver | None, hash_limit: int) -> None:
+        self._root = root
+        self._resolve = resolve
+        self._hash_limit = hash_limit
+        self._calls: dict[str, ToolUseBlock] = {}
+        """Call id → a tracked tool's call, until its result arrives (its path is resolved
+        then: a link changed while the call waited for approval is followed as the tool did)."""
+        self._noted: dict[str, SeenFile] = {}
+        """Call id → the file its tool read whole, as it read it."""
+
+    def called(self, message: Message) -> None:
+        """Note the tracked calls ``message`` makes."""
+        for use in message.tool_uses:
+            if use.name in TRACKED_TOOLS:
+                self._calls[use.id] = use
+
+    def noted(self, tool_use_id: str, seen: SeenFile) -> None:
+        """The file the call ``tool_use_id`` read whole, as its tool read it."""
+        self._noted[tool_use_id] = seen
+
+    def answered(self, message: Message) -> list[SeenFile] | None:
+        """The files the tracked calls ``message`` answers touched: as their tool read them,
+        or as they are now."""
+        seen = []
+        for result in message.tool_results:
+            called = self._calls.pop(result.tool_use_id, None)
+            noted = self._noted.pop(result.tool_use_id, None)
+            if called is None:
+                continue
+            if noted is not None:
+                seen.append(noted)
+                continue
+            path = tool_path(self._root, called.name, called.input, self._resolve)
+            if path is not None:
+                seen.append(snapshot(path, self._hash_limit))
+        return seen or None
 
 
 def changed_files(

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from providers.events import Event
-from providers.messages import Message, ToolUseBlock, Usage
+from providers.messages import Message, Usage
 from sessions.errors import SessionError
-from sessions.files import DEFAULT_HASH_LIMIT, TRACKED_TOOLS, PathResolver, snapshot, tool_path
+from sessions.files import DEFAULT_HASH_LIMIT, PathResolver, TouchedFiles
 from sessions.images import ImageFiles
 from sessions.lock import SessionLock
 from sessions.records import (
@@ -78,12 +78,10 @@ class SessionWriter:
         self._fd: int | None = fd
         self._lock = lock
         self._cwd = cwd
-        self._root = cwd.resolve()  # once: resolving walks every component of the path
         self._clock = clock
         self._redactor = redactor
         self._fsync = fsync
-        self._hash_limit = hash_limit
-        self._resolve_path = resolve_path
+        self._files = TouchedFiles(cwd.resolve(), resolve_path, hash_limit)
         self._size = os.fstat(fd).st_size
         self._mutex = threading.Lock()
         self._groups = 0
@@ -96,9 +94,6 @@ class SessionWriter:
         """fsyncs not counted by ``_paced``: inline ones, and those of a closed `PacedSync`."""
         self._held_usage: UsageRecord | None = None
         """Usage told inside a group, waiting to be saved with the answer that follows."""
-        self._touched: dict[str, ToolUseBlock] = {}
-        """Tool-call id → a tracked tool's call, until its result arrives (its path is resolved
-        then: a link changed while the call waited for approval is followed as the tool did)."""
         self.failure: SessionError | None = None
         """The first write or fsync that failed: from there on the file may lack records."""
         self.unsaved = 0
@@ -124,30 +119,21 @@ class SessionWriter:
         if self._images is not None and message.images:
             self._images.keep([message])
         usage = self._take_held_usage() if message.role == "assistant" else None
-        for use in message.tool_uses:
-            if use.name in TRACKED_TOOLS:
-                self._touched[use.id] = use
+        self._files.called(message)
         record = MessageRecord(
             ts=self._clock(),
             message=message,
             usage=usage.usage if usage is not None else None,
             model=usage.model if usage is not None else None,
             kind=usage.kind if usage is not None else None,
-            files=self._seen(message),
+            files=self._files.answered(message),
         )
         self.append_record(record)
 
-    def _seen(self, message: Message) -> list[SeenFile] | None:
-        """The files the tracked calls ``message`` answers touched, as they are now."""
-        seen = []
-        for result in message.tool_results:
-            called = self._touched.pop(result.tool_use_id, None)
-            if called is None:
-                continue
-            path = tool_path(self._root, called.name, called.input, self._resolve_path)
-            if path is not None:
-                seen.append(snapshot(path, self._hash_limit))
-        return seen or None
+    def note_seen(self, tool_use_id: str, seen: SeenFile) -> None:
+        """The file the call ``tool_use_id`` read whole, as its tool read it: saved with the
+        call's result as the file's state, rather than the file as it is then."""
+        self._files.noted(tool_use_id, seen)
 
     def append_event(self, event: Event) -> None:
         """Save an event; the signature fits `EventBus.subscribe`."""

@@ -50,6 +50,18 @@ class ToolError(Exception):
 
 
 @dataclass(frozen=True)
+class FileSeen:
+    """A file as a tool read it whole: its resolved path, its size and modification time
+    (taken before the read) and the sha256 of the bytes read. The session keeps it as the
+    state the model last saw the file in, without reading the file again."""
+
+    path: Path
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+@dataclass(frozen=True)
 class ToolOutput:
     """What a tool produced. ``partial`` marks work that only partly succeeded.
 
@@ -65,6 +77,8 @@ class ToolOutput:
     whole: str | None = None
     images: tuple[ImageBlock, ...] = ()
     """Pictures the result hands the model (``read_file`` of an image)."""
+    seen: FileSeen | None = None
+    """The file the tool read whole, as it read it (``read_file``)."""
 
     def result(self, tool_use_id: str, content: str) -> ToolResultBlock:
         """The result block for the call ``tool_use_id``, with ``content`` as fitted."""

@@ -26,7 +26,7 @@ from providers.events import Event, EventSink
 from providers.messages import ToolResultBlock, ToolUseBlock
 from providers.provider import ToolSpec
 from tools.attempts import Attempts, ToolRunner, run_tool
-from tools.base import ErrorCategory, Tool, ToolContext, ToolError, ToolOutput
+from tools.base import ErrorCategory, FileSeen, Tool, ToolContext, ToolError, ToolOutput
 from tools.before_tool import BeforeToolChecks
 from tools.blocking import in_worker
 from tools.builtin import builtin_tools
@@ -77,6 +77,7 @@ class ToolExecutor:
         read_denied: Whether a rule (``Read`` deny) withholds reading a path from search etc.
         outputs: Where a command's whole output is kept when the model is shown only part.
         turns_before: Turns the resumed session had; `turn` numbers go on from there.
+        on_file_seen: Told of each file a call read whole (`ToolOutput.seen`), with its id.
     """
 
     def __init__(
@@ -99,10 +100,12 @@ class ToolExecutor:
         read_denied: Callable[[Path], bool] | None = None,
         outputs: Path | None = None,
         turns_before: int = 0,
+        on_file_seen: Callable[[str, FileSeen], None] | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
         self._read_denied: Callable[[Path], bool] = read_denied or (lambda path: False)
         self._outputs = outputs
+        self._on_file_seen = on_file_seen
         self._runner = runner
         self._redact: Callable[[str], str] = redact or (lambda text: text)
         self._events = events
@@ -271,6 +274,8 @@ class ToolExecutor:
     ) -> ToolResultBlock:
         outcome, attempts = await self._attempts.run(call, tool, args, ctx)
         if isinstance(outcome, ToolOutput):
+            if outcome.seen is not None and self._on_file_seen is not None:
+                self._on_file_seen(call.id, outcome.seen)
             return self._results.succeeded(call, outcome)
         return self._results.failed(call, outcome, attempts=attempts, call_number=number)
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
-from tools.base import ErrorCategory, ToolError
+from tools.base import ErrorCategory, FileSeen, ToolError
 from tools.guard import file_words as words
 from tools.text import SNIFF_BYTES, decode, is_binary
 
@@ -111,19 +112,25 @@ class LineWindow:
     binary_head: bytes | None = None
     """The file's first bytes, set (and ``lines`` empty) when the file looks binary."""
     size: int = 0
+    seen: FileSeen | None = None
+    """The file as read, when it was read whole."""
 
 
 def read_window(path: Path, shown: str, offset: int, limit: int) -> LineWindow:
     """Lines ``offset`` to ``offset + limit - 1`` (1-based), streamed; long lines cut."""
     fd = open_regular(path, shown)
     with os.fdopen(fd, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
+        info = os.fstat(handle.fileno())  # before the read, as a later look compares with it
+        size = info.st_size
         head = handle.read(SNIFF_BYTES)
         if is_binary(head):
             return LineWindow([], None, False, binary_head=head, size=size)
         if size <= _SPLIT_BYTES:
             whole = head + handle.read(_SPLIT_BYTES + 1 - len(head))
             window = _split_window(whole, offset, limit, size)
+            if window is not None and len(whole) == size:
+                digest = hashlib.sha256(whole).hexdigest()
+                return replace(window, seen=FileSeen(path, size, info.st_mtime_ns, digest))
             if window is not None:
                 return window
         handle.seek(0)

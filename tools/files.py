@@ -105,7 +105,7 @@ class ReadFile(Tool[ReadFileInput]):
         if window.binary_head is not None:
             return ToolOutput(describe_binary(window.binary_head, shown, window.size))
         if window.total == 0:
-            return ToolOutput(f"{shown} is empty.")
+            return ToolOutput(f"{shown} is empty.", seen=window.seen)
         if not window.lines and window.total is not None:
             raise ToolError(
                 f"offset {args.offset} is past the end of {shown} ({window.total} lines)",
@@ -118,7 +118,7 @@ class ReadFile(Tool[ReadFileInput]):
             end = args.offset + len(window.lines) - 1
             of = f" of {window.total}" if window.total is not None else ""
             body += f"\n[lines {args.offset}-{end}{of}; use offset={end + 1} for more]"
-        return ToolOutput(body)
+        return ToolOutput(body, seen=window.seen)
 
 
 async def _read_image(path: Path, shown: str) -> ToolOutput:

@@ -28,10 +28,12 @@ from providers import (
     ToolSpec,
     ToolUseBlock,
 )
+from sessions import SessionWriter
+from sessions.records import SeenFile
 from tools import Approver, ToolExecutor
 from tools.attempts import ToolRunner as RunOneTool
 from tools.attempts import run_tool
-from tools.base import Tool
+from tools.base import FileSeen, Tool
 from tools.guard.sandbox import Sandbox
 from tools.hooks import ApprovalMode, BeforeToolHook
 from tools.settings import ToolSettings
@@ -111,8 +113,11 @@ def build_engine(
     settled: Callable[[str], ToolResultBlock | None] = lambda call_id: None,
     turns_before: int = 0,
     calls_through: Callable[[ToolExecutor], ToolRunner] | None = None,
+    files_seen: Callable[[str, FileSeen], None] | None = None,
 ) -> Engine:
     """The engine of ``parts``, for one conversation (see `AgentLoop` for the rest).
+
+    ``files_seen``: told of each file a tool call read whole (`seen_by` the session).
 
     ``turns_before``: turns the conversation had before (undo numbers on from them).
     ``calls_through``: what the loop runs calls through around the executor (a sub-agent's
@@ -138,6 +143,7 @@ def build_engine(
         read_denied=parts.read_denied,
         outputs=parts.outputs,
         turns_before=turns_before,
+        on_file_seen=files_seen,
     )
     loop = AgentLoop(
         provider=parts.provider,
@@ -159,3 +165,23 @@ def build_engine(
         settled=settled,
     )
     return Engine(loop, executor)
+
+
+def seen_by(session: SessionWriter) -> Callable[[str, FileSeen], None]:
+    """Hands each file a tool call read whole to ``session``, which saves it with the call's
+    result as the file's state: what the model saw, without reading the file again."""
+
+    def note(tool_use_id: str, seen: FileSeen) -> None:
+        try:
+            state = SeenFile(
+                path=str(seen.path),
+                exists=True,
+                size=seen.size,
+                mtime_ns=seen.mtime_ns,
+                sha256=seen.sha256,
+            )
+        except ValueError:  # a path the session cannot keep: it looks at the file itself
+            return
+        session.note_seen(tool_use_id, state)
+
+    return note

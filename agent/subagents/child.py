@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agent.engine.build import EngineParts, build_engine
+from agent.engine.build import EngineParts, build_engine, seen_by
 from agent.engine.child_requests import asking_for
 from agent.engine.face import ChildMessages, Face
 from agent.engine.loop import INTERRUPTED_REASON
@@ -256,6 +256,7 @@ async def run_child(
         ),
         transcript=writer,
         calls_through=lambda executor: NoNesting(executor, refused),
+        files_seen=seen_by(writer),
     )
     loop, executor = engine.loop, engine.executor
     if parts.edits is not None:

@@ -3,12 +3,15 @@ a few parts replaced (as a sub-agent's is built from its parent's)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import replace
 from pathlib import Path
 
-from agent.engine.build import EngineParts, build_engine
+from agent.engine.build import EngineParts, build_engine, seen_by
 from providers import Event, RequestKind, ToolResultBlock, ToolUseBlock
 from providers.testing import ScriptedProvider, text, tool_call
+from sessions import FileChange, SessionStore
 from tools import ToolSettings
 from tools.builtin import builtin_tools
 from tools.executor import ToolExecutor
@@ -112,3 +115,49 @@ async def test_calls_go_through_what_the_builder_is_given_around_the_executor(
     assert result.is_error
     assert result.content == "refused"
     assert isinstance(engine.executor, ToolExecutor)
+
+
+class ChangesTheFileOnResult:
+    """A face that rewrites a file the moment a tool's result is shown: another program
+    writing it just after the tool read it, before the session saved the result."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def on_event(self, event: Event) -> None:
+        pass
+
+    def on_delta(self, delta: object) -> None:
+        pass
+
+    def on_message(self, message: object) -> None:
+        pass
+
+    def on_tool_result(self, call: ToolUseBlock, result: ToolResultBlock) -> None:
+        self.path.write_text("changed after the read\n")
+
+
+async def test_the_state_saved_of_a_file_read_is_the_one_the_tool_read(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    notes = workspace / "notes.md"
+    notes.write_text("as the model read it\n")
+    store = SessionStore(tmp_path / "home")
+    writer = store.create(cwd=workspace, model_chain=["anthropic:x"])
+    provider = ScriptedProvider([tool_call("read_file", path="notes.md"), text("done")])
+    parts = replace(_parts(workspace, provider, []), face=ChangesTheFileOnResult(notes))
+
+    engine = build_engine(parts, transcript=writer, files_seen=seen_by(writer))
+    await engine.loop.run_turn("read the notes")
+    writer.close()
+
+    # Saved as read, so a resume tells the model the file changed since it saw it; a look
+    # at the file when the result was saved would have taken the change for what it saw.
+    [state] = [s for line in writer.path.read_text().splitlines() for s in _files(line)]
+    assert state["sha256"] == hashlib.sha256(b"as the model read it\n").hexdigest()
+    assert state["path"] == str(notes.resolve())
+    assert store.load(writer.id).changed_files == [FileChange(str(notes.resolve()), "modified")]
+
+
+def _files(line: str) -> list[dict[str, object]]:
+    return list(json.loads(line).get("files", []))

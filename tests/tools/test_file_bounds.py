@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import socket
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -252,4 +254,8 @@ def test_a_small_file_split_whole_reads_as_line_by_line(
     whole = fileio._split_window(data, offset, limit, len(data))
     too_long = long_line == 3  # a line of MAX_LINE_BYTES + 1: only the line reader cuts it
     assert whole == (None if too_long else by_line)
-    assert fileio.read_window(path, "f.txt", offset, limit) == by_line
+    read = fileio.read_window(path, "f.txt", offset, limit)
+    assert replace(read, seen=None) == by_line
+    # Read whole, it says what it read; the file's hash is what the session keeps of it.
+    assert read.seen is None or read.seen.sha256 == hashlib.sha256(data).hexdigest()
+    assert (read.seen is None) == too_long
