@@ -36,8 +36,8 @@ LAYERS = [
     ("sessions.writer", "SessionWriter.append_record"),
     ("sessions.writer", "SessionWriter.append_event"),
     ("sessions.writer", "SessionWriter.append_usage"),
-    ("sessions.writer", "tool_path"),
-    ("sessions.writer", "snapshot"),
+    ("sessions.files", "TouchedFiles.answered"),
+    ("tools.files", "read_window"),
     ("sessions.redact", "Redactor.contains_secret"),
     ("providers.events", "EventBus.__call__"),
     ("providers.adapters.anthropic", "AnthropicProvider._body"),
@@ -47,7 +47,6 @@ LAYERS = [
     ("recovery.fleet.shared", "Fleet.keep_alive"),
     ("recovery.fleet.file_store", "FileStore.update"),
     ("tools.executor", "ToolExecutor._emit"),
-    ("tools.workspace", "resolve_in_workspace"),
     ("tools.repeats", "RepeatedCalls.record"),
     ("agent.engine.instructions", "NearestInstructions.annotate"),
     ("agent.terminal.ui", "ConsoleUI.on_tool_result"),
@@ -55,8 +54,8 @@ LAYERS = [
     ("agent.app", "_log_event"),
 ]
 """(module, attribute path) of each layer timed: where a name is imported elsewhere, the
-calls through that other name are not counted (``resolve_in_workspace`` counts the file
-state's only)."""
+calls through that other name are not counted. A file read whole is kept as read_file read
+it, so the file state's own look at the file (``sessions.files.snapshot``) is not among them."""
 
 
 class LayerClock:
