@@ -19,7 +19,7 @@ class ToolStarted(Event):
     type: Literal["tool_started"] = "tool_started"
     tool: str
     tool_use_id: str
-    kind: ToolKind = "read"
+    kind: ToolKind
     """What the tool may do (`Tool.kind`). Only a tool that can change something has its
     start kept in the session: after a kill, that start says the change may have begun."""
 

@@ -25,7 +25,7 @@ def _call(name: str) -> ToolUseBlock:
 def test_the_words_count_files_and_commands() -> None:
     changes = TurnChanges(Path("/w"))
     assert changes.summary() == "no files changed"
-    changes.on_event(ToolStarted(tool="run_command", tool_use_id="t"))
+    changes.on_event(ToolStarted(tool="run_command", tool_use_id="t", kind="command"))
     changes.on_tool_result(_call("run_command"), ToolResultBlock(tool_use_id="t", content="ok"))
     assert changes.summary() == "no files changed, 1 command run"
     changes.on_event(_checkpoint("/w/a.py"))
@@ -44,7 +44,7 @@ def test_a_refused_command_is_counted_as_refused_not_as_run() -> None:
     changes.on_event(refused)
     changes.on_tool_result(_call("run_command"), ToolResultBlock(tool_use_id="t", content="x"))
     assert changes.summary() == "no files changed, 1 call refused"
-    changes.on_event(ToolStarted(tool="run_command", tool_use_id="u"))
+    changes.on_event(ToolStarted(tool="run_command", tool_use_id="u", kind="command"))
     changes.on_event(refused)
     assert changes.summary() == "no files changed, 1 command run, 2 calls refused"
 
