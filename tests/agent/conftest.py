@@ -1,15 +1,16 @@
-"""Fixtures for the agent tests: the real REPL in a pseudo-terminal."""
+"""Fixtures for the agent tests: the real REPL in a pseudo-terminal, and ``agent -p`` with a
+temp dir of its own."""
 
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
 
-from tests.fakes.cli import MODELS, agent_command, agent_env
+from tests.fakes.cli import MODELS, AgentRun, agent_command, agent_env, run_agent
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import TERMINAL_ENV, Spawn, Terminal
 
@@ -46,3 +47,29 @@ def spawn(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> Iterato
     for child in children:
         if child.isalive():
             child.kill(signal.SIGKILL)
+
+
+@pytest.fixture
+def agent_tmp(tmp_path: Path) -> Path:
+    """A temp dir for the agent (its TMPDIR) apart from the decoy HOME and the workspace's
+    parent, so that neither is writable to its commands, as on a real machine."""
+    path = tmp_path / "agent-tmp"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def run_own_tmp(
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, agent_tmp: Path
+) -> Callable[..., AgentRun]:
+    """Run ``agent -p PROMPT ARGS --model anthropic:claude-test`` to completion in the decoy
+    workspace and HOME, with `agent_tmp` as its TMPDIR; keyword ``timeout`` in seconds."""
+
+    def run(prompt: str, *args: str, timeout: float = 60) -> AgentRun:
+        return run_agent(
+            "-p", prompt, *args, "--model", MODELS["anthropic"],
+            server=fake_llm, workspace=workspace, home=decoy_home,
+            env={"TMPDIR": str(agent_tmp)}, timeout=timeout,
+        )  # fmt: skip
+
+    return run

@@ -7,14 +7,14 @@ person's own config, in the decoy HOME, configures a hook that runs a workspace 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.agent.test_sandbox_e2e import _text, _tool_results
-from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.cli import MODELS, AgentRun, run_agent
 from tests.fakes.hostile_repo import HOOK, TARGETS, make_hostile_repository
-from tests.fakes.llm_server import FakeLlmServer, Reply
+from tests.fakes.llm_server import FakeLlmServer, Reply, result_text
 from tools.guard.landlock import abi_version
 from tools.guard.protected_scan import WALK_BUDGET
 
@@ -24,7 +24,10 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+    fake_llm: FakeLlmServer,
+    workspace: Path,
+    decoy_home: Path,
+    run_own_tmp: Callable[..., AgentRun],
 ) -> None:
     make_hostile_repository(workspace)
     config = decoy_home / ".config" / "agent" / "config.yaml"
@@ -34,8 +37,6 @@ def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
         f"        - {{type: command, command: {HOOK}}}\n"
     )
     before = {rel: (workspace / rel).read_bytes() for rel in TARGETS}
-    agent_tmp = tmp_path / "agent-tmp"
-    agent_tmp.mkdir()
     appends = "; ".join(f"printf 'touch PWNED\\n' >> {rel}" for rel in TARGETS)
     fake_llm.script(
         Reply.tool_call("run_command", {"command": appends}),
@@ -48,24 +49,13 @@ def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
         Reply.text("done"),
     )
 
-    run = run_agent(
-        "-p",
-        "set up the hooks",
-        "--yes",
-        "--model",
-        MODELS["anthropic"],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-        env={"TMPDIR": str(agent_tmp)},
-        timeout=120,
-    )
+    run = run_own_tmp("set up the hooks", "--yes", timeout=120)
 
     assert run.code == 0, run.stderr
     assert {rel: (workspace / rel).read_bytes() for rel in TARGETS} == before
     assert not (workspace / ".githooks" / "post-merge").exists()
     assert not (workspace / "PWNED").exists()
-    command, *edits = [_text(result) for result in _tool_results(fake_llm.requests[-1].body)]
+    command, *edits = [result_text(result) for result in fake_llm.requests[-1].tool_results()]
     assert "Read-only file system" in command or "put back" in command, command
     assert len(edits) == 3
     for text in edits:
