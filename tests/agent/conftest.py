@@ -1,16 +1,16 @@
-"""Fixtures for the agent tests: the real REPL in a pseudo-terminal, and ``agent -p`` with a
-temp dir of its own."""
+"""Fixtures for the agent tests: the real REPL in a pseudo-terminal, and ``agent -p`` run to
+completion."""
 
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
 
-from tests.fakes.cli import MODELS, AgentRun, agent_command, agent_env, run_agent
+from tests.fakes.cli import MODELS, AgentRun, PrintRun, agent_command, agent_env, run_agent
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import TERMINAL_ENV, Spawn, Terminal
 
@@ -59,17 +59,21 @@ def agent_tmp(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def run_own_tmp(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, agent_tmp: Path
-) -> Callable[..., AgentRun]:
+def print_run(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> PrintRun:
     """Run ``agent -p PROMPT ARGS --model anthropic:claude-test`` to completion in the decoy
-    workspace and HOME, with `agent_tmp` as its TMPDIR; keyword ``timeout`` in seconds."""
+    workspace and HOME. Keywords: ``env`` (added to the decoy environment), ``timeout``
+    (seconds) and ``model``."""
 
-    def run(prompt: str, *args: str, timeout: float = 60) -> AgentRun:
+    def run(
+        prompt: str,
+        *args: str,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
+        model: str = MODELS["anthropic"],
+    ) -> AgentRun:
         return run_agent(
-            "-p", prompt, *args, "--model", MODELS["anthropic"],
-            server=fake_llm, workspace=workspace, home=decoy_home,
-            env={"TMPDIR": str(agent_tmp)}, timeout=timeout,
+            "-p", prompt, *args, "--model", model,
+            server=fake_llm, workspace=workspace, home=decoy_home, env=env, timeout=timeout,
         )  # fmt: skip
 
     return run

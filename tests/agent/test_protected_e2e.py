@@ -7,12 +7,11 @@ person's own config, in the decoy HOME, configures a hook that runs a workspace 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.fakes.cli import MODELS, AgentRun, run_agent
+from tests.fakes.cli import PrintRun
 from tests.fakes.hostile_repo import HOOK, TARGETS, make_hostile_repository
 from tests.fakes.llm_server import FakeLlmServer, Reply, result_text
 from tools.guard.landlock import abi_version
@@ -27,7 +26,8 @@ def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
     fake_llm: FakeLlmServer,
     workspace: Path,
     decoy_home: Path,
-    run_own_tmp: Callable[..., AgentRun],
+    print_run: PrintRun,
+    agent_tmp: Path,
 ) -> None:
     make_hostile_repository(workspace)
     config = decoy_home / ".config" / "agent" / "config.yaml"
@@ -49,7 +49,7 @@ def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
         Reply.text("done"),
     )
 
-    run = run_own_tmp("set up the hooks", "--yes", timeout=120)
+    run = print_run("set up the hooks", "--yes", env={"TMPDIR": str(agent_tmp)}, timeout=120)
 
     assert run.code == 0, run.stderr
     assert {rel: (workspace / rel).read_bytes() for rel in TARGETS} == before
@@ -64,7 +64,7 @@ def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
 
 
 def test_the_person_hears_once_when_the_workspace_is_too_large_to_search_whole(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, workspace: Path, print_run: PrintRun
 ) -> None:
     data = workspace / "data"
     data.mkdir()
@@ -76,10 +76,7 @@ def test_the_person_hears_once_when_the_workspace_is_too_large_to_search_whole(
         Reply.text("done"),
     )
 
-    run = run_agent(
-        "-p", "look", "--yes", "--model", MODELS["anthropic"],
-        server=fake_llm, workspace=workspace, home=decoy_home, timeout=120,
-    )  # fmt: skip
+    run = print_run("look", "--yes", timeout=120)
 
     assert run.code == 0, run.stderr
     said = " ".join(run.stderr.split())
@@ -88,14 +85,11 @@ def test_the_person_hears_once_when_the_workspace_is_too_large_to_search_whole(
 
 
 def test_a_workspace_searched_whole_says_nothing_about_it(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, print_run: PrintRun
 ) -> None:
     fake_llm.script(Reply.tool_call("run_command", {"command": "true"}), Reply.text("done"))
 
-    run = run_agent(
-        "-p", "look", "--yes", "--model", MODELS["anthropic"],
-        server=fake_llm, workspace=workspace, home=decoy_home, timeout=120,
-    )  # fmt: skip
+    run = print_run("look", "--yes", timeout=120)
 
     assert run.code == 0, run.stderr
     assert "large workspace" not in " ".join(run.stderr.split())

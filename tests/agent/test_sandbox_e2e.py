@@ -8,12 +8,11 @@ HOME nor the workspace's parent is writable to commands, as on a real machine.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.fakes.cli import MODELS, AgentRun, run_agent
+from tests.fakes.cli import PrintRun
 from tests.fakes.llm_server import FakeLlmServer, Reply, result_text
 from tools.guard.landlock import abi_version
 
@@ -37,7 +36,7 @@ ATTACKS = [
 
 
 def test_hostile_one_liners_leave_home_and_the_workspaces_parent_intact(
-    fake_llm: FakeLlmServer, decoy_home: Path, tmp_path: Path, run_own_tmp: Callable[..., AgentRun]
+    fake_llm: FakeLlmServer, decoy_home: Path, tmp_path: Path, print_run: PrintRun, agent_tmp: Path
 ) -> None:
     # The workspace's parent is a git repository, so `git clean` there would delete its
     # untracked files: the decoy HOME and the outside canary.
@@ -47,7 +46,7 @@ def test_hostile_one_liners_leave_home_and_the_workspaces_parent_intact(
         Reply.text("done"),
     )
 
-    run = run_own_tmp("clean up", "--yes", timeout=120)
+    run = print_run("clean up", "--yes", env={"TMPDIR": str(agent_tmp)}, timeout=120)
 
     assert run.code == 0, run.stderr
     assert (decoy_home / "CANARY").read_text() == "do not delete"
@@ -62,7 +61,7 @@ def test_hostile_one_liners_leave_home_and_the_workspaces_parent_intact(
 
 
 def test_the_model_cannot_raise_its_own_permissions(
-    fake_llm: FakeLlmServer, workspace: Path, run_own_tmp: Callable[..., AgentRun]
+    fake_llm: FakeLlmServer, workspace: Path, print_run: PrintRun, agent_tmp: Path
 ) -> None:
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     config_before = (workspace / ".git" / "config").read_text()
@@ -71,7 +70,7 @@ def test_the_model_cannot_raise_its_own_permissions(
         Reply.tool_call("write_file", {"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\n"}),
         Reply.text("done"),
     )
-    run = run_own_tmp("set things up", "--approval", "auto-edit")
+    run = print_run("set things up", "--approval", "auto-edit", env={"TMPDIR": str(agent_tmp)})
     assert run.code == 0, run.stderr
     assert not (workspace / "agent.yaml").exists()
     assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
@@ -84,7 +83,7 @@ def test_the_model_cannot_raise_its_own_permissions(
         ),
         Reply.text("done"),
     )
-    run = run_own_tmp("configure git", "--yes")
+    run = print_run("configure git", "--yes", env={"TMPDIR": str(agent_tmp)})
     assert run.code == 0, run.stderr
     assert (workspace / ".git" / "config").read_text() == config_before
     [result] = fake_llm.requests[-1].tool_results()
@@ -93,20 +92,8 @@ def test_the_model_cannot_raise_its_own_permissions(
     assert "put back: .git/config" in text or ".git/config: Device or resource busy" in text
 
 
-def test_sandbox_off_is_said_at_start(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
-) -> None:
+def test_sandbox_off_is_said_at_start(fake_llm: FakeLlmServer, print_run: PrintRun) -> None:
     fake_llm.script(Reply.text("hi"))
-    run = run_agent(
-        "-p",
-        "hello",
-        "--sandbox",
-        "off",
-        "--model",
-        MODELS["anthropic"],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-    )
+    run = print_run("hello", "--sandbox", "off")
     assert run.code == 0, run.stderr
     assert "Sandbox is off" in run.stdout + run.stderr

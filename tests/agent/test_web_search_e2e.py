@@ -6,15 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.fakes.cli import MODELS, AgentRun, run_agent
+from tests.fakes.cli import MODELS, AgentRun, PrintRun, run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.search_services import serve
 from tests.fakes.terminal import Spawn, clean
 from tests.fakes.web_server import FakeWebServer
 from tests.tools.test_web_search_anthropic import CHANGELOG, _searched
-
-MODEL = MODELS["anthropic"]
 
 
 def _configure(home: Path, text: str) -> None:
@@ -36,7 +34,10 @@ def _tools(fake_llm: FakeLlmServer) -> list[str]:
 
 
 def test_a_print_run_searches_searxng_when_a_rule_allows_it(
-    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    decoy_home: Path,
+    print_run: PrintRun,
 ) -> None:
     url = serve(web_server, "searxng")
     _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
@@ -47,10 +48,7 @@ def test_a_print_run_searches_searxng_when_a_rule_allows_it(
         Reply.text("Proxies are set per transport now."),
     )
 
-    run = run_agent(
-        "-p", "how do I set proxies in httpx?", "--model", MODEL, "--allowedTools", "WebSearch",
-        server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("how do I set proxies in httpx?", "--allowedTools", "WebSearch")
 
     assert run.code == 0, run.stderr
     assert "Proxies are set per transport now." in run.stdout
@@ -63,7 +61,10 @@ def test_a_print_run_searches_searxng_when_a_rule_allows_it(
 
 
 def test_without_a_rule_or_yes_a_print_run_refuses_the_search(
-    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    decoy_home: Path,
+    print_run: PrintRun,
 ) -> None:
     url = serve(web_server, "searxng")
     _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
@@ -71,10 +72,7 @@ def test_without_a_rule_or_yes_a_print_run_refuses_the_search(
         Reply.tool_call("web_search", {"query": "httpx proxies"}), Reply.text("Not allowed.")
     )
 
-    run = run_agent(
-        "-p", "search it", "--model", MODEL,
-        server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("search it")
 
     assert run.code == 0, run.stderr
     result = json.dumps(fake_llm.requests[1].body)
@@ -84,13 +82,11 @@ def test_without_a_rule_or_yes_a_print_run_refuses_the_search(
 
 
 def test_not_configured_the_tool_is_not_offered(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, print_run: PrintRun
 ) -> None:
     fake_llm.script(Reply.text("No search here."))
 
-    run = run_agent(
-        "-p", "hello", "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home
-    )
+    run = print_run("hello")
 
     assert run.code == 0, run.stderr
     tools = _tools(fake_llm)
@@ -99,14 +95,12 @@ def test_not_configured_the_tool_is_not_offered(
 
 
 def test_a_key_that_is_not_set_is_said_at_start_and_the_tool_is_not_offered(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, decoy_home: Path, print_run: PrintRun
 ) -> None:
     _configure(decoy_home, "web_search: {backend: brave}\n")
     fake_llm.script(Reply.text("ok"))
 
-    run = run_agent(
-        "-p", "hello", "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home
-    )
+    run = print_run("hello")
 
     assert run.code == 0, run.stderr
     assert "web_search is not offered: backend brave needs its API key in $BRAVE_API_KEY" in (
@@ -116,7 +110,7 @@ def test_a_key_that_is_not_set_is_said_at_start_and_the_tool_is_not_offered(
 
 
 def test_the_anthropic_backend_searches_through_the_model_and_counts_its_tokens(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, decoy_home: Path, print_run: PrintRun
 ) -> None:
     _configure(decoy_home, "web_search: {backend: anthropic}\n")
     fake_llm.script(
@@ -125,10 +119,7 @@ def test_the_anthropic_backend_searches_through_the_model_and_counts_its_tokens(
         Reply.text("httpx 0.28 removed proxies=."),
     )
 
-    run = run_agent(
-        "-p", "what changed?", "--yes", "--model", MODEL, "--output-format", "json",
-        server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("what changed?", "--yes", "--output-format", "json")
 
     assert run.code == 0, run.stderr
     turn, search, answer = fake_llm.requests
@@ -203,7 +194,10 @@ def test_doctor_says_the_anthropic_backend_needs_an_anthropic_model(
 
 
 def test_plan_mode_lets_a_search_run_as_it_lets_web_fetch(
-    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    decoy_home: Path,
+    print_run: PrintRun,
 ) -> None:
     url = serve(web_server, "searxng")
     _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
@@ -211,10 +205,7 @@ def test_plan_mode_lets_a_search_run_as_it_lets_web_fetch(
         Reply.tool_call("web_search", {"query": "httpx proxies"}), Reply.text("Here is the plan.")
     )
 
-    run = run_agent(
-        "-p", "plan the upgrade", "--permission-mode", "plan", "--allowedTools", "WebSearch",
-        "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("plan the upgrade", "--permission-mode", "plan", "--allowedTools", "WebSearch")
 
     assert run.code == 0, run.stderr
     assert "1. httpx 0.28 changelog" in json.dumps(fake_llm.requests[1].body)
@@ -251,7 +242,10 @@ def test_the_repl_asks_with_the_query_and_always_allows_searching_for_the_sessio
 
 
 def test_brave_and_tavily_take_their_key_from_the_variable_the_config_names(
-    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    decoy_home: Path,
+    print_run: PrintRun,
 ) -> None:
     for backend in ("brave", "tavily"):
         url = serve(web_server, backend, key="key-from-env")
@@ -264,10 +258,7 @@ def test_brave_and_tavily_take_their_key_from_the_variable_the_config_names(
             Reply.tool_call("web_search", {"query": "httpx proxies"}), Reply.text("Found it.")
         )
 
-        run = run_agent(
-            "-p", "search", "--yes", "--model", MODEL, env={"SEARCH_KEY": "key-from-env"},
-            server=fake_llm, workspace=workspace, home=decoy_home,
-        )  # fmt: skip
+        run = print_run("search", "--yes", env={"SEARCH_KEY": "key-from-env"})
 
         assert run.code == 0, run.stderr
         result = json.dumps(fake_llm.requests[1].body)

@@ -43,6 +43,21 @@ class AgentRun:
         return data
 
 
+class PrintRun(Interface):
+    """Runs ``agent -p PROMPT ARGS --model MODEL`` to completion against the fake LLM server,
+    in the test's decoy workspace and HOME (the ``print_run`` fixture); ``env`` is added to
+    the decoy environment."""
+
+    def __call__(
+        self,
+        prompt: str,
+        *args: str,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
+        model: str = MODELS["anthropic"],
+    ) -> AgentRun: ...
+
+
 class Endpoints(Interface):
     """Where a fake LLM server listens (a `FakeLlmServer`, here or in another process)."""
 
