@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fakes.cli import MODELS
 from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
@@ -255,25 +257,27 @@ def test_help_lists_every_command_with_its_arguments(spawn: Spawn) -> None:
     term.exit()
 
 
-def test_esc_enter_inserts_a_newline_into_the_prompt(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
-    fake_llm.script(Reply.text("Two lines."))
+@pytest.mark.parametrize(
+    ("keys", "sent"),
+    [
+        pytest.param("first line\x1b\rsecond line", "first line\nsecond line", id="esc-enter"),
+        pytest.param(
+            "\x1b[200~def f():\n    return 1\n\x1b[201~",
+            "def f():\n    return 1",
+            id="bracketed-paste",
+        ),
+    ],
+)
+def test_esc_enter_and_a_bracketed_paste_put_newlines_into_the_prompt(
+    keys: str, sent: str, spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Reply.text("Got it."))
     term = spawn()
     term.prompt()
-    term.child.send("first line\x1b\rsecond line")
-    turn(term, "", "Two lines.")
+    term.child.send(keys)
+    turn(term, "", "Got it.")
 
-    assert user_texts(fake_llm.requests[0]) == ["first line\nsecond line"]
-    term.exit()
-
-
-def test_a_bracketed_paste_keeps_its_newlines(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
-    fake_llm.script(Reply.text("Pasted."))
-    term = spawn()
-    term.prompt()
-    term.child.send("\x1b[200~def f():\n    return 1\n\x1b[201~")
-    turn(term, "", "Pasted.")
-
-    assert user_texts(fake_llm.requests[0]) == ["def f():\n    return 1"]
+    assert user_texts(fake_llm.requests[0]) == [sent]
     term.exit()
 
 
