@@ -18,6 +18,14 @@ PAGE = b"""<html><head><title>Changelog</title><script>steal()</script></head><b
 <ul><li>Dropped Python 3.9</li><li>New <code>--fast</code> flag</li></ul></main></body></html>"""
 
 
+def _fetch_the_changelog(fake_llm: FakeLlmServer, web_server: FakeWebServer, then: str) -> None:
+    """Serve `PAGE` at /changelog; the model fetches it, then answers ``then``."""
+    web_server.pages["/changelog"] = WebPage(PAGE)
+    fake_llm.script(
+        Reply.tool_call("web_fetch", {"url": web_server.url("/changelog")}), Reply.text(then)
+    )
+
+
 def _bodies(fake_llm: FakeLlmServer) -> list[str]:
     return [json.dumps(request.body) for request in fake_llm.requests]
 
@@ -27,11 +35,7 @@ def test_a_rule_for_the_domain_lets_a_print_run_fetch_without_asking(
     web_server: FakeWebServer,
     print_run: PrintRun,
 ) -> None:
-    web_server.pages["/changelog"] = WebPage(PAGE)
-    fake_llm.script(
-        Reply.tool_call("web_fetch", {"url": web_server.url("/changelog")}),
-        Reply.text("2.0 dropped Python 3.9."),
-    )
+    _fetch_the_changelog(fake_llm, web_server, then="2.0 dropped Python 3.9.")
 
     run = print_run("what changed in 2.0?", "--allowedTools", "WebFetch(domain:127.0.0.1)")
 
@@ -49,11 +53,7 @@ def test_without_a_rule_or_yes_a_print_run_refuses_the_fetch(
     web_server: FakeWebServer,
     print_run: PrintRun,
 ) -> None:
-    web_server.pages["/changelog"] = WebPage(PAGE)
-    fake_llm.script(
-        Reply.tool_call("web_fetch", {"url": web_server.url("/changelog")}),
-        Reply.text("I could not read it."),
-    )
+    _fetch_the_changelog(fake_llm, web_server, then="I could not read it.")
 
     run = print_run("read it", "--allowedTools", "WebFetch(domain:example.com)")
 

@@ -22,6 +22,12 @@ def _configure(home: Path, text: str) -> None:
     (folder / "config.yaml").write_text(text)
 
 
+def _use_searxng(web_server: FakeWebServer, home: Path) -> None:
+    """Serve a fake SearXNG and make it the person's web_search backend."""
+    url = serve(web_server, "searxng")
+    _configure(home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+
+
 def _doctor(fake_llm: FakeLlmServer, workspace: Path, home: Path, *args: str) -> AgentRun:
     """``agent doctor`` on a screen wide enough that no line of its table wraps."""
     return run_agent(
@@ -39,8 +45,7 @@ def test_a_print_run_searches_searxng_when_a_rule_allows_it(
     decoy_home: Path,
     print_run: PrintRun,
 ) -> None:
-    url = serve(web_server, "searxng")
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    _use_searxng(web_server, decoy_home)
     fake_llm.script(
         Reply.tool_call(
             "web_search", {"query": "httpx proxies", "blocked_domains": ["github.com"]}
@@ -66,8 +71,7 @@ def test_without_a_rule_or_yes_a_print_run_refuses_the_search(
     decoy_home: Path,
     print_run: PrintRun,
 ) -> None:
-    url = serve(web_server, "searxng")
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    _use_searxng(web_server, decoy_home)
     fake_llm.script(
         Reply.tool_call("web_search", {"query": "httpx proxies"}), Reply.text("Not allowed.")
     )
@@ -199,8 +203,7 @@ def test_plan_mode_lets_a_search_run_as_it_lets_web_fetch(
     decoy_home: Path,
     print_run: PrintRun,
 ) -> None:
-    url = serve(web_server, "searxng")
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    _use_searxng(web_server, decoy_home)
     fake_llm.script(
         Reply.tool_call("web_search", {"query": "httpx proxies"}), Reply.text("Here is the plan.")
     )
@@ -215,8 +218,7 @@ def test_plan_mode_lets_a_search_run_as_it_lets_web_fetch(
 def test_the_repl_asks_with_the_query_and_always_allows_searching_for_the_session(
     spawn: Spawn, fake_llm: FakeLlmServer, web_server: FakeWebServer, decoy_home: Path
 ) -> None:
-    url = serve(web_server, "searxng")
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    _use_searxng(web_server, decoy_home)
     fake_llm.script(
         Reply.tool_call("web_search", {"query": "httpx proxies"}),
         Reply.tool_call("web_search", {"query": "httpx transports"}),
