@@ -3,20 +3,16 @@ LLM server, children told apart by their system prompt."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
-from agent.app import build_agent
-from agent.setup.startup import Options, load, secret_redactor
 from agent.subagents import AgentCatalog
-from agent.terminal.ui import ConsoleUI
 from sessions import SessionStore
-from tests.fakes.cli import MODELS, Protocol, agent_env, run_agent
+from tests.fakes.cli import MODELS, Protocol, run_agent
 from tests.fakes.hook_log import hook_payloads, record_recovery_hooks
+from tests.fakes.in_process import agent_in_process
 from tests.fakes.llm_script import Fault, Reply, Step, ToolCallPart
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 from tests.fakes.subagents import (
@@ -273,27 +269,12 @@ async def test_a_fallback_inside_a_child_on_its_own_model_counts_in_the_stats(
     define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
 
     fake_llm.respond_with(gone_then_fallback)
-    environ = agent_env(fake_llm, decoy_home)
-    options = Options(
-        workspace=workspace, overrides={"model": MODELS["anthropic"], "approval": "full-auto"}
-    )
-    config = load(options, environ)
-    out = Console(file=io.StringIO())
-    agent = build_agent(
-        config,
-        options,
-        face=ConsoleUI(out, out),
-        approver=None,
-        environ=environ,
-        redactor=secret_redactor(config, environ),
-    )
-    try:
+    overrides = {"model": MODELS["anthropic"], "approval": "full-auto"}
+    with agent_in_process(fake_llm, workspace, decoy_home, overrides) as (agent, out):
         before = agent.recovery_stats().fallbacks
         result = await agent.run_turn("delegate it")
         assert result.error is None, result.error
         assert agent.recovery_stats().fallbacks == before + 1  # the child's, counted
         assert agent.provider.stats().fallbacks == before  # the session's model never moved
-        shown = out.file.getvalue()  # type: ignore[attr-defined]
+        shown = out.getvalue()
         assert shown.count("Sub-agent gone: Switched from anthropic:claude-gone") == 1
-    finally:
-        agent.close()
