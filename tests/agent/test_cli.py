@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.cli import NO_KEYS, PrintRun, agent_command, agent_env, run_agent
+from tests.fakes.cli import (
+    NO_KEYS,
+    PrintRun,
+    agent_command,
+    agent_env,
+    run_agent,
+    write_person_config,
+)
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -99,9 +106,7 @@ def test_json_output_reports_setup_errors_too(
 def test_user_config_and_flag_precedence(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, print_run: PrintRun
 ) -> None:
-    user_config = decoy_home / ".config" / "agent" / "config.yaml"
-    user_config.parent.mkdir(parents=True)
-    user_config.write_text("model: anthropic:from-user-config\n")
+    write_person_config(decoy_home, "model: anthropic:from-user-config\n")
     (workspace / "agent.yaml").write_text("model: anthropic:from-project\n")
     fake_llm.script(Reply.text("one"), Reply.text("two"))
 

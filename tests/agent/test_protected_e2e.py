@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.cli import PrintRun
+from tests.fakes.cli import PrintRun, write_person_config
 from tests.fakes.hostile_repo import HOOK, TARGETS, make_hostile_repository
 from tests.fakes.llm_server import FakeLlmServer, Reply, result_text
 from tools.guard.landlock import abi_version
@@ -30,11 +30,10 @@ def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
     agent_tmp: Path,
 ) -> None:
     make_hostile_repository(workspace)
-    config = decoy_home / ".config" / "agent" / "config.yaml"
-    config.parent.mkdir(parents=True)
-    config.write_text(
+    write_person_config(
+        decoy_home,
         f"hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"
-        f"        - {{type: command, command: {HOOK}}}\n"
+        f"        - {{type: command, command: {HOOK}}}\n",
     )
     before = {rel: (workspace / rel).read_bytes() for rel in TARGETS}
     appends = "; ".join(f"printf 'touch PWNED\\n' >> {rel}" for rel in TARGETS)

@@ -15,7 +15,7 @@ from agent.setup.config import Config
 from agent.setup.doctor import shell_env_findings
 from agent.setup.mcp_setup import start_servers
 from agent.setup.startup import secret_redactor
-from tests.fakes.cli import PrintRun
+from tests.fakes.cli import PrintRun, write_person_config
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.mcp_harness import stdio_settings, wait_for_state
@@ -34,12 +34,11 @@ EXPECTED = "key=unset openai=unset corp=unset gh=unset region=eu-west-1 ci=1"
 
 
 def _user_config(home: Path, fake_llm: FakeLlmServer, shell_env: str = "{set: {CI: '1'}}") -> None:
-    path = home / ".config" / "agent" / "config.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
+    write_person_config(
+        home,
         "providers:\n"
         f"  corp: {{type: openai, base_url: '{fake_llm.openai_url}', api_key_env: CORP_LLM_CRED}}\n"
-        f"shell_env: {shell_env}\n"
+        f"shell_env: {shell_env}\n",
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.fakes.cli import MODELS, AgentRun, PrintRun, run_agent
+from tests.fakes.cli import MODELS, AgentRun, PrintRun, run_agent, write_person_config
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.search_services import serve
@@ -15,17 +15,11 @@ from tests.fakes.web_server import FakeWebServer
 from tests.tools.test_web_search_anthropic import CHANGELOG, _searched
 
 
-def _configure(home: Path, text: str) -> None:
-    """The person's own config file (a project's agent.yaml cannot set web_search untrusted)."""
-    folder = home / ".config" / "agent"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.yaml").write_text(text)
-
-
 def _use_searxng(web_server: FakeWebServer, home: Path) -> None:
-    """Serve a fake SearXNG and make it the person's web_search backend."""
+    """Serve a fake SearXNG and make it the person's web_search backend (a project's
+    agent.yaml cannot set web_search untrusted)."""
     url = serve(web_server, "searxng")
-    _configure(home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    write_person_config(home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
 
 
 def _doctor(fake_llm: FakeLlmServer, workspace: Path, home: Path, *args: str) -> AgentRun:
@@ -101,7 +95,7 @@ def test_not_configured_the_tool_is_not_offered(
 def test_a_key_that_is_not_set_is_said_at_start_and_the_tool_is_not_offered(
     fake_llm: FakeLlmServer, decoy_home: Path, print_run: PrintRun
 ) -> None:
-    _configure(decoy_home, "web_search: {backend: brave}\n")
+    write_person_config(decoy_home, "web_search: {backend: brave}\n")
     fake_llm.script(Reply.text("ok"))
 
     run = print_run("hello")
@@ -116,7 +110,7 @@ def test_a_key_that_is_not_set_is_said_at_start_and_the_tool_is_not_offered(
 def test_the_anthropic_backend_searches_through_the_model_and_counts_its_tokens(
     fake_llm: FakeLlmServer, decoy_home: Path, print_run: PrintRun
 ) -> None:
-    _configure(decoy_home, "web_search: {backend: anthropic}\n")
+    write_person_config(decoy_home, "web_search: {backend: anthropic}\n")
     fake_llm.script(
         Reply.tool_call("web_search", {"query": "httpx 0.28 proxies"}),
         _searched(),
@@ -158,7 +152,7 @@ def test_doctor_fails_on_a_missing_key_or_a_searxng_that_refuses_json(
     fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
 ) -> None:
     fake_llm.script(Reply.text("ok"))
-    _configure(decoy_home, "web_search: {backend: tavily, api_key_env: MY_TAVILY}\n")
+    write_person_config(decoy_home, "web_search: {backend: tavily, api_key_env: MY_TAVILY}\n")
 
     missing = _doctor(fake_llm, workspace, decoy_home)
 
@@ -167,7 +161,7 @@ def test_doctor_fails_on_a_missing_key_or_a_searxng_that_refuses_json(
 
     url = serve(web_server, "searxng")
     fake_llm.script(Reply.text("ok"))
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}/wrong'}}\n")
+    write_person_config(decoy_home, f"web_search: {{backend: searxng, url: '{url}/wrong'}}\n")
 
     refused = _doctor(fake_llm, workspace, decoy_home)
 
@@ -176,7 +170,7 @@ def test_doctor_fails_on_a_missing_key_or_a_searxng_that_refuses_json(
     assert "Traceback" not in refused.stdout + refused.stderr
 
     fake_llm.script(Reply.text("ok"))
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    write_person_config(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
 
     working = _doctor(fake_llm, workspace, decoy_home)
 
@@ -188,7 +182,7 @@ def test_doctor_says_the_anthropic_backend_needs_an_anthropic_model(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     fake_llm.script(Reply.text("ok"))
-    _configure(decoy_home, "web_search: {backend: anthropic}\n")
+    write_person_config(decoy_home, "web_search: {backend: anthropic}\n")
 
     run = _doctor(fake_llm, workspace, decoy_home, "--model", MODELS["openai"])
 
@@ -251,7 +245,7 @@ def test_brave_and_tavily_take_their_key_from_the_variable_the_config_names(
 ) -> None:
     for backend in ("brave", "tavily"):
         url = serve(web_server, backend, key="key-from-env")
-        _configure(
+        write_person_config(
             decoy_home,
             f"web_search: {{backend: {backend}, url: '{url}', api_key_env: SEARCH_KEY}}\n",
         )

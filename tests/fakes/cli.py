@@ -93,6 +93,14 @@ def agent_env(server: Endpoints, home: Path, extra: dict[str, str] | None = None
     return env
 
 
+def write_person_config(home: Path, text: str) -> None:
+    """Write ``text`` as the person's own config file in the decoy ``home``, where the agent
+    run with `agent_env` reads it (``XDG_CONFIG_HOME/agent/config.yaml``)."""
+    path = home / ".config" / "agent" / "config.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
 def agent_command(*args: str) -> list[str]:
     """The argv that runs ``agent`` with this interpreter."""
     return [sys.executable, "-m", "agent", *args]

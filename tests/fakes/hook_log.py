@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.fakes.cli import write_person_config
+
 
 def recording_hook(seen: Path) -> dict[str, Any]:
     """A hook entry (Claude Code's shape) that writes each payload into a new file in ``seen``,
@@ -17,9 +19,7 @@ def recording_hook(seen: Path) -> dict[str, Any]:
 
 def person_hooks(home: Path, hooks: dict[str, list[dict[str, Any]]]) -> None:
     """Make ``hooks`` the person's own (a project's hooks wait for trust)."""
-    person = home / ".config" / "agent" / "config.yaml"
-    person.parent.mkdir(parents=True, exist_ok=True)
-    person.write_text(json.dumps({"hooks": hooks}))
+    write_person_config(home, json.dumps({"hooks": hooks}))
 
 
 def record_recovery_hooks(home: Path, seen: Path) -> None:
