@@ -13,20 +13,14 @@ from rich.text import Text
 
 from agent.setup.config import agent_home
 from agent.subagents import AgentCatalog, SubagentType
-from agent.terminal.allow_view import AllowHost, ask_to_allow, home_of
+from agent.terminal.allow_view import AllowHost, ask_to_allow, home_of, list_or_allow
 
 
 async def agents_command(host: AllowHost, arg: str) -> bool:
     """Run ``/agents [allow NAME]``; always True (the REPL goes on)."""
     catalog = _catalog(host.workspace, host.environ)
-    word, _, name = arg.partition(" ")
-    if not word:
-        host.show(agents_listing(catalog))
-    elif word == "allow" and name.strip():
-        await _allow(host, catalog, name.strip())
-    else:
-        host.show(Text("Usage: /agents, or /agents allow NAME", style="yellow"))
-    return True
+    listing = partial(agents_listing, catalog)
+    return await list_or_allow(host, "agents", arg, listing, partial(_allow, host, catalog))
 
 
 def agent_choices(host: AllowHost) -> list[tuple[str, str]]:

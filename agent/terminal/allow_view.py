@@ -1,9 +1,10 @@
 """What ``/agents allow NAME`` and ``/skills allow NAME`` share: the host they need from the
-REPL, and the question, the answer and the remembering of a project file the person allows."""
+REPL, the command's two forms, and the question, the answer and the remembering of a project
+file the person allows."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -22,6 +23,25 @@ class AllowHost(Protocol):
     def show(self, renderable: RenderableType) -> None: ...
 
     async def ask(self, question: str) -> str: ...
+
+
+async def list_or_allow(
+    host: AllowHost,
+    command: str,
+    arg: str,
+    listing: Callable[[], RenderableType],
+    allow: Callable[[str], Awaitable[None]],
+) -> bool:
+    """Run ``/command`` (show ``listing()``) or ``/command allow NAME`` (``allow(NAME)``);
+    anything else gets the usage. Always True (the REPL goes on)."""
+    word, _, name = arg.partition(" ")
+    if not word:
+        host.show(listing())
+    elif word == "allow" and name.strip():
+        await allow(name.strip())
+    else:
+        host.show(Text(f"Usage: /{command}, or /{command} allow NAME", style="yellow"))
+    return True
 
 
 def home_of(environ: Mapping[str, str]) -> Path:

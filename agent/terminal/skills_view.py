@@ -13,7 +13,7 @@ from rich.text import Text
 
 from agent.setup.config import agent_home
 from agent.setup.skill_link import SkillLink
-from agent.terminal.allow_view import AllowHost, ask_to_allow, home_of
+from agent.terminal.allow_view import AllowHost, ask_to_allow, home_of, list_or_allow
 from providers import Event
 from tools.skills import Skill
 
@@ -21,14 +21,8 @@ from tools.skills import Skill
 async def skills_command(host: AllowHost, arg: str) -> bool:
     """Run ``/skills [allow NAME]``; always True (the REPL goes on)."""
     link = _link(host.workspace, host.environ)
-    word, _, name = arg.partition(" ")
-    if not word:
-        host.show(skills_listing(link))
-    elif word == "allow" and name.strip():
-        await _allow(host, link, name.strip())
-    else:
-        host.show(Text("Usage: /skills, or /skills allow NAME", style="yellow"))
-    return True
+    listing = partial(skills_listing, link)
+    return await list_or_allow(host, "skills", arg, listing, partial(_allow, host, link))
 
 
 def skill_choices(host: AllowHost) -> list[tuple[str, str]]:

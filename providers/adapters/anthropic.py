@@ -26,15 +26,19 @@ from providers.adapters.anthropic_mapping import (
     to_anthropic_tools,
     with_cache_breakpoints,
 )
+from providers.adapters.sdk_call import (
+    DEFAULT_REQUEST_TIMEOUT,
+    answer_from_body,
+    answer_from_stream,
+    sdk_client_options,
+)
 from providers.adapters.support import (
     ErrorTranslator,
     SdkErrors,
     ServerAnswer,
     call_translating_errors,
-    idle_guarded,
-    with_rate_limits,
 )
-from providers.errors import LlmError, reading
+from providers.errors import LlmError
 from providers.profiles import model_profile
 from providers.provider import ChatRequest, ChatResponse, DeltaHandler, Purpose, ToolSpec
 from providers.wire_cache import WireCache
@@ -43,8 +47,8 @@ from providers.wire_json import JsonBody
 __all__ = ["AnthropicProvider", "classify_anthropic"]
 
 DEFAULT_MAX_TOKENS = 8_192
-DEFAULT_REQUEST_TIMEOUT = 600.0
 MESSAGES_PATH = "/v1/messages"
+REQUEST_ID_HEADER = "request-id"
 
 log = structlog.get_logger("providers.adapters.anthropic")
 
@@ -90,19 +94,19 @@ class AnthropicProvider:
         self._wire_tools: tuple[object, list[dict[str, Any]]] = (None, [])
         self._wire_system: tuple[str | None, list[dict[str, Any]]] = (None, [])
         self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=base_url,
-            default_headers=headers,
-            max_retries=0,
-            timeout=httpx2.Timeout(DEFAULT_REQUEST_TIMEOUT, connect=connect_timeout),
-            http_client=http_client,
+            **sdk_client_options(
+                api_key=api_key,
+                base_url=base_url,
+                headers=headers,
+                connect_timeout=connect_timeout,
+                http_client=http_client,
+            )
         )
 
     async def chat(
         self, request: ChatRequest, on_delta: DeltaHandler | None = None
     ) -> ChatResponse:
         """Send ``request``; stream deltas to ``on_delta``; raise only `LlmError`."""
-        model = request.model
 
         async def call() -> ChatResponse:
             if self._stream:
@@ -112,9 +116,9 @@ class AnthropicProvider:
         return await call_translating_errors(
             call,
             deadline=request.timeout or self._request_timeout,
-            classify=lambda exc: classify_anthropic(exc, provider=self.provider_name, model=model),
+            classify=classify_anthropic,
             provider=self.provider_name,
-            model=model,
+            model=request.model,
             log=log,
         )
 
@@ -171,12 +175,12 @@ class AnthropicProvider:
             cast_to=httpx2.Response,
             options=self._options(read),
         )
-        with reading(raw.text[:200]):
-            body = raw.json()
-        response = response_from_message(
-            body, provider=self.provider_name, request_id=raw.headers.get("request-id")
+        return answer_from_body(
+            raw,
+            response_from_message,
+            provider=self.provider_name,
+            request_id_header=REQUEST_ID_HEADER,
         )
-        return with_rate_limits(response, raw.headers)
 
     async def _chat_stream(
         self, request: ChatRequest, on_delta: DeltaHandler | None
@@ -191,15 +195,13 @@ class AnthropicProvider:
             stream_cls=anthropic.AsyncStream[object],
             options=self._options(self._idle),
         )
-        request_id = stream.response.headers.get("request-id")
-        accumulator = EventAccumulator(on_delta)
-        try:
-            async for event in idle_guarded(stream, self._idle):
-                accumulator.add(event)
-        finally:
-            await stream.close()
-        response = accumulator.response(provider=self.provider_name, request_id=request_id)
-        return with_rate_limits(response, stream.response.headers)
+        return await answer_from_stream(
+            stream,
+            EventAccumulator(on_delta),
+            idle=self._idle,
+            provider=self.provider_name,
+            request_id_header=REQUEST_ID_HEADER,
+        )
 
 
 def _server_answer(exc: anthropic.APIStatusError) -> ServerAnswer:

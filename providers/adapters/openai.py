@@ -18,24 +18,28 @@ import structlog
 
 from providers.adapters.openai_mapping import openai_wire, to_openai_messages, to_openai_tools
 from providers.adapters.openai_stream import ChunkAccumulator, response_from_completion
+from providers.adapters.sdk_call import (
+    DEFAULT_REQUEST_TIMEOUT,
+    answer_from_body,
+    answer_from_stream,
+    sdk_client_options,
+)
 from providers.adapters.support import (
     ErrorTranslator,
     SdkErrors,
     ServerAnswer,
     call_translating_errors,
-    idle_guarded,
     refuse_server_tools,
-    with_rate_limits,
 )
-from providers.errors import LlmError, reading
+from providers.errors import LlmError
 from providers.provider import ChatRequest, ChatResponse, DeltaHandler, ToolSpec
 from providers.wire_cache import WireCache
 from providers.wire_json import JsonBody
 
 __all__ = ["OpenAIProvider", "classify_openai"]
 
-DEFAULT_REQUEST_TIMEOUT = 600.0
 CHAT_PATH = "/chat/completions"
+REQUEST_ID_HEADER = "x-request-id"
 INCLUDE_USAGE = {"include_usage": True}
 
 log = structlog.get_logger("providers.adapters.openai")
@@ -80,12 +84,13 @@ class OpenAIProvider:
         self._json = JsonBody()
         self._wire_tools: tuple[list[ToolSpec] | None, list[dict[str, Any]]] = (None, [])
         self._client = openai.AsyncOpenAI(
-            api_key=api_key,
-            base_url=base_url,
-            default_headers=headers,
-            max_retries=0,
-            timeout=httpx2.Timeout(DEFAULT_REQUEST_TIMEOUT, connect=connect_timeout),
-            http_client=http_client,
+            **sdk_client_options(
+                api_key=api_key,
+                base_url=base_url,
+                headers=headers,
+                connect_timeout=connect_timeout,
+                http_client=http_client,
+            )
         )
         # The official API wants max_completion_tokens (reasoning models reject max_tokens);
         # compatible servers know max_tokens.
@@ -96,7 +101,6 @@ class OpenAIProvider:
         self, request: ChatRequest, on_delta: DeltaHandler | None = None
     ) -> ChatResponse:
         """Send ``request``; stream deltas to ``on_delta``; raise only `LlmError`."""
-        model = request.model
         refuse_server_tools(request, provider=self.provider_name)
 
         async def call() -> ChatResponse:
@@ -107,9 +111,9 @@ class OpenAIProvider:
         return await call_translating_errors(
             call,
             deadline=request.timeout or self._request_timeout,
-            classify=lambda exc: classify_openai(exc, provider=self.provider_name, model=model),
+            classify=classify_openai,
             provider=self.provider_name,
-            model=model,
+            model=request.model,
             log=log,
         )
 
@@ -147,13 +151,12 @@ class OpenAIProvider:
             cast_to=httpx2.Response,
             options=self._options(read),
         )
-        with reading(raw.text[:200]):
-            body = raw.json()
-        request_id = raw.headers.get("x-request-id")
-        response = response_from_completion(
-            body, provider=self.provider_name, request_id=request_id
+        return answer_from_body(
+            raw,
+            response_from_completion,
+            provider=self.provider_name,
+            request_id_header=REQUEST_ID_HEADER,
         )
-        return with_rate_limits(response, raw.headers)
 
     async def _open_stream(self, request: ChatRequest) -> Any:
         async def post() -> Any:
@@ -181,16 +184,13 @@ class OpenAIProvider:
         self, request: ChatRequest, on_delta: DeltaHandler | None
     ) -> ChatResponse:
         # Chunks come as the server's dicts (``object``), not as pydantic models dumped back.
-        stream = await self._open_stream(request)
-        request_id = stream.response.headers.get("x-request-id")
-        accumulator = ChunkAccumulator(on_delta)
-        try:
-            async for chunk in idle_guarded(stream, self._idle):
-                accumulator.add(chunk)
-        finally:
-            await stream.close()
-        response = accumulator.response(provider=self.provider_name, request_id=request_id)
-        return with_rate_limits(response, stream.response.headers)
+        return await answer_from_stream(
+            await self._open_stream(request),
+            ChunkAccumulator(on_delta),
+            idle=self._idle,
+            provider=self.provider_name,
+            request_id_header=REQUEST_ID_HEADER,
+        )
 
 
 def _server_answer(exc: openai.APIError) -> ServerAnswer:

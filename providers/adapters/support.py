@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import httpx2
 import structlog
@@ -35,7 +35,12 @@ __all__ = [
     "with_rate_limits",
 ]
 
-Classifier = Callable[[Exception], LlmError]
+
+class Classifier(Protocol):
+    """An adapter's translation of what its SDK raised (``classify_openai``)."""
+
+    def __call__(self, exc: Exception, *, provider: str, model: str) -> LlmError: ...
+
 
 T = TypeVar("T")
 
@@ -48,7 +53,7 @@ class StreamIdleTimeout(Exception):
         self.seconds = seconds
 
 
-async def idle_guarded(events: AsyncIterator[T], seconds: float) -> AsyncIterator[T]:
+async def idle_guarded(events: AsyncIterable[T], seconds: float) -> AsyncIterator[T]:
     """Yield from ``events``; raise `StreamIdleTimeout` if the next one takes over ``seconds``.
 
     Only this guard's own deadline becomes `StreamIdleTimeout`: a cancellation from outside
@@ -145,7 +150,7 @@ async def call_translating_errors(
         message = f"no complete answer within {deadline:g}s"
         raise timeout_error(message, provider=provider, model=model) from exc
     except Exception as exc:
-        error = classify(exc)
+        error = classify(exc, provider=provider, model=model)
         log.info(
             "llm_error",
             kind=error.kind.value,

@@ -1,4 +1,5 @@
-"""Fixtures for the agent tests: the real REPL in a pseudo-terminal."""
+"""Fixtures for the agent tests: the real REPL in a pseudo-terminal, and ``agent -p`` run to
+completion."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.fakes.cli import MODELS, agent_command, agent_env
+from tests.fakes.cli import MODELS, AgentRun, PrintRun, agent_command, agent_env, run_agent
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import TERMINAL_ENV, Spawn, Terminal
 
@@ -46,3 +47,33 @@ def spawn(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> Iterato
     for child in children:
         if child.isalive():
             child.kill(signal.SIGKILL)
+
+
+@pytest.fixture
+def agent_tmp(tmp_path: Path) -> Path:
+    """A temp dir for the agent (its TMPDIR) apart from the decoy HOME and the workspace's
+    parent, so that neither is writable to its commands, as on a real machine."""
+    path = tmp_path / "agent-tmp"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def print_run(fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path) -> PrintRun:
+    """Run ``agent -p PROMPT ARGS --model anthropic:claude-test`` to completion in the decoy
+    workspace and HOME. Keywords: ``env`` (added to the decoy environment), ``timeout``
+    (seconds) and ``model``."""
+
+    def run(
+        prompt: str,
+        *args: str,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
+        model: str = MODELS["anthropic"],
+    ) -> AgentRun:
+        return run_agent(
+            "-p", prompt, *args, "--model", model,
+            server=fake_llm, workspace=workspace, home=decoy_home, env=env, timeout=timeout,
+        )  # fmt: skip
+
+    return run

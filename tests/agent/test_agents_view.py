@@ -5,14 +5,17 @@ problems in ``/doctor``."""
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from rich.console import Console, RenderableType
 
 from agent.subagents import AgentCatalog
 from agent.terminal.agents_view import agent_choices, agents_command
+from agent.terminal.allow_view import AllowHost
+from agent.terminal.skills_view import skills_command
 
 
 @dataclass
@@ -110,3 +113,22 @@ async def test_agents_allow_lets_a_projects_looser_mode_hold(
     assert "explore needs no allowing: it is built in." in host.output
     assert await agents_command(host, "allow nobody")
     assert "No sub-agent named nobody" in host.output
+
+
+@pytest.mark.parametrize(
+    ("run", "command"), [(agents_command, "agents"), (skills_command, "skills")]
+)
+@pytest.mark.parametrize("arg", ["remove writer", "allow", "allow  "])
+async def test_a_listing_command_with_other_words_shows_its_usage(
+    run: Callable[[AllowHost, str], Awaitable[bool]],
+    command: str,
+    arg: str,
+    workspace: Path,
+    decoy_home: Path,
+) -> None:
+    host = Host(workspace, decoy_home)
+
+    assert await run(host, arg)
+
+    assert host.output.strip() == f"Usage: /{command}, or /{command} allow NAME"
+    assert host.questions == []

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.cli import NO_KEYS, agent_command, agent_env, run_agent
+from tests.fakes.cli import (
+    NO_KEYS,
+    PrintRun,
+    agent_command,
+    agent_env,
+    run_agent,
+    write_person_config,
+)
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -20,18 +27,9 @@ def test_version_is_printed(fake_llm: FakeLlmServer, workspace: Path, decoy_home
 
 
 def test_missing_api_key_names_the_variable_and_the_config_key(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, print_run: PrintRun
 ) -> None:
-    run = run_agent(
-        "-p",
-        "hi",
-        "--model",
-        "anthropic:claude-test",
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-        env={**NO_KEYS, "AGENT_NO_LOCAL_DEFAULT": "1"},
-    )
+    run = print_run("hi", env={**NO_KEYS, "AGENT_NO_LOCAL_DEFAULT": "1"})
     assert run.code == 2, run.stderr
     assert "ANTHROPIC_API_KEY" in run.stderr
     assert "api_key_env" in run.stderr
@@ -88,12 +86,8 @@ def test_a_prompt_without_p_suggests_p(
     assert "Did you mean 'sessions'?" in typo.stderr
 
 
-def test_bad_model_reference_is_a_usage_error(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
-) -> None:
-    run = run_agent(
-        "-p", "hi", "--model", "gpt4", server=fake_llm, workspace=workspace, home=decoy_home
-    )
+def test_bad_model_reference_is_a_usage_error(print_run: PrintRun) -> None:
+    run = print_run("hi", model="gpt4")
     assert run.code == 2
     assert "provider:model" in run.stderr
 
@@ -110,30 +104,20 @@ def test_json_output_reports_setup_errors_too(
 
 
 def test_user_config_and_flag_precedence(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, print_run: PrintRun
 ) -> None:
-    user_config = decoy_home / ".config" / "agent" / "config.yaml"
-    user_config.parent.mkdir(parents=True)
-    user_config.write_text("model: anthropic:from-user-config\n")
+    write_person_config(decoy_home, "model: anthropic:from-user-config\n")
     (workspace / "agent.yaml").write_text("model: anthropic:from-project\n")
     fake_llm.script(Reply.text("one"), Reply.text("two"))
 
     run_agent("-p", "hi", server=fake_llm, workspace=workspace, home=decoy_home)
-    run_agent(
-        "-p",
-        "hi",
-        "--model",
-        "anthropic:from-flag",
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-    )
+    print_run("hi", model="anthropic:from-flag")
 
     assert [r.model for r in fake_llm.requests] == ["from-project", "from-flag"]
 
 
 def test_missing_file_tool_error_is_recovered_from(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, workspace: Path, print_run: PrintRun
 ) -> None:
     (workspace / "src").mkdir()
     (workspace / "src" / "app.py").write_text("x = 1\n")
@@ -143,15 +127,7 @@ def test_missing_file_tool_error_is_recovered_from(
         Reply.tool_call("read_file", {"path": "src/app.py"}),
         Reply.text("x is 1."),
     )
-    run = run_agent(
-        "-p",
-        "what is x?",
-        "--model",
-        "anthropic:claude-test",
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-    )
+    run = print_run("what is x?")
     assert run.code == 0, run.stderr
     assert "x is 1." in run.stdout
     error_result = json.dumps(fake_llm.requests[1].body)
@@ -206,19 +182,11 @@ def test_empty_prompt_is_a_usage_error(
 
 
 def test_an_unusable_checkpoint_directory_is_a_clear_setup_error(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    decoy_home: Path, print_run: PrintRun
 ) -> None:
     (decoy_home / ".agent").mkdir()
     (decoy_home / ".agent" / "checkpoints").write_text("not a directory")
-    run = run_agent(
-        "-p",
-        "hi",
-        "--model",
-        "anthropic:claude-test",
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-    )
+    run = print_run("hi")
     assert run.code == 2
     assert "Cannot keep undo checkpoints" in run.stderr + run.stdout
     assert "Traceback" not in run.stderr
@@ -239,24 +207,19 @@ def test_a_p_without_a_value_gets_an_empty_prompt_and_nothing_else_changes() -> 
 
 
 def test_set_overrides_any_config_key_and_dedicated_flags_win(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, workspace: Path, print_run: PrintRun
 ) -> None:
     (workspace / "agent.yaml").write_text("model: anthropic:from-project\nmax_steps: 9\n")
     fake_llm.script(*[Reply.tool_call("list_files", {"pattern": "*"}) for _ in range(3)])
-    run = run_agent(
-        "-p",
+    run = print_run(
         "loop",
         "--set",
         "max_steps=2",
         "--set",
         "model=anthropic:from-set",
-        "--model",
-        "anthropic:from-flag",
         "--output-format",
         "json",
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
+        model="anthropic:from-flag",
     )
     assert run.code == 1, run.stderr
     assert run.json()["status"] == "max_steps"

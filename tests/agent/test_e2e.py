@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.cli import MODELS, Protocol, run_agent
+from tests.fakes.cli import MODELS, PrintRun, Protocol
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -15,7 +15,7 @@ PROTOCOLS: list[Protocol] = ["anthropic", "openai"]
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_multi_step_task_reads_edits_runs_and_answers(
-    protocol: Protocol, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    protocol: Protocol, fake_llm: FakeLlmServer, workspace: Path, print_run: PrintRun
 ) -> None:
     (workspace / "greet.py").write_text('print("helo")\n')
     fake_llm.script(
@@ -27,16 +27,7 @@ def test_multi_step_task_reads_edits_runs_and_answers(
         Reply.text("Fixed the typo; greet.py now prints hello."),
     )
 
-    run = run_agent(
-        "-p",
-        "fix the typo in greet.py",
-        "--yes",
-        "--model",
-        MODELS[protocol],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-    )
+    run = print_run("fix the typo in greet.py", "--yes", model=MODELS[protocol])
 
     assert run.code == 0, run.stderr
     assert (workspace / "greet.py").read_text() == 'print("hello")\n'
@@ -53,21 +44,11 @@ def test_multi_step_task_reads_edits_runs_and_answers(
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_json_output_has_the_documented_fields(
-    protocol: Protocol, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    protocol: Protocol, fake_llm: FakeLlmServer, print_run: PrintRun
 ) -> None:
     fake_llm.script(Reply.text("All good."))
 
-    run = run_agent(
-        "-p",
-        "hi",
-        "--output-format",
-        "json",
-        "--model",
-        MODELS[protocol],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-    )
+    run = print_run("hi", "--output-format", "json", model=MODELS[protocol])
 
     assert run.code == 0, run.stderr
     data = run.json()

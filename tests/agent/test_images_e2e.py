@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from tests.fakes.cli import MODELS, AgentRun, run_agent
+from tests.fakes.cli import MODELS, AgentRun, run_agent, write_person_config
 from tests.fakes.images import write_image
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
@@ -92,9 +92,7 @@ def test_a_model_set_to_vision_false_is_told_before_anything_is_sent(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     write_image(workspace / "shot.png")
-    config = decoy_home / ".config" / "agent" / "config.yaml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text('models:\n  "openai:gpt-test":\n    vision: false\n')
+    write_person_config(decoy_home, 'models:\n  "openai:gpt-test":\n    vision: false\n')
 
     run = _run(fake_llm, workspace, decoy_home, "openai", "-p", "what is in @shot.png?")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.fakes.cli import MODELS, agent_env, run_agent
+from tests.fakes.cli import MODELS, agent_env, run_agent, write_person_config
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.mcp_harness import answer_once_ready, stdio_entry
@@ -25,9 +25,7 @@ TIMEOUT = 180
 
 
 def _configure(home: Path, servers: dict[str, object]) -> None:
-    config = home / ".config" / "agent" / "config.yaml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(yaml.safe_dump({"mcp_servers": servers}))
+    write_person_config(home, yaml.safe_dump({"mcp_servers": servers}))
 
 
 def _tool_names(body: dict[str, object]) -> set[str]:
@@ -267,11 +265,10 @@ def test_a_server_cannot_read_what_a_read_rule_denies(
     if abi_version() < 1 or missing:
         pytest.skip(f"no namespaces here ({missing or 'no Landlock'}): nothing masks the file")
     (workspace / ".env").write_text("TOKEN=sk-live-hunter2\n")
-    config = decoy_home / ".config" / "agent" / "config.yaml"
-    config.parent.mkdir(parents=True, exist_ok=True)
     server = stdio_entry(tmp_path, env={"FAKE_MCP_COPY": ".env"})
-    config.write_text(
-        yaml.safe_dump({"mcp_servers": {"fake": server}, "permissions": {"deny": ["Read(.env)"]}})
+    write_person_config(
+        decoy_home,
+        yaml.safe_dump({"mcp_servers": {"fake": server}, "permissions": {"deny": ["Read(.env)"]}}),
     )
     answer_once_ready(fake_llm, decoy_home, Reply.text("done"))
 

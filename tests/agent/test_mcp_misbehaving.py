@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.fakes.cli import MODELS, Protocol, run_agent
+from tests.fakes.cli import MODELS, Protocol, run_agent, write_person_config
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 from tests.fakes.mcp_harness import (
@@ -34,9 +34,7 @@ LIBRARY_NOISE = ("Traceback", 'File "', "ValidationError", "pydantic", "JSONRPC"
 
 
 def _configure(home: Path, servers: dict[str, object]) -> None:
-    config = home / ".config" / "agent" / "config.yaml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(yaml.safe_dump({"mcp_servers": servers}))
+    write_person_config(home, yaml.safe_dump({"mcp_servers": servers}))
 
 
 def _tool_names(request: RecordedRequest) -> set[str]:

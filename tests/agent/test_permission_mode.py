@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from agent.permissions.plan import INSTRUCTION
-from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.cli import MODELS, run_agent, write_person_config
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import Spawn
@@ -123,11 +123,10 @@ def test_hooks_see_plan_as_the_permission_mode_while_planning(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
 ) -> None:
     seen = tmp_path / "seen.json"
-    config = decoy_home / ".config" / "agent" / "config.yaml"
-    config.parent.mkdir(parents=True)
-    config.write_text(
+    write_person_config(
+        decoy_home,
         "hooks:\n  UserPromptSubmit:\n    - hooks:\n"
-        f"        - {{type: command, command: 'cat > {seen}'}}\n"
+        f"        - {{type: command, command: 'cat > {seen}'}}\n",
     )
     fake_llm.script(Reply.text("1. Nothing to change."))
 

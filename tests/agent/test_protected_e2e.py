@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.test_sandbox_e2e import _text, _tool_results
-from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.cli import PrintRun, write_person_config
 from tests.fakes.hostile_repo import HOOK, TARGETS, make_hostile_repository
-from tests.fakes.llm_server import FakeLlmServer, Reply
+from tests.fakes.llm_server import FakeLlmServer, Reply, result_text
 from tools.guard.landlock import abi_version
 from tools.guard.protected_scan import WALK_BUDGET
 
@@ -24,18 +23,19 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, tmp_path: Path
+    fake_llm: FakeLlmServer,
+    workspace: Path,
+    decoy_home: Path,
+    print_run: PrintRun,
+    agent_tmp: Path,
 ) -> None:
     make_hostile_repository(workspace)
-    config = decoy_home / ".config" / "agent" / "config.yaml"
-    config.parent.mkdir(parents=True)
-    config.write_text(
+    write_person_config(
+        decoy_home,
         f"hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"
-        f"        - {{type: command, command: {HOOK}}}\n"
+        f"        - {{type: command, command: {HOOK}}}\n",
     )
     before = {rel: (workspace / rel).read_bytes() for rel in TARGETS}
-    agent_tmp = tmp_path / "agent-tmp"
-    agent_tmp.mkdir()
     appends = "; ".join(f"printf 'touch PWNED\\n' >> {rel}" for rel in TARGETS)
     fake_llm.script(
         Reply.tool_call("run_command", {"command": appends}),
@@ -48,24 +48,13 @@ def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
         Reply.text("done"),
     )
 
-    run = run_agent(
-        "-p",
-        "set up the hooks",
-        "--yes",
-        "--model",
-        MODELS["anthropic"],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-        env={"TMPDIR": str(agent_tmp)},
-        timeout=120,
-    )
+    run = print_run("set up the hooks", "--yes", env={"TMPDIR": str(agent_tmp)}, timeout=120)
 
     assert run.code == 0, run.stderr
     assert {rel: (workspace / rel).read_bytes() for rel in TARGETS} == before
     assert not (workspace / ".githooks" / "post-merge").exists()
     assert not (workspace / "PWNED").exists()
-    command, *edits = [_text(result) for result in _tool_results(fake_llm.requests[-1].body)]
+    command, *edits = [result_text(result) for result in fake_llm.requests[-1].tool_results()]
     assert "Read-only file system" in command or "put back" in command, command
     assert len(edits) == 3
     for text in edits:
@@ -74,7 +63,7 @@ def test_no_file_git_or_a_hook_runs_can_be_changed_under_p_yes(
 
 
 def test_the_person_hears_once_when_the_workspace_is_too_large_to_search_whole(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, workspace: Path, print_run: PrintRun
 ) -> None:
     data = workspace / "data"
     data.mkdir()
@@ -86,10 +75,7 @@ def test_the_person_hears_once_when_the_workspace_is_too_large_to_search_whole(
         Reply.text("done"),
     )
 
-    run = run_agent(
-        "-p", "look", "--yes", "--model", MODELS["anthropic"],
-        server=fake_llm, workspace=workspace, home=decoy_home, timeout=120,
-    )  # fmt: skip
+    run = print_run("look", "--yes", timeout=120)
 
     assert run.code == 0, run.stderr
     said = " ".join(run.stderr.split())
@@ -98,14 +84,11 @@ def test_the_person_hears_once_when_the_workspace_is_too_large_to_search_whole(
 
 
 def test_a_workspace_searched_whole_says_nothing_about_it(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, print_run: PrintRun
 ) -> None:
     fake_llm.script(Reply.tool_call("run_command", {"command": "true"}), Reply.text("done"))
 
-    run = run_agent(
-        "-p", "look", "--yes", "--model", MODELS["anthropic"],
-        server=fake_llm, workspace=workspace, home=decoy_home, timeout=120,
-    )  # fmt: skip
+    run = print_run("look", "--yes", timeout=120)
 
     assert run.code == 0, run.stderr
     assert "large workspace" not in " ".join(run.stderr.split())

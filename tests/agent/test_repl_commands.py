@@ -7,14 +7,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.agent.test_subagents_e2e import answered, text_of
-from tests.agent.test_telemetry import LONG_PAGE
+import pytest
+
 from tests.fakes.cli import MODELS
 from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.fakes.side_requests import fetching, serve_long_page
 from tests.fakes.terminal import Spawn, Terminal, clean
-from tests.fakes.web_server import FakeWebServer, WebPage
-from tools.web.tool import ANSWER_SYSTEM
+from tests.fakes.web_server import FakeWebServer
 
 
 def session_records(home: Path) -> list[dict[str, Any]]:
@@ -141,23 +141,18 @@ def test_stats_shows_a_retry_by_kind_and_the_time_waited(
 def test_stats_counts_small_models_requests_and_its_quiet_fallback(
     spawn: Spawn, fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path
 ) -> None:
-    web_server.pages["/long"] = WebPage(LONG_PAGE)
-    fetch = {"url": web_server.url("/long"), "prompt": "Which change is caching?"}
+    fetch = serve_long_page(web_server, "Which change is caching?")
     sent_to_small: list[str] = []
 
-    def respond(request: RecordedRequest) -> Step:
-        if ANSWER_SYSTEM in text_of(request):  # small_model fails, is retried, then unknown:
-            if request.model != "claude-small":  # the session's model answers for it
-                return Reply.text("number 7")
-            sent_to_small.append(request.model)
-            if len(sent_to_small) == 1:
-                return Fault.status(500, headers={"retry-after": "1"})
-            return Fault.status(404, "not_found_error", message="model: claude-small")
-        if answered(request):
-            return Reply.text("Read the page.")
-        return Reply.tool_call("web_fetch", fetch)
+    def side(request: RecordedRequest) -> Step:  # small_model fails, is retried, then unknown:
+        if request.model != "claude-small":  # the session's model answers for it
+            return Reply.text("number 7")
+        sent_to_small.append(request.model)
+        if len(sent_to_small) == 1:
+            return Fault.status(500, headers={"retry-after": "1"})
+        return Fault.status(404, "not_found_error", message="model: claude-small")
 
-    fake_llm.respond_with(respond)
+    fake_llm.respond_with(fetching(fetch, side, Reply.text("Read the page.")))
     (workspace / "agent.yaml").write_text("small_model: anthropic:claude-small\n")
     term = spawn("--yes")
     term.prompt()
@@ -262,25 +257,27 @@ def test_help_lists_every_command_with_its_arguments(spawn: Spawn) -> None:
     term.exit()
 
 
-def test_esc_enter_inserts_a_newline_into_the_prompt(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
-    fake_llm.script(Reply.text("Two lines."))
+@pytest.mark.parametrize(
+    ("keys", "sent"),
+    [
+        pytest.param("first line\x1b\rsecond line", "first line\nsecond line", id="esc-enter"),
+        pytest.param(
+            "\x1b[200~def f():\n    return 1\n\x1b[201~",
+            "def f():\n    return 1",
+            id="bracketed-paste",
+        ),
+    ],
+)
+def test_esc_enter_and_a_bracketed_paste_put_newlines_into_the_prompt(
+    keys: str, sent: str, spawn: Spawn, fake_llm: FakeLlmServer
+) -> None:
+    fake_llm.script(Reply.text("Got it."))
     term = spawn()
     term.prompt()
-    term.child.send("first line\x1b\rsecond line")
-    turn(term, "", "Two lines.")
+    term.child.send(keys)
+    turn(term, "", "Got it.")
 
-    assert user_texts(fake_llm.requests[0]) == ["first line\nsecond line"]
-    term.exit()
-
-
-def test_a_bracketed_paste_keeps_its_newlines(spawn: Spawn, fake_llm: FakeLlmServer) -> None:
-    fake_llm.script(Reply.text("Pasted."))
-    term = spawn()
-    term.prompt()
-    term.child.send("\x1b[200~def f():\n    return 1\n\x1b[201~")
-    turn(term, "", "Pasted.")
-
-    assert user_texts(fake_llm.requests[0]) == ["def f():\n    return 1"]
+    assert user_texts(fake_llm.requests[0]) == [sent]
     term.exit()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from tests.fakes.llm_script import Reply
@@ -19,18 +18,17 @@ def test_a_session_from_another_directory_names_the_workspace_before_anything(
     first.send_line("hello")
     first.expect("First answer")
     first.prompt()
-    session = re.search(r"agent --resume (\w+)", clean(first.exit()))
-    assert session is not None
+    session = first.exit_for_resume()
 
     elsewhere = workspace.parent / "elsewhere"
     elsewhere.mkdir()
-    other = spawn("--resume", session.group(1), cwd=elsewhere)
+    other = spawn("--resume", session, cwd=elsewhere)
     greeting = " ".join(clean(other.prompt()).split())
     said = f"This session was started in {workspace}; it works in {elsewhere} now"
     assert said in greeting
     assert greeting.index(said) < greeting.index("Last exchange")
     other.exit()
 
-    again = spawn("--resume", session.group(1))  # back home: nothing to say
+    again = spawn("--resume", session)  # back home: nothing to say
     assert "This session was started in" not in clean(again.prompt())
     again.exit()

@@ -12,7 +12,7 @@ import pytest
 from tests.fakes.cli import run_agent
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.terminal import Screen, Spawn, clean
+from tests.fakes.terminal import Screen, Spawn, Terminal, clean
 from tests.tools.test_run_command import running, wait_until_gone
 
 
@@ -98,13 +98,11 @@ def test_resume_after_a_restart_shows_the_last_exchange(
     first.send_line("capital of France?")
     first.expect("Paris")
     first.prompt()
-    hint = clean(first.exit())
-    session_id = re.search(r"agent --resume (\w+)", hint)
-    assert session_id is not None
+    session_id = first.exit_for_resume()
 
     second = spawn()
     second.prompt()
-    second.send_line(f"/resume {session_id.group(1)}")
+    second.send_line(f"/resume {session_id}")
     shown = clean(second.expect("Paris"))
     second.prompt()
 
@@ -155,11 +153,10 @@ def test_undo_after_resume_restores_what_a_command_changed(
     first.send_line("clean up")
     first.expect("Cleaned up")
     first.prompt()
-    session_id = re.search(r"agent --resume (\w+)", clean(first.exit()))
-    assert session_id is not None
+    session_id = first.exit_for_resume()
     assert not keep.exists()
 
-    second = spawn("--yes", "--resume", session_id.group(1))
+    second = spawn("--yes", "--resume", session_id)
     second.prompt()
     second.send_line("/undo")
     shown = clean(second.expect("2 files put back"))
@@ -170,7 +167,7 @@ def test_undo_after_resume_restores_what_a_command_changed(
 
     assert keep.read_text() == "keep\n"
     assert not (workspace / "made.txt").exists()
-    checkpoints = decoy_home / ".agent" / "checkpoints" / session_id.group(1)
+    checkpoints = decoy_home / ".agent" / "checkpoints" / session_id
     assert checkpoints.stat().st_mode & 0o777 == 0o700
     second.send_line("/undo")
     second.expect("Nothing to undo")
@@ -178,9 +175,8 @@ def test_undo_after_resume_restores_what_a_command_changed(
     second.exit()
 
 
-def test_ask_mode_prompts_for_approval_inside_the_repl(
-    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
-) -> None:
+def _asked_to_write_new_txt(spawn: Spawn, fake_llm: FakeLlmServer) -> Terminal:
+    """A REPL in ask mode whose model wants to write new.txt, at the approval question."""
     fake_llm.script(
         Reply.tool_call("write_file", {"path": "new.txt", "content": "hi\n"}),
         Reply.text("Wrote it."),
@@ -189,6 +185,13 @@ def test_ask_mode_prompts_for_approval_inside_the_repl(
     term.prompt()
     term.send_line("make new.txt")
     term.expect("Allow\\?")
+    return term
+
+
+def test_ask_mode_prompts_for_approval_inside_the_repl(
+    spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
+) -> None:
+    term = _asked_to_write_new_txt(spawn, fake_llm)
     term.send_line("y")
     term.expect("Wrote it")
     term.prompt()
@@ -285,10 +288,9 @@ def test_undo_asks_before_undoing_an_older_turn_after_resume(
         first.send_line(prompt)
         first.expect(answer)
         first.prompt()
-    session_id = re.search(r"agent --resume (\w+)", clean(first.exit()))
-    assert session_id is not None
+    session_id = first.exit_for_resume()
 
-    second = spawn("--yes", "--resume", session_id.group(1))
+    second = spawn("--yes", "--resume", session_id)
     second.prompt()
     second.send_line("/undo")
     asked = clean(second.expect(r"\[y/N\]"))
@@ -312,14 +314,7 @@ def test_undo_asks_before_undoing_an_older_turn_after_resume(
 def test_an_answer_that_is_not_one_is_asked_again(
     spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
 ) -> None:
-    fake_llm.script(
-        Reply.tool_call("write_file", {"path": "new.txt", "content": "hi\n"}),
-        Reply.text("Wrote it."),
-    )
-    term = spawn("--approval", "ask")
-    term.prompt()
-    term.send_line("make new.txt")
-    term.expect("Allow\\?")
+    term = _asked_to_write_new_txt(spawn, fake_llm)
     term.send_line("maybe")
     shown = clean(term.expect("is not an answer"))
     term.expect("Allow\\?")

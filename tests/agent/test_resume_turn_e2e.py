@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sessions import SessionStore
-from tests.fakes.cli import MODELS, Protocol, agent_command, agent_env, run_agent
+from tests.fakes.cli import MODELS, PrintRun, Protocol, agent_command, agent_env, run_agent
 from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.vendor_rules import request_problems
@@ -109,25 +109,25 @@ def _last_user_message(protocol: Protocol, body: dict[str, object]) -> str:
 @pytest.mark.parametrize("protocol", ["anthropic", "openai"])
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_a_turn_stopped_midway_resumes_as_one_turn(
-    scenario: str, protocol: Protocol, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    scenario: str,
+    protocol: Protocol,
+    fake_llm: FakeLlmServer,
+    workspace: Path,
+    decoy_home: Path,
+    print_run: PrintRun,
 ) -> None:
     session_id = _stop_midway(fake_llm, workspace, decoy_home, protocol, scenario)
     fake_llm.reset()
     fake_llm.script(Reply.text(ANSWER))
 
-    run = run_agent(
-        "-p",
+    run = print_run(
         NEW_PROMPT,
         "--resume",
         session_id,
         "--output-format",
         "json",
         "--yes",
-        "--model",
-        MODELS[protocol],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
+        model=MODELS[protocol],
     )
 
     assert run.code == 0, run.stderr
@@ -209,15 +209,13 @@ def test_an_empty_prompt_without_resume_is_a_usage_error(
 
 @pytest.mark.parametrize("protocol", ["anthropic", "openai"])
 def test_a_prompt_larger_than_the_window_is_named_as_such(
-    protocol: Protocol, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    protocol: Protocol, fake_llm: FakeLlmServer, workspace: Path, print_run: PrintRun
 ) -> None:
     model = MODELS[protocol]
     (workspace / "agent.yaml").write_text(f'models:\n  "{model}":\n    context_window: 2000\n')
     huge = "diff --git a/x b/x\n" + "+ a changed line of the piped diff\n" * 2_000
 
-    run = run_agent(
-        "-p", huge, "--model", model, server=fake_llm, workspace=workspace, home=decoy_home
-    )
+    run = print_run(huge, model=model)
 
     assert run.code == 1, run.stderr
     assert f"The prompt is too long for {model}" in run.stderr
@@ -229,22 +227,12 @@ def test_a_prompt_larger_than_the_window_is_named_as_such(
 
 
 def test_an_overflow_compaction_cannot_fix_is_blamed_on_the_prompt(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, print_run: PrintRun
 ) -> None:
     fake_llm.script(*[Fault.overflow()] * 5)
     prompt = "Review this log:\n" + "ERROR something failed at step n\n" * 500
 
-    run = run_agent(
-        "-p",
-        prompt,
-        "--output-format",
-        "json",
-        "--model",
-        MODELS["openai"],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-    )
+    run = print_run(prompt, "--output-format", "json", model=MODELS["openai"])
 
     assert run.code == 1, run.stderr
     output = run.json()

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.fakes.cli import MODELS, run_agent
-from tests.fakes.llm_server import FakeLlmServer, Reply
+from tests.fakes.cli import PrintRun
+from tests.fakes.llm_server import FakeLlmServer, Reply, result_text
 from tools.guard.landlock import abi_version
 
 pytestmark = pytest.mark.skipif(
@@ -36,33 +35,8 @@ ATTACKS = [
 ]
 
 
-def _tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The tool_result blocks of an Anthropic request, oldest first."""
-    return [
-        block
-        for message in body["messages"]
-        if isinstance(message["content"], list)
-        for block in message["content"]
-        if block.get("type") == "tool_result"
-    ]
-
-
-def _text(block: dict[str, Any]) -> str:
-    content = block["content"]
-    if isinstance(content, str):
-        return content
-    return "".join(part.get("text", "") for part in content)
-
-
-@pytest.fixture
-def agent_tmp(tmp_path: Path) -> Path:
-    path = tmp_path / "agent-tmp"
-    path.mkdir()
-    return path
-
-
 def test_hostile_one_liners_leave_home_and_the_workspaces_parent_intact(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, agent_tmp: Path, tmp_path: Path
+    fake_llm: FakeLlmServer, decoy_home: Path, tmp_path: Path, print_run: PrintRun, agent_tmp: Path
 ) -> None:
     # The workspace's parent is a git repository, so `git clean` there would delete its
     # untracked files: the decoy HOME and the outside canary.
@@ -72,33 +46,22 @@ def test_hostile_one_liners_leave_home_and_the_workspaces_parent_intact(
         Reply.text("done"),
     )
 
-    run = run_agent(
-        "-p",
-        "clean up",
-        "--yes",
-        "--model",
-        MODELS["anthropic"],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-        env={"TMPDIR": str(agent_tmp)},
-        timeout=120,
-    )
+    run = print_run("clean up", "--yes", env={"TMPDIR": str(agent_tmp)}, timeout=120)
 
     assert run.code == 0, run.stderr
     assert (decoy_home / "CANARY").read_text() == "do not delete"
     assert not (decoy_home / ".bashrc").exists()
     assert (tmp_path / "OUTSIDE_CANARY").exists()
-    results = _tool_results(fake_llm.requests[-1].body)
+    results = fake_llm.requests[-1].tool_results()
     assert len(results) == len(ATTACKS)
     for attack, result in zip(ATTACKS, results, strict=True):
-        text = _text(result)
+        text = result_text(result)
         assert result.get("is_error"), f"{attack}: {text}"
         assert "sandbox: commands may write only inside" in text or "Refused" in text, text
 
 
 def test_the_model_cannot_raise_its_own_permissions(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path, agent_tmp: Path
+    fake_llm: FakeLlmServer, workspace: Path, print_run: PrintRun, agent_tmp: Path
 ) -> None:
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     config_before = (workspace / ".git" / "config").read_text()
@@ -107,22 +70,11 @@ def test_the_model_cannot_raise_its_own_permissions(
         Reply.tool_call("write_file", {"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\n"}),
         Reply.text("done"),
     )
-    run = run_agent(
-        "-p",
-        "set things up",
-        "--approval",
-        "auto-edit",
-        "--model",
-        MODELS["anthropic"],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-        env={"TMPDIR": str(agent_tmp)},
-    )
+    run = print_run("set things up", "--approval", "auto-edit", env={"TMPDIR": str(agent_tmp)})
     assert run.code == 0, run.stderr
     assert not (workspace / "agent.yaml").exists()
     assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
-    results = [_text(r) for r in _tool_results(fake_llm.requests[-1].body)]
+    results = [result_text(r) for r in fake_llm.requests[-1].tool_results()]
     assert all("is protected" in text for text in results), results
 
     fake_llm.script(
@@ -131,39 +83,17 @@ def test_the_model_cannot_raise_its_own_permissions(
         ),
         Reply.text("done"),
     )
-    run = run_agent(
-        "-p",
-        "configure git",
-        "--yes",
-        "--model",
-        MODELS["anthropic"],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-        env={"TMPDIR": str(agent_tmp)},
-    )
+    run = print_run("configure git", "--yes", env={"TMPDIR": str(agent_tmp)})
     assert run.code == 0, run.stderr
     assert (workspace / ".git" / "config").read_text() == config_before
-    [result] = _tool_results(fake_llm.requests[-1].body)
+    [result] = fake_llm.requests[-1].tool_results()
     # Put back afterwards (Landlock only), or refused by its read-only mount (namespaces).
-    text = _text(result)
+    text = result_text(result)
     assert "put back: .git/config" in text or ".git/config: Device or resource busy" in text
 
 
-def test_sandbox_off_is_said_at_start(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
-) -> None:
+def test_sandbox_off_is_said_at_start(fake_llm: FakeLlmServer, print_run: PrintRun) -> None:
     fake_llm.script(Reply.text("hi"))
-    run = run_agent(
-        "-p",
-        "hello",
-        "--sandbox",
-        "off",
-        "--model",
-        MODELS["anthropic"],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-    )
+    run = print_run("hello", "--sandbox", "off")
     assert run.code == 0, run.stderr
     assert "Sandbox is off" in run.stdout + run.stderr

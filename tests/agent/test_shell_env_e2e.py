@@ -15,7 +15,7 @@ from agent.setup.config import Config
 from agent.setup.doctor import shell_env_findings
 from agent.setup.mcp_setup import start_servers
 from agent.setup.startup import secret_redactor
-from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.cli import PrintRun, write_person_config
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.mcp_harness import stdio_settings, wait_for_state
@@ -34,12 +34,11 @@ EXPECTED = "key=unset openai=unset corp=unset gh=unset region=eu-west-1 ci=1"
 
 
 def _user_config(home: Path, fake_llm: FakeLlmServer, shell_env: str = "{set: {CI: '1'}}") -> None:
-    path = home / ".config" / "agent" / "config.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
+    write_person_config(
+        home,
         "providers:\n"
         f"  corp: {{type: openai, base_url: '{fake_llm.openai_url}', api_key_env: CORP_LLM_CRED}}\n"
-        f"shell_env: {shell_env}\n"
+        f"shell_env: {shell_env}\n",
     )
 
 
@@ -58,25 +57,17 @@ def _tool_output(fake_llm: FakeLlmServer) -> str:
 
 @pytest.mark.parametrize("output_format", ["text", "stream-json"])
 def test_a_models_command_under_print_mode_sees_no_key(
-    output_format: str, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    output_format: str,
+    fake_llm: FakeLlmServer,
+    decoy_home: Path,
+    print_run: PrintRun,
 ) -> None:
     _user_config(decoy_home, fake_llm)
     fake_llm.script(Reply.tool_call("run_command", {"command": PROBE}), Reply.text("Done."))
     extra = ["--verbose"] if output_format == "stream-json" else []
 
-    run = run_agent(
-        "-p",
-        "show the environment",
-        "--yes",
-        "--output-format",
-        output_format,
-        *extra,
-        "--model",
-        MODELS["anthropic"],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-        env=_person_env(),
+    run = print_run(
+        "show the environment", "--yes", "--output-format", output_format, *extra, env=_person_env()
     )
 
     assert run.code == 0, run.stderr
@@ -88,7 +79,7 @@ def test_a_models_command_under_print_mode_sees_no_key(
 
 
 def test_a_custom_commands_shell_line_sees_no_key(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, decoy_home: Path, print_run: PrintRun
 ) -> None:
     _user_config(decoy_home, fake_llm)
     command = decoy_home / ".config" / "agent" / "commands" / "probe.md"
@@ -96,39 +87,19 @@ def test_a_custom_commands_shell_line_sees_no_key(
     command.write_text(f"Environment: !`{PROBE.replace('; env', '')}`\n")
     fake_llm.script(Reply.text("Noted."))
 
-    run = run_agent(
-        "-p",
-        "/probe",
-        "--yes",
-        "--model",
-        MODELS["anthropic"],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-        env=_person_env(),
-    )
+    run = print_run("/probe", "--yes", env=_person_env())
 
     assert run.code == 0, run.stderr
     assert f"Environment: {EXPECTED}" in _tool_output(fake_llm)
 
 
 def test_inherit_core_and_include_only_from_the_config_reach_the_command(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, decoy_home: Path, print_run: PrintRun
 ) -> None:
     _user_config(decoy_home, fake_llm, "{inherit: core, include_only: [PATH, HOME]}")
     fake_llm.script(Reply.tool_call("run_command", {"command": PROBE}), Reply.text("Done."))
 
-    run = run_agent(
-        "-p",
-        "show the environment",
-        "--yes",
-        "--model",
-        MODELS["anthropic"],
-        server=fake_llm,
-        workspace=workspace,
-        home=decoy_home,
-        env=_person_env(),
-    )
+    run = print_run("show the environment", "--yes", env=_person_env())
 
     assert run.code == 0, run.stderr
     sent_back = _tool_output(fake_llm)

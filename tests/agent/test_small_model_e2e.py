@@ -7,37 +7,29 @@ import json
 from pathlib import Path
 
 from sessions import SessionStore
-from tests.agent.test_subagent_recovery_e2e import hooked
-from tests.agent.test_subagents_e2e import answered, text_of
 from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.hook_log import hook_payloads, record_recovery_hooks
 from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
-from tests.fakes.web_server import FakeWebServer, WebPage
-from tools.web.tool import ANSWER_SYSTEM
+from tests.fakes.side_requests import fetching, serve_long_page
+from tests.fakes.web_server import FakeWebServer
 
 MODEL = MODELS["anthropic"]
 SMALL = "anthropic:claude-small"
-LONG_PAGE = "".join(f"<li>change number {n}</li>" for n in range(3000)).encode()
-"""A page long enough that web_fetch has a model answer its prompt over it."""
 
 
 def test_small_models_fallback_is_in_the_stream_and_the_hook_tagged_as_its_own(
     fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
 ) -> None:
-    hooked(decoy_home, seen := workspace / "hooks")
-    web_server.pages["/long"] = WebPage(LONG_PAGE)
-    fetch = {"url": web_server.url("/long"), "prompt": "Which change is caching?"}
+    record_recovery_hooks(decoy_home, seen := workspace / "hooks")
+    fetch = serve_long_page(web_server, "Which change is caching?")
 
-    def respond(request: RecordedRequest) -> Step:
-        if ANSWER_SYSTEM in text_of(request):  # small_model is unknown: the session's answers
-            if request.model == "claude-small":
-                return Fault.status(404, "not_found_error", message="model: claude-small")
-            return Reply.text("number 7")
-        if answered(request):
-            return Reply.text("read it")
-        return Reply.tool_call("web_fetch", fetch)
+    def side(request: RecordedRequest) -> Step:  # small_model is unknown: the session's answers
+        if request.model == "claude-small":
+            return Fault.status(404, "not_found_error", message="model: claude-small")
+        return Reply.text("number 7")
 
-    fake_llm.respond_with(respond)
+    fake_llm.respond_with(fetching(fetch, side, Reply.text("read it")))
     (workspace / "agent.yaml").write_text(f"small_model: {SMALL}\n")
     run = run_agent(
         "-p", "which change?", "--yes", "--model", MODEL, "--output-format", "stream-json",
@@ -56,7 +48,7 @@ def test_small_models_fallback_is_in_the_stream_and_the_hook_tagged_as_its_own(
     session = SessionStore(decoy_home / ".agent").load(result["session_id"])
     assert session.model_state.current == MODEL  # a resume goes on on the session's model
     assert not session.model_state.sticky_fallback
-    payloads = [json.loads(path.read_text()) for path in seen.iterdir()]
+    payloads = hook_payloads(seen)
     [recovery] = [p for p in payloads if p["hook_event_name"] == "Recovery"]
     assert recovery["kind"] == "fallback"
     assert recovery["details"] == {

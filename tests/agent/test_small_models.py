@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from rich.console import Console
-
-from agent.app import build_agent
 from agent.setup.config import Config
 from agent.setup.profiles import TINY_MAX_STEPS, TINY_TOOLS, Profiles, is_tiny
-from agent.setup.startup import Options, load, secret_redactor
-from agent.terminal.ui import ConsoleUI
 from providers.models import ModelRef
-from tests.fakes.cli import agent_env
+from tests.fakes.in_process import agent_in_process
 from tests.fakes.llm_script import Fault, Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tools import ToolSettings
@@ -83,19 +77,8 @@ def test_the_notice_says_what_applies_when_the_person_chose_no_tools() -> None:
 def test_switching_models_with_slash_model_refits_the_tools_and_limits(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    environ = agent_env(fake_llm, decoy_home)
-    options = Options(workspace=workspace, overrides={"model": "anthropic:claude-test"})
-    out = Console(file=io.StringIO())
-    config = load(options, environ)
-    agent = build_agent(
-        config,
-        options,
-        face=ConsoleUI(out, out),
-        approver=None,
-        environ=environ,
-        redactor=secret_redactor(config, environ),
-    )
-    try:
+    overrides = {"model": "anthropic:claude-test"}
+    with agent_in_process(fake_llm, workspace, decoy_home, overrides) as (agent, _):
         everything = [spec.name for spec in agent.tools.specs()]
 
         tiny = agent.use_model(ModelRef.parse("openai:smollm2-test"))
@@ -110,42 +93,24 @@ def test_switching_models_with_slash_model_refits_the_tools_and_limits(
         assert [spec.name for spec in agent.tools.specs()] == everything
         assert len(everything) > len(TINY_TOOLS)
         assert agent.loop.max_steps == Config().max_steps
-    finally:
-        agent.close()
 
 
 async def test_a_fallback_to_a_tiny_model_sends_it_the_tiny_tool_set(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    environ = agent_env(fake_llm, decoy_home)
-    options = Options(
-        workspace=workspace,
-        overrides={"model": "anthropic:claude-test", "fallback_models": ["openai:smollm2-test"]},
-    )
-    out = Console(file=io.StringIO())
-    config = load(options, environ)
-    agent = build_agent(
-        config,
-        options,
-        face=ConsoleUI(out, out),
-        approver=None,
-        environ=environ,
-        redactor=secret_redactor(config, environ),
-    )
-    (workspace / "notes.md").write_text("hello")
-    fake_llm.script(
-        Fault.status(401, "authentication_error"),
-        Reply.tool_call("read_file", {"path": "notes.md"}),
-        Reply.text("tiny here"),
-    )
-    try:
+    overrides = {"model": "anthropic:claude-test", "fallback_models": ["openai:smollm2-test"]}
+    with agent_in_process(fake_llm, workspace, decoy_home, overrides) as (agent, shown):
+        (workspace / "notes.md").write_text("hello")
+        fake_llm.script(
+            Fault.status(401, "authentication_error"),
+            Reply.tool_call("read_file", {"path": "notes.md"}),
+            Reply.text("tiny here"),
+        )
         result = await agent.run_turn("hi")
-    finally:
-        agent.close()
 
     assert result.answer == "tiny here"
     first, _switched, after = fake_llm.requests
     assert len(first.body["tools"]) > len(TINY_TOOLS)
     # The request that failed over was already built; the next one is the tiny model's own.
     assert [tool["function"]["name"] for tool in after.body["tools"]] == TINY_TOOLS
-    assert "tiny model" in out.file.getvalue()
+    assert "tiny model" in shown.getvalue()

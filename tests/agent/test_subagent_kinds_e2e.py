@@ -3,41 +3,36 @@ LLM server, children told apart by their system prompt."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
-from agent.app import build_agent
-from agent.setup.startup import Options, load, secret_redactor
 from agent.subagents import AgentCatalog
-from agent.terminal.ui import ConsoleUI
 from sessions import SessionStore
-from tests.agent.test_subagents_e2e import (
-    answered,
-    is_child,
-    job_of,
-    run,
-    task_calls,
-    text_of,
-)
-from tests.fakes.cli import MODELS, Protocol, agent_env, run_agent
+from tests.fakes.cli import MODELS, Protocol, run_agent
+from tests.fakes.hook_log import hook_payloads, record_recovery_hooks
+from tests.fakes.in_process import agent_in_process
 from tests.fakes.llm_script import Fault, Reply, Step, ToolCallPart
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.fakes.subagents import (
+    always,
+    answered,
+    calls_then,
+    define,
+    delegating,
+    gone_then_fallback,
+    is_child,
+    job_of,
+    run_parent,
+    task_call_id,
+    text_of,
+)
 
 CHILD_MODEL: dict[Protocol, tuple[str, str]] = {
     "anthropic": ("haiku", "claude-haiku-4-5"),  # Claude Code's alias, none configured
     "openai": ("openai:gpt-mini", "gpt-mini"),
 }
-
-
-def define(directory: Path, name: str, frontmatter: str) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.md"
-    path.write_text(f"---\nname: {name}\ndescription: The {name} kind.\n{frontmatter}---\nGo.\n")
-    return path
 
 
 @pytest.mark.parametrize("protocol", ["anthropic", "openai"])
@@ -48,15 +43,9 @@ def test_a_child_uses_the_model_its_definition_names(
     define(workspace / ".claude" / "agents", "quick", f"model: {named}\n")
     define(workspace / ".claude" / "agents", "same", "model: inherit\n")
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            return Reply.text("child answer", input_tokens=50, output_tokens=5)
-        if answered(request):
-            return Reply.text("parent answer")
-        return task_calls(("fast", "quick"), ("slow", "same"))
-
-    fake_llm.respond_with(respond)
-    result = run(fake_llm, workspace, decoy_home, protocol, "--output-format", "json")
+    child = always(Reply.text("child answer", input_tokens=50, output_tokens=5))
+    fake_llm.respond_with(delegating(child, ("fast", "quick"), ("slow", "same")))
+    result = run_parent(fake_llm, workspace, decoy_home, protocol, "--output-format", "json")
 
     assert result.code == 0, result.stderr
     parent_model = MODELS[protocol].partition(":")[2]
@@ -71,24 +60,13 @@ def test_a_child_uses_the_model_its_definition_names(
     assert data["usage_by_purpose"]["subagent"]["input_tokens"] == 100  # both children counted
 
 
-def gone_then_fallback(request: RecordedRequest) -> Step:
-    """The parent delegates to ``gone``, whose model is unknown; the parent's model answers."""
-    if is_child(request):
-        if request.body["model"] == "claude-gone":
-            return Fault.status(404, "not_found_error", message="model: claude-gone")
-        return Reply.text("answered on the fallback")
-    if answered(request):
-        return Reply.text("parent answer")
-    return task_calls(("job", "gone"))
-
-
 def test_a_childs_model_that_fails_falls_back_to_the_parents_chain(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
 
     fake_llm.respond_with(gone_then_fallback)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+    result = run_parent(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
 
     assert result.code == 0, result.stderr
     assert "answered on the fallback" in text_of(fake_llm.requests[-1])
@@ -96,33 +74,15 @@ def test_a_childs_model_that_fails_falls_back_to_the_parents_chain(
     assert "claude-gone" in result.stderr
 
 
-def task_call_id(fake: FakeLlmServer) -> str:
-    """The id of the parent's one `task` call (Anthropic's shape), as its next request has it."""
-    [call_id] = {
-        block["id"]
-        for request in fake.requests
-        if not is_child(request)
-        for message in request.body["messages"]
-        if message["role"] == "assistant" and isinstance(message["content"], list)
-        for block in message["content"]
-        if block["type"] == "tool_use" and block["name"] == "task"
-    }
-    return str(call_id)
-
-
 def test_a_childs_fallback_is_reported_as_the_childs_and_never_moves_the_session(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
     seen = workspace / "hooks"
-    seen.mkdir()
-    hook = {"hooks": [{"type": "command", "command": f'cat > "$(mktemp -p {seen})"'}]}
-    person = decoy_home / ".config" / "agent" / "config.yaml"  # a project's hooks wait for trust
-    person.parent.mkdir(parents=True, exist_ok=True)
-    person.write_text(json.dumps({"hooks": {"Recovery": [hook], "Notification": [hook]}}))
+    record_recovery_hooks(decoy_home, seen)
 
     fake_llm.respond_with(gone_then_fallback)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+    result = run_parent(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
 
     assert result.code == 0, result.stderr
     data = result.json()
@@ -141,7 +101,7 @@ def test_a_childs_fallback_is_reported_as_the_childs_and_never_moves_the_session
     assert session.model_state.current == MODELS["anthropic"]
     assert not session.model_state.sticky_fallback  # a resume goes on on the session's model
     assert [e["type"] for e in session.events if "fallback" in e["type"]] == ["subagent_fallback"]
-    payloads = [json.loads(path.read_text()) for path in seen.iterdir()]
+    payloads = hook_payloads(seen)
     [recovery] = [p for p in payloads if p["hook_event_name"] == "Recovery"]
     assert recovery["kind"] == "fallback"
     assert recovery["details"]["from_model"] == "anthropic:claude-gone"
@@ -159,19 +119,15 @@ def test_a_fallback_names_the_child_whose_request_caused_it(
         define(workspace / ".agent" / "agents", name, "model: anthropic:claude-flaky\n")
     (workspace / "agent.yaml").write_text("recovery: {overload_fallback_after: 1}\n")
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if request.body["model"] != "claude-flaky":
-                return Reply.text("answered on the fallback")
-            if '"two"' in job_of(request):  # not the child that made the provider: "one"
-                return Fault.status(529, "overloaded_error")
-            return Reply.text("answered on its own model")
-        if answered(request):
-            return Reply.text("parent answer")
-        return task_calls(("one", "gone"), ("two", "lost"))
+    def child(request: RecordedRequest) -> Step:
+        if request.body["model"] != "claude-flaky":
+            return Reply.text("answered on the fallback")
+        if '"two"' in job_of(request):  # not the child that made the provider: "one"
+            return Fault.status(529, "overloaded_error")
+        return Reply.text("answered on its own model")
 
-    fake_llm.respond_with(respond)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+    fake_llm.respond_with(delegating(child, ("one", "gone"), ("two", "lost")))
+    result = run_parent(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
 
     assert result.code == 0, result.stderr
     calls = {
@@ -183,22 +139,18 @@ def test_a_fallback_names_the_child_whose_request_caused_it(
     assert (entry["agent_type"], entry["parent_tool_use_id"]) == ("lost", calls["two"])
 
 
-def _flaky_then_back(request: RecordedRequest) -> Step:
+def _flaky_child(request: RecordedRequest) -> Step:
     """The child's own model is overloaded once; the child steps on the parent's model (slowly
     enough for its model's trial to be due), then its own model answers again."""
-    if is_child(request):
-        if request.body["model"] == "claude-flaky" and not answered(request):
-            return Fault.status(529, "overloaded_error")
-        if answered(request):
-            return Reply.text(f"child done on {request.body['model']}")
-        return Reply(
-            parts=(ToolCallPart("list_files", json.dumps({"path": "."})),),
-            stop="tool_use",
-            delta_pause=0.3,  # the trial of the child's model is due 1s after the switch
-        )
+    if request.body["model"] == "claude-flaky" and not answered(request):
+        return Fault.status(529, "overloaded_error")
     if answered(request):
-        return Reply.text("parent answer")
-    return task_calls(("job", "flaky"))
+        return Reply.text(f"child done on {request.body['model']}")
+    return Reply(
+        parts=(ToolCallPart("list_files", json.dumps({"path": "."})),),
+        stop="tool_use",
+        delta_pause=0.3,  # the trial of the child's model is due 1s after the switch
+    )
 
 
 def test_stream_json_tags_a_childs_fallback_and_its_return_with_the_task_call(
@@ -209,8 +161,10 @@ def test_stream_json_tags_a_childs_fallback_and_its_return_with_the_task_call(
         "recovery: {overload_fallback_after: 1, breaker_cooldown: 1, base_backoff: 0.05}\n"
     )
 
-    fake_llm.respond_with(_flaky_then_back)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "stream-json")
+    fake_llm.respond_with(delegating(_flaky_child, ("job", "flaky")))
+    result = run_parent(
+        fake_llm, workspace, decoy_home, "anthropic", "--output-format", "stream-json"
+    )
 
     assert result.code == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
@@ -235,14 +189,13 @@ def test_stream_json_tags_a_childs_fallback_and_its_return_with_the_task_call(
     ]
 
 
-def _writes_a_file(request: RecordedRequest) -> Step:
-    if is_child(request):
-        if answered(request):
-            return Reply.text("child done")
-        return Reply.tool_call("write_file", {"path": "out.txt", "content": "hi\n"})
-    if answered(request):
-        return Reply.text("parent answer")
-    return task_calls(("write", "writer"))
+_writes_a_file = delegating(
+    calls_then(
+        Reply.tool_call("write_file", {"path": "out.txt", "content": "hi\n"}),
+        Reply.text("child done"),
+    ),
+    ("write", "writer"),
+)
 
 
 def _run_asking(fake_llm: FakeLlmServer, workspace: Path, home: Path) -> str:
@@ -304,7 +257,7 @@ def test_the_persons_own_definition_may_ask_less_and_plan_only_narrows(
     (workspace / "out.txt").unlink()
     define(workspace / ".claude" / "agents", "writer", "permissionMode: plan\n")  # wins the name
     fake_llm.respond_with(_writes_a_file)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--yes")
+    result = run_parent(fake_llm, workspace, decoy_home, "anthropic", "--yes")
 
     assert result.code == 0, result.stderr
     assert not (workspace / "out.txt").exists()  # even with --yes, a plan-mode child only reads
@@ -316,27 +269,12 @@ async def test_a_fallback_inside_a_child_on_its_own_model_counts_in_the_stats(
     define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
 
     fake_llm.respond_with(gone_then_fallback)
-    environ = agent_env(fake_llm, decoy_home)
-    options = Options(
-        workspace=workspace, overrides={"model": MODELS["anthropic"], "approval": "full-auto"}
-    )
-    config = load(options, environ)
-    out = Console(file=io.StringIO())
-    agent = build_agent(
-        config,
-        options,
-        face=ConsoleUI(out, out),
-        approver=None,
-        environ=environ,
-        redactor=secret_redactor(config, environ),
-    )
-    try:
+    overrides = {"model": MODELS["anthropic"], "approval": "full-auto"}
+    with agent_in_process(fake_llm, workspace, decoy_home, overrides) as (agent, out):
         before = agent.recovery_stats().fallbacks
         result = await agent.run_turn("delegate it")
         assert result.error is None, result.error
         assert agent.recovery_stats().fallbacks == before + 1  # the child's, counted
         assert agent.provider.stats().fallbacks == before  # the session's model never moved
-        shown = out.file.getvalue()  # type: ignore[attr-defined]
+        shown = out.getvalue()
         assert shown.count("Sub-agent gone: Switched from anthropic:claude-gone") == 1
-    finally:
-        agent.close()

@@ -9,32 +9,29 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.agent.test_subagent_kinds_e2e import task_call_id
-from tests.agent.test_subagents_e2e import answered, is_child, run, task_calls, text_of
+from tests.fakes.hook_log import hook_payloads, record_recovery_hooks
 from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.fakes.subagents import (
+    always,
+    answered,
+    delegating,
+    is_child,
+    run_parent,
+    task_call_id,
+    task_calls,
+    text_of,
+)
 from tests.fakes.terminal import Spawn, clean
 
 FAST = "recovery: {max_attempts: 2, base_backoff: 0.05, max_backoff: 0.1}\n"
 
 
-def overloaded_child(request: RecordedRequest) -> Step:
-    """The parent delegates one job; every request of the child is overloaded, so it gives
-    up after its attempts; the parent's own requests are answered."""
-    if is_child(request):
-        return Fault.status(529, "overloaded_error")
-    if answered(request):
-        return Reply.text("parent answer")
-    return task_calls(("doomed", "general-purpose"))
-
-
-def hooked(home: Path, seen: Path) -> None:
-    """The person's Recovery and Notification hooks write each payload into ``seen``."""
-    seen.mkdir()
-    hook = {"hooks": [{"type": "command", "command": f'cat > "$(mktemp -p {seen})"'}]}
-    person = home / ".config" / "agent" / "config.yaml"  # a project's hooks wait for trust
-    person.parent.mkdir(parents=True, exist_ok=True)
-    person.write_text(json.dumps({"hooks": {"Recovery": [hook], "Notification": [hook]}}))
+# The parent delegates one job; every request of the child is overloaded, so it gives up
+# after its attempts; the parent's own requests are answered.
+overloaded_child = delegating(
+    always(Fault.status(529, "overloaded_error")), ("doomed", "general-purpose")
+)
 
 
 def test_a_childs_give_up_is_the_childs_and_the_parent_finishes(
@@ -42,10 +39,12 @@ def test_a_childs_give_up_is_the_childs_and_the_parent_finishes(
 ) -> None:
     (workspace / "agent.yaml").write_text(FAST)
     seen = workspace / "hooks"
-    hooked(decoy_home, seen)
+    record_recovery_hooks(decoy_home, seen)
 
     fake_llm.respond_with(overloaded_child)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "stream-json")
+    result = run_parent(
+        fake_llm, workspace, decoy_home, "anthropic", "--output-format", "stream-json"
+    )
 
     assert result.code == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
@@ -62,7 +61,7 @@ def test_a_childs_give_up_is_the_childs_and_the_parent_finishes(
     retried = [line for line in recovery if line["subtype"] == "api_retry"]
     assert len(retried) == sum(is_child(r) for r in fake_llm.requests) - 1
     assert final["retries"] == len(retried)  # the run's retries count the child's
-    payloads = [json.loads(path.read_text()) for path in seen.iterdir()]
+    payloads = hook_payloads(seen)
     assert not [p for p in payloads if p.get("kind") == "provider_unavailable"], payloads
 
 
@@ -87,7 +86,9 @@ def test_a_childs_wait_is_tagged_and_the_parents_own_retry_is_not(
         return task_calls(("steady", "explore"))
 
     fake_llm.respond_with(respond)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "stream-json")
+    result = run_parent(
+        fake_llm, workspace, decoy_home, "anthropic", "--output-format", "stream-json"
+    )
 
     assert result.code == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
@@ -104,7 +105,7 @@ def test_the_json_result_keeps_a_childs_give_up_as_the_childs_event(
     (workspace / "agent.yaml").write_text(FAST)
 
     fake_llm.respond_with(overloaded_child)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+    result = run_parent(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
 
     assert result.code == 0, result.stderr
     data = result.json()
@@ -123,15 +124,9 @@ def test_the_chaos_report_counts_the_childrens_retries(
 ) -> None:
     (workspace / "agent.yaml").write_text("recovery: {base_backoff: 0.01, max_backoff: 0.05}\n")
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            return Reply.text("child answer")
-        if answered(request):
-            return Reply.text("parent answer")
-        return task_calls(*[(f"job{n}", "explore") for n in range(4)])
-
-    fake_llm.respond_with(respond)
-    result = run(
+    jobs = [(f"job{n}", "explore") for n in range(4)]
+    fake_llm.respond_with(delegating(always(Reply.text("child answer")), *jobs))
+    result = run_parent(
         fake_llm, workspace, decoy_home, "anthropic",
         "--output-format", "json", "--chaos", "overload:rate=0.5:seed=3",
     )  # fmt: skip
@@ -153,17 +148,13 @@ def test_the_repl_counts_a_childs_wait_down_on_the_childs_line(
 ) -> None:
     told: list[bool] = []
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if not told:
-                told.append(True)
-                return Fault.status(429, "rate_limit_error", headers={"retry-after": "4"})
-            return Reply.text("child answer")
-        if answered(request):
-            return Reply.text("All done.")
-        return task_calls(("wait", "explore"))
+    def child(request: RecordedRequest) -> Step:
+        if not told:
+            told.append(True)
+            return Fault.status(429, "rate_limit_error", headers={"retry-after": "4"})
+        return Reply.text("child answer")
 
-    fake_llm.respond_with(respond)
+    fake_llm.respond_with(delegating(child, ("wait", "explore"), then="All done."))
     term = spawn("--yes")
     term.prompt()
     term.send_line("delegate it")

@@ -9,72 +9,29 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from sessions import SessionStore
 from tests.fakes.cli import MODELS, Protocol, agent_command, agent_env, run_agent
+from tests.fakes.hook_log import hook_payloads, person_hooks, recording_hook
 from tests.fakes.llm_capacity import DELIVERY
-from tests.fakes.llm_script import Fault, Reply, Step, ToolCallPart
+from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.fakes.subagents import (
+    always,
+    answered,
+    calls_then,
+    delegating,
+    is_child,
+    job_of,
+    run_parent,
+    task_calls,
+    text_of,
+    tool_names,
+)
 from tests.fakes.terminal import Spawn, clean
 from tests.fakes.vendor_rules import request_problems
-
-CHILD_MARK = "You are a sub-agent"
-
-
-def task_calls(*jobs: tuple[str, str]) -> Reply:
-    """One answer that starts a child per ``(job, subagent_type)``."""
-    parts = tuple(
-        ToolCallPart(
-            "task",
-            json.dumps({"description": f"do {job}", "prompt": job, "subagent_type": kind}),
-        )
-        for job, kind in jobs
-    )
-    return Reply(parts=parts, stop="tool_use")
-
-
-def text_of(request: RecordedRequest) -> str:
-    return json.dumps(request.body)
-
-
-def is_child(request: RecordedRequest) -> bool:
-    return CHILD_MARK in text_of(request)
-
-
-def job_of(request: RecordedRequest) -> str:
-    """The job a child's request is for (its first user message)."""
-    messages = [m for m in request.body["messages"] if m["role"] != "system"]
-    return json.dumps(messages[0]["content"])
-
-
-def answered(request: RecordedRequest) -> bool:
-    """Whether the request carries tool results (the answer's calls ran)."""
-    last = json.dumps(request.body["messages"][-1])
-    return '"tool_result"' in last or '"role": "tool"' in last
-
-
-def tool_names(request: RecordedRequest) -> set[str]:
-    names = set()
-    for tool in request.body.get("tools", []):
-        names.add(tool.get("name") or tool["function"]["name"])
-    return names
-
-
-def run(fake: FakeLlmServer, workspace: Path, home: Path, protocol: Protocol, *extra: str) -> Any:
-    return run_agent(
-        "-p",
-        "split the work",
-        "--yes",
-        "--model",
-        MODELS[protocol],
-        *extra,
-        server=fake,
-        workspace=workspace,
-        home=home,
-    )
 
 
 @pytest.mark.parametrize("protocol", ["anthropic", "openai"])
@@ -84,21 +41,18 @@ def test_children_run_at_once_and_the_parent_gets_their_answers(
     both_asked = threading.Barrier(2, timeout=30)
     overlapped: list[bool] = []
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            job = "alpha" if "alpha" in job_of(request) else "beta"
-            try:  # each child's first request waits for the other's: only at once can both
-                both_asked.wait()
-                overlapped.append(True)
-            except threading.BrokenBarrierError:
-                overlapped.append(False)
-            return Reply.text(f"{job} found 42", input_tokens=100, output_tokens=10)
-        if answered(request):
-            return Reply.text("Both done.")
-        return task_calls(("alpha", "general-purpose"), ("beta", "explore"))
+    def child(request: RecordedRequest) -> Step:
+        job = "alpha" if "alpha" in job_of(request) else "beta"
+        try:  # each child's first request waits for the other's: only at once can both
+            both_asked.wait()
+            overlapped.append(True)
+        except threading.BrokenBarrierError:
+            overlapped.append(False)
+        return Reply.text(f"{job} found 42", input_tokens=100, output_tokens=10)
 
-    fake_llm.respond_with(respond)
-    result = run(fake_llm, workspace, decoy_home, protocol, "--output-format", "json")
+    jobs = (("alpha", "general-purpose"), ("beta", "explore"))
+    fake_llm.respond_with(delegating(child, *jobs, then="Both done."))
+    result = run_parent(fake_llm, workspace, decoy_home, protocol, "--output-format", "json")
 
     assert result.code == 0, result.stderr
     assert overlapped == [True, True]
@@ -126,19 +80,19 @@ def test_a_child_that_fails_for_good_fails_alone(
 ) -> None:
     (workspace / "notes.txt").write_text("the answer is 7\n")
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if "broken" in job_of(request):
-                if answered(request):
-                    return Fault.status(400, "invalid_request_error", message="bad request body")
-                return Reply.tool_call("read_file", {"path": "notes.txt"})
-            return Reply.text("healthy found 7")
-        if answered(request):
-            return Reply.text("One failed, one answered.")
-        return task_calls(("broken", "general-purpose"), ("healthy", "general-purpose"))
+    broken = calls_then(
+        Reply.tool_call("read_file", {"path": "notes.txt"}),
+        Fault.status(400, "invalid_request_error", message="bad request body"),
+    )
 
-    fake_llm.respond_with(respond)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+    def child(request: RecordedRequest) -> Step:
+        if "broken" in job_of(request):
+            return broken(request)
+        return Reply.text("healthy found 7")
+
+    jobs = (("broken", "general-purpose"), ("healthy", "general-purpose"))
+    fake_llm.respond_with(delegating(child, *jobs, then="One failed, one answered."))
+    result = run_parent(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
 
     assert result.code == 0, result.stderr
     assert result.json()["result"] == "One failed, one answered."
@@ -154,17 +108,9 @@ def test_a_child_that_fails_for_good_fails_alone(
 def test_children_cannot_start_children(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if answered(request):
-                return Reply.text("did it myself")
-            return task_calls(("grandchild", "general-purpose"))
-        if answered(request):
-            return Reply.text("ok")
-        return task_calls(("nest", "general-purpose"))
-
-    fake_llm.respond_with(respond)
-    result = run(fake_llm, workspace, decoy_home, "openai", "--output-format", "json")
+    child = calls_then(task_calls(("grandchild", "general-purpose")), Reply.text("did it myself"))
+    fake_llm.respond_with(delegating(child, ("nest", "general-purpose"), then="ok"))
+    result = run_parent(fake_llm, workspace, decoy_home, "openai", "--output-format", "json")
 
     assert result.code == 0, result.stderr
     children = [r for r in fake_llm.requests if is_child(r)]
@@ -176,15 +122,11 @@ def test_children_cannot_start_children(
 def test_stream_json_tags_childrens_messages_with_the_task_call(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            return Reply.text("child answer")
-        if answered(request):
-            return Reply.text("parent answer")
-        return task_calls(("only", "Explore"))  # Claude Code's spelling of the built-in
-
-    fake_llm.respond_with(respond)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "stream-json")
+    # "Explore": Claude Code's spelling of the built-in
+    fake_llm.respond_with(delegating(always(Reply.text("child answer")), ("only", "Explore")))
+    result = run_parent(
+        fake_llm, workspace, decoy_home, "anthropic", "--output-format", "stream-json"
+    )
 
     assert result.code == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
@@ -209,20 +151,13 @@ def test_four_children_share_one_rate_limit_window(
     (workspace / "a.txt").write_text("a\n")
     children = 4
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if answered(request):
-                return Reply.text("listed")
-            return Reply.tool_call("list_files", {"path": "."})
-        if answered(request):
-            return Reply.text("All four listed.")
-        return task_calls(*[(f"job{n}", "explore") for n in range(children)])
-
-    fake_llm.respond_with(respond)
+    child = calls_then(Reply.tool_call("list_files", {"path": "."}), Reply.text("listed"))
+    jobs = [(f"job{n}", "explore") for n in range(children)]
+    fake_llm.respond_with(delegating(child, *jobs, then="All four listed."))
     capacity = fake_llm.limit_capacity(rate=2.0, burst=2)
     config = "recovery: {base_backoff: 0.01, max_backoff: 0.05}\n"
     (workspace / "agent.yaml").write_text(config)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+    result = run_parent(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
 
     assert result.code == 0, result.stderr
     assert result.json()["result"] == "All four listed."
@@ -240,24 +175,21 @@ def test_a_retry_after_told_to_one_child_holds_its_siblings(
     arrivals: list[float] = []
     lock = threading.Lock()
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            steps = text_of(request).count('"tool_result"')
-            with lock:
-                arrivals.append(time.monotonic())
-                if not told and steps == 1:
-                    told.append(time.monotonic())
-                    return Fault.status(429, "rate_limit_error", headers={"retry-after": "2"})
-            if steps == 2:
-                return Reply.text("listed")
-            # Slow to write its call: a sibling not held back would ask again inside the wait.
-            return Reply.tool_call("list_files", {"path": "."}, delta_pause=0.2)
-        if answered(request):
-            return Reply.text("done")
-        return task_calls(*[(f"job{n}", "explore") for n in range(3)])
+    def child(request: RecordedRequest) -> Step:
+        steps = text_of(request).count('"tool_result"')
+        with lock:
+            arrivals.append(time.monotonic())
+            if not told and steps == 1:
+                told.append(time.monotonic())
+                return Fault.status(429, "rate_limit_error", headers={"retry-after": "2"})
+        if steps == 2:
+            return Reply.text("listed")
+        # Slow to write its call: a sibling not held back would ask again inside the wait.
+        return Reply.tool_call("list_files", {"path": "."}, delta_pause=0.2)
 
-    fake_llm.respond_with(respond)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+    jobs = [(f"job{n}", "explore") for n in range(3)]
+    fake_llm.respond_with(delegating(child, *jobs, then="done"))
+    result = run_parent(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
 
     assert result.code == 0, result.stderr
     assert "The sub-agent failed" not in text_of(fake_llm.requests[-1])
@@ -346,15 +278,8 @@ def test_a_definition_file_gives_its_child_only_its_tools_and_a_broken_one_is_sk
     )
     (agents / "broken.md").write_text("---\nname: [unclosed\n---\nbody\n")
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            return Reply.text("read it")
-        if answered(request):
-            return Reply.text("ok")
-        return task_calls(("look", "reader"))
-
-    fake_llm.respond_with(respond)
-    result = run(fake_llm, workspace, decoy_home, "openai", "--output-format", "json")
+    fake_llm.respond_with(delegating(always(Reply.text("read it")), ("look", "reader"), then="ok"))
+    result = run_parent(fake_llm, workspace, decoy_home, "openai", "--output-format", "json")
 
     assert result.code == 0, result.stderr
     assert f"{agents / 'broken.md'}:2" in result.stderr
@@ -369,36 +294,22 @@ def test_a_definition_file_gives_its_child_only_its_tools_and_a_broken_one_is_sk
 def test_subagent_hooks_run_when_a_child_starts_and_stops(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    seen = workspace / "hooks"  # a file per run: hooks running at once do not interleave
-    seen.mkdir()
-    hook = {"hooks": [{"type": "command", "command": f'cat > "$(mktemp -p {seen})"'}]}
-    config = {
-        "hooks": {
-            "SubagentStart": [hook],
-            "SubagentStop": [{"matcher": "explore", **hook}],
-            "PreToolUse": [{"matcher": "Glob", **hook}],
-            "PostToolUse": [{"matcher": "Glob", **hook}],
-        }
+    seen = workspace / "hooks"
+    hook = recording_hook(seen)
+    hooks = {
+        "SubagentStart": [hook],
+        "SubagentStop": [{"matcher": "explore", **hook}],
+        "PreToolUse": [{"matcher": "Glob", **hook}],
+        "PostToolUse": [{"matcher": "Glob", **hook}],
     }
-    person = decoy_home / ".config" / "agent" / "config.yaml"  # a project's hooks wait for trust
-    person.parent.mkdir(parents=True, exist_ok=True)
-    person.write_text(json.dumps(config))
+    person_hooks(decoy_home, hooks)
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if answered(request):
-                return Reply.text("child answer")
-            return Reply.tool_call("list_files", {"path": "."})
-        if answered(request):
-            return Reply.text("parent answer")
-        return task_calls(("only", "explore"))
-
-    fake_llm.respond_with(respond)
-    result = run(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
+    child = calls_then(Reply.tool_call("list_files", {"path": "."}), Reply.text("child answer"))
+    fake_llm.respond_with(delegating(child, ("only", "explore")))
+    result = run_parent(fake_llm, workspace, decoy_home, "anthropic", "--output-format", "json")
 
     assert result.code == 0, result.stderr
-    payloads = [json.loads(path.read_text()) for path in seen.iterdir()]
-    events = {p["hook_event_name"]: p for p in payloads}
+    events = {p["hook_event_name"]: p for p in hook_payloads(seen)}
     assert set(events) == {"SubagentStart", "SubagentStop", "PreToolUse", "PostToolUse"}
     assert events["PostToolUse"]["session_id"] == result.json()["session_id"]  # the parent's
     assert events["SubagentStop"]["agent_type"] == "explore"
@@ -411,15 +322,8 @@ def test_subagent_hooks_run_when_a_child_starts_and_stops(
 def test_claude_codes_names_of_the_tool_work_in_permission_rules(
     name: str, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            return Reply.text("child answer")
-        if answered(request):
-            return Reply.text("parent answer")
-        return task_calls(("only", "explore"))
-
-    fake_llm.respond_with(respond)
-    result = run(
+    fake_llm.respond_with(delegating(always(Reply.text("child answer")), ("only", "explore")))
+    result = run_parent(
         fake_llm,
         workspace,
         decoy_home,
@@ -438,16 +342,13 @@ def test_claude_codes_names_of_the_tool_work_in_permission_rules(
 def test_the_repl_shows_a_live_line_per_child_then_its_summary(
     spawn: Spawn, fake_llm: FakeLlmServer
 ) -> None:
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if answered(request):  # slow to answer: its live line stays a while
-                return Reply.text("child answer", delta_pause=1.5, input_tokens=700)
-            return Reply.tool_call("list_files", {"path": "."}, input_tokens=1200)
-        if answered(request):
-            return Reply.text("All explored.")
-        return task_calls(("left", "explore"), ("right", "explore"))
-
-    fake_llm.respond_with(respond)
+    child = calls_then(
+        Reply.tool_call("list_files", {"path": "."}, input_tokens=1200),
+        # slow to answer: its live line stays a while
+        Reply.text("child answer", delta_pause=1.5, input_tokens=700),
+    )
+    jobs = (("left", "explore"), ("right", "explore"))
+    fake_llm.respond_with(delegating(child, *jobs, then="All explored."))
     term = spawn("--yes")
     term.prompt()
     term.send_line("explore both sides")
@@ -465,16 +366,12 @@ def test_the_repl_shows_a_live_line_per_child_then_its_summary(
 def test_a_childs_approval_question_names_it(
     spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path
 ) -> None:
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if answered(request):
-                return Reply.text("wrote it")
-            return Reply.tool_call("write_file", {"path": "new.txt", "content": "hi\n"})
-        if answered(request):
-            return Reply.text("Child wrote it.")
-        return task_calls(("make the file", "general-purpose"))
-
-    fake_llm.respond_with(respond)
+    child = calls_then(
+        Reply.tool_call("write_file", {"path": "new.txt", "content": "hi\n"}),
+        Reply.text("wrote it"),
+    )
+    job = ("make the file", "general-purpose")
+    fake_llm.respond_with(delegating(child, job, then="Child wrote it."))
     term = spawn("--approval", "ask")
     term.prompt()
     term.send_line("delegate it")

@@ -23,14 +23,22 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from agent.telemetry import telemetry_wanted
-from tests.agent.test_subagent_kinds_e2e import define, gone_then_fallback
-from tests.agent.test_subagent_recovery_e2e import hooked
-from tests.agent.test_subagents_e2e import answered, is_child, job_of, task_calls, text_of
 from tests.fakes.cli import AgentRun, agent_env, run_agent
+from tests.fakes.hook_log import hook_payloads, record_recovery_hooks
 from tests.fakes.llm_script import Fault, Reply, Step
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
-from tests.fakes.web_server import FakeWebServer, WebPage
-from tools.web.tool import ANSWER_SYSTEM
+from tests.fakes.side_requests import fetching, is_side, serve_long_page
+from tests.fakes.subagents import (
+    always,
+    answered,
+    define,
+    delegating,
+    gone_then_fallback,
+    is_child,
+    job_of,
+    task_calls,
+)
+from tests.fakes.web_server import FakeWebServer
 
 PRICED = "anthropic:claude-sonnet-4-5"
 FALLBACK = "anthropic:claude-haiku-4-5"
@@ -43,8 +51,6 @@ FAST = "recovery: {base_backoff: 0.05, max_backoff: 0.2, rate_limit_floor: 0.1}\
 GIVE_UP = "recovery: {max_attempts: 2, base_backoff: 0.05, max_backoff: 0.1}\n"
 """Two requests to each model of the chain, then the call is given up."""
 SMALL, SMALL_ID = "anthropic:claude-small", "claude-small"
-LONG_PAGE = "".join(f"<li>change number {n}</li>" for n in range(3000)).encode()
-"""A page long enough that web_fetch has a model answer its prompt over it."""
 
 
 @dataclass
@@ -276,17 +282,13 @@ def test_a_childs_retry_is_counted_with_the_runs_and_named_by_its_kind(
 ) -> None:
     failed: list[bool] = []
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if not failed:
-                failed.append(True)
-                return Fault.status(429, "rate_limit_error")
-            return Reply.text("child answer")
-        if answered(request):
-            return Reply.text("parent answer")
-        return task_calls(("scan", "explore"))
+    def child(request: RecordedRequest) -> Step:
+        if not failed:
+            failed.append(True)
+            return Fault.status(429, "rate_limit_error")
+        return Reply.text("child answer")
 
-    fake_llm.respond_with(respond)
+    fake_llm.respond_with(delegating(child, ("scan", "explore")))
     run(fake_llm, workspace, decoy_home, telemetry_env(collector), "--yes")
 
     [(retry, count)] = named(collector.metrics(), "agent.retry.count")
@@ -346,14 +348,8 @@ def test_a_child_on_a_model_of_its_own_gives_up_on_its_model(
 ) -> None:
     define(workspace / ".agent" / "agents", "gone", "model: anthropic:claude-gone\n")
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):  # its model and then the session's fail: the child gives up
-            return Fault.status(500, "api_error")
-        if answered(request):
-            return Reply.text("parent answer")
-        return task_calls(("job", "gone"))
-
-    fake_llm.respond_with(respond)
+    # Its model and then the session's fail: the child gives up.
+    fake_llm.respond_with(delegating(always(Fault.status(500, "api_error")), ("job", "gone")))
     run(fake_llm, workspace, decoy_home, telemetry_env(collector), "--yes", config=GIVE_UP)
 
     sent = [r.model for r in fake_llm.requests if is_child(r)]
@@ -371,18 +367,11 @@ def test_a_side_requests_failures_are_told_with_what_it_was_for_and_fail_no_turn
     decoy_home: Path,
     collector: Collector,
 ) -> None:
-    hooked(decoy_home, seen := workspace / "hooks")
-    web_server.pages["/long"] = WebPage(LONG_PAGE)
-    fetch = {"url": web_server.url("/long"), "prompt": "Which change is caching?"}
-
-    def respond(request: RecordedRequest) -> Step:
-        if ANSWER_SYSTEM in text_of(request):  # small_model's answer over the page, and then
-            return Fault.status(500, "api_error")  # the session's model's: both fail
-        if answered(request):
-            return Reply.text("read the page itself")
-        return Reply.tool_call("web_fetch", fetch)
-
-    fake_llm.respond_with(respond)
+    record_recovery_hooks(decoy_home, seen := workspace / "hooks")
+    fetch = serve_long_page(web_server, "Which change is caching?")
+    # small_model's answer over the page, and then the session's model's: both fail
+    side = always(Fault.status(500, "api_error"))
+    fake_llm.respond_with(fetching(fetch, side, Reply.text("read the page itself")))
     config = GIVE_UP + f"small_model: {SMALL}\n"
     env = telemetry_env(collector)
     done = run(
@@ -390,8 +379,8 @@ def test_a_side_requests_failures_are_told_with_what_it_was_for_and_fail_no_turn
     )
 
     assert (done.json()["subtype"], done.json()["result"]) == ("success", "read the page itself")
-    side = [r.model for r in fake_llm.requests if ANSWER_SYSTEM in text_of(r)]
-    assert side == ["claude-small", "claude-small", "claude-sonnet-4-5", "claude-sonnet-4-5"]
+    sent = [r.model for r in fake_llm.requests if is_side(r)]
+    assert sent == ["claude-small", "claude-small", "claude-sonnet-4-5", "claude-sonnet-4-5"]
     events = collector.events()
     errors = [e for e in events if e["event.name"] == "agent.api_error"]
     assert [(e["model"], e["attempt"], e["next"], e["purpose"]) for e in errors] == [
@@ -409,7 +398,7 @@ def test_a_side_requests_failures_are_told_with_what_it_was_for_and_fail_no_turn
     }
     turns = [e for e in events if e["event.name"] == "agent.api_request"]
     assert [(e["purpose"], e["attempt"]) for e in turns] == [("turn", 1), ("turn", 1)]
-    payloads = [json.loads(path.read_text()) for path in seen.iterdir()]
+    payloads = hook_payloads(seen)
     assert not [p for p in payloads if p.get("kind") == "provider_unavailable"], payloads
 
 
@@ -420,19 +409,15 @@ def test_a_side_requests_wait_is_not_the_runs_when_the_turn_then_fails_for_its_o
     decoy_home: Path,
     collector: Collector,
 ) -> None:
-    hooked(decoy_home, seen := workspace / "hooks")
-    web_server.pages["/long"] = WebPage(LONG_PAGE)
-    fetch = {"url": web_server.url("/long"), "prompt": "What is it?"}
+    record_recovery_hooks(decoy_home, seen := workspace / "hooks")
+    fetch = serve_long_page(web_server, "What is it?")
     later = Fault.status(429, "rate_limit_error", headers={"retry-after": "3600"})
 
-    def respond(request: RecordedRequest) -> Step:
-        if ANSWER_SYSTEM in text_of(request):  # small_model: come back in an hour; then the
-            return later if request.model == "claude-small" else Fault.status(500, "api_error")
-        if answered(request):  # the session's own model's server fails the turn
-            return Fault.status(500, "api_error")
-        return Reply.tool_call("web_fetch", fetch)
+    def side(request: RecordedRequest) -> Step:  # small_model: come back in an hour; then the
+        return later if request.model == "claude-small" else Fault.status(500, "api_error")
 
-    fake_llm.respond_with(respond)
+    # the session's own model's server fails the turn
+    fake_llm.respond_with(fetching(fetch, side, Fault.status(500, "api_error")))
     (workspace / "agent.yaml").write_text(GIVE_UP + f"small_model: {SMALL}\n")
     done = run_agent(
         "-p", "what is it?", "--yes", "--model", PRICED, "--output-format", "json",
@@ -449,7 +434,7 @@ def test_a_side_requests_wait_is_not_the_runs_when_the_turn_then_fails_for_its_o
         ("web_fetch", SMALL_ID, 3600.0),
         ("turn", PRICED_ID, None),
     ]
-    payloads = [json.loads(path.read_text()) for path in seen.iterdir()]
+    payloads = hook_payloads(seen)
     unavailable = [p for p in payloads if p.get("kind") == "provider_unavailable"]
     assert [p["details"]["error_kind"] for p in unavailable] == ["server"], payloads
 
@@ -744,8 +729,7 @@ def test_every_model_is_named_one_way_whoever_asked(
     collector: Collector,
 ) -> None:
     define(workspace / ".agent" / "agents", "own", "model: anthropic:claude-own\n")
-    web_server.pages["/long"] = WebPage(LONG_PAGE)
-    fetch = {"url": web_server.url("/long"), "prompt": "Which change is caching?"}
+    fetch = serve_long_page(web_server, "Which change is caching?")
     failed: set[str] = set()
 
     def once(who: str, fault: Step, then: Step) -> Step:
@@ -755,7 +739,7 @@ def test_every_model_is_named_one_way_whoever_asked(
         return fault
 
     def respond(request: RecordedRequest) -> Step:
-        if ANSWER_SYSTEM in text_of(request):  # small_model's answer, asked by the child
+        if is_side(request):  # small_model's answer, asked by the child
             return once("small", Fault.status(500, "api_error"), Reply.text("number 7"))
         if is_child(request):  # on its own model
             if answered(request):
@@ -801,19 +785,14 @@ def test_small_models_fallback_is_its_own_not_the_sessions(
     decoy_home: Path,
     collector: Collector,
 ) -> None:
-    web_server.pages["/long"] = WebPage(LONG_PAGE)
-    fetch = {"url": web_server.url("/long"), "prompt": "Which change is caching?"}
+    fetch = serve_long_page(web_server, "Which change is caching?")
 
-    def respond(request: RecordedRequest) -> Step:
-        if ANSWER_SYSTEM in text_of(request):  # small_model is unknown: the session's answers
-            if request.model == SMALL_ID:
-                return Fault.status(404, "not_found_error", message=f"model: {SMALL_ID}")
-            return Reply.text("number 7")
-        if answered(request):
-            return Reply.text("read it")
-        return Reply.tool_call("web_fetch", fetch)
+    def side(request: RecordedRequest) -> Step:  # small_model is unknown: the session's answers
+        if request.model == SMALL_ID:
+            return Fault.status(404, "not_found_error", message=f"model: {SMALL_ID}")
+        return Reply.text("number 7")
 
-    fake_llm.respond_with(respond)
+    fake_llm.respond_with(fetching(fetch, side, Reply.text("read it")))
     config = FAST + f"small_model: {SMALL}\n"
     done = run(
         fake_llm, workspace, decoy_home, telemetry_env(collector), "--yes",

@@ -4,7 +4,6 @@ after it, whole on /todos, and back again when the session is resumed."""
 from __future__ import annotations
 
 import json
-import re
 
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
@@ -45,10 +44,9 @@ def test_the_plan_is_shown_while_working_above_the_prompt_on_todos_and_after_res
     assert "Plan · 1/3 done" in listed
     assert "☒ Read the code" in listed
     assert "▸ Fixing the bug" in listed
-    session = re.search(r"agent --resume (\w+)", clean(terminal.exit()))
-    assert session is not None
+    session = terminal.exit_for_resume()
 
-    resumed = spawn("--resume", session.group(1))
+    resumed = spawn("--resume", session)
     resumed.prompt()
     assert "▸ Fixing the bug" in clean(resumed.expect("☐ Run the tests"))
     assert "Plan · 1/3 done" in clean(resumed.command("/todos"))

@@ -9,19 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.cli import MODELS, AgentRun, run_agent
+from tests.fakes.cli import MODELS, AgentRun, run_agent, write_person_config
 from tests.fakes.llm_server import FakeLlmServer, Reply
 from tests.fakes.terminal import Spawn, clean
 from tools.guard.landlock import abi_version
 
 TOKEN = "Zq8w4Lk2Vn7Rt5Yp1Hm9Xc3Bd6Fg0JsQeUa"
 """A deploy token under a name no rule finds secret: only the person's redact_env hides it."""
-
-
-def _person(home: Path, config: str) -> None:
-    folder = home / ".config" / "agent"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.yaml").write_text(config)
 
 
 def _run(
@@ -53,7 +47,7 @@ def _write(name: str) -> Reply:
 def test_a_repo_cannot_widen_the_persons_read_only_sandbox(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    _person(decoy_home, "sandbox: read-only\n")
+    write_person_config(decoy_home, "sandbox: read-only\n")
     (workspace / "agent.yaml").write_text("sandbox: {mode: workspace-write}\n")
     fake_llm.script(
         Reply.tool_call("run_command", {"command": "echo x > made.txt"}), Reply.text("done")
@@ -69,7 +63,7 @@ def test_a_repo_cannot_widen_the_persons_read_only_sandbox(
 def test_a_repo_cannot_turn_the_persons_plan_mode_off(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    _person(decoy_home, "plan_mode: true\n")
+    write_person_config(decoy_home, "plan_mode: true\n")
     (workspace / "agent.yaml").write_text("plan_mode: false\n")
     fake_llm.script(_write("made.txt"), Reply.text("done"))
 
@@ -83,7 +77,7 @@ def test_a_repo_cannot_turn_the_persons_plan_mode_off(
 def test_a_repo_cannot_enable_tools_the_person_left_off(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    _person(decoy_home, "tools: {enabled: [read_file, list_files, search]}\n")
+    write_person_config(decoy_home, "tools: {enabled: [read_file, list_files, search]}\n")
     (workspace / "agent.yaml").write_text(
         "tools: {enabled: [read_file, list_files, search, write_file, run_command]}\n"
     )
@@ -100,7 +94,7 @@ def test_a_repo_cannot_enable_tools_the_person_left_off(
 def test_a_repo_cannot_unhide_a_token_the_person_redacts(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    _person(decoy_home, "sessions: {redact_env: [DEPLOY_VALUE]}\n")
+    write_person_config(decoy_home, "sessions: {redact_env: [DEPLOY_VALUE]}\n")
     (workspace / "agent.yaml").write_text("sessions: {redact_env: []}\n")
     fake_llm.script(
         Reply.tool_call("run_command", {"command": 'echo "$DEPLOY_VALUE"'}), Reply.text("done")
@@ -147,7 +141,7 @@ def test_a_repos_claude_default_mode_cannot_leave_the_persons_plan(
 def test_the_repl_asks_naming_the_key_and_a_no_keeps_the_persons_plan_mode(
     spawn: Spawn, fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
-    _person(decoy_home, "plan_mode: true\n")
+    write_person_config(decoy_home, "plan_mode: true\n")
     (workspace / "agent.yaml").write_text("plan_mode: false\n")
     (workspace / "app.py").write_text("x = 'old'\n")
     edit = {"path": "app.py", "old_string": "old", "new_string": "new"}

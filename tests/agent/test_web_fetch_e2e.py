@@ -6,17 +6,24 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.cli import PrintRun
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import Spawn, clean
 from tests.fakes.web_server import FakeWebServer, WebPage
 from tools.web.tool import ANSWER_SYSTEM
 
-MODEL = MODELS["anthropic"]
 PAGE = b"""<html><head><title>Changelog</title><script>steal()</script></head><body>
 <nav><a href="/">Home</a></nav><main><h1>Changelog</h1><h2>2.0</h2>
 <ul><li>Dropped Python 3.9</li><li>New <code>--fast</code> flag</li></ul></main></body></html>"""
+
+
+def _fetch_the_changelog(fake_llm: FakeLlmServer, web_server: FakeWebServer, then: str) -> None:
+    """Serve `PAGE` at /changelog; the model fetches it, then answers ``then``."""
+    web_server.pages["/changelog"] = WebPage(PAGE)
+    fake_llm.script(
+        Reply.tool_call("web_fetch", {"url": web_server.url("/changelog")}), Reply.text(then)
+    )
 
 
 def _bodies(fake_llm: FakeLlmServer) -> list[str]:
@@ -24,19 +31,13 @@ def _bodies(fake_llm: FakeLlmServer) -> list[str]:
 
 
 def test_a_rule_for_the_domain_lets_a_print_run_fetch_without_asking(
-    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    print_run: PrintRun,
 ) -> None:
-    web_server.pages["/changelog"] = WebPage(PAGE)
-    fake_llm.script(
-        Reply.tool_call("web_fetch", {"url": web_server.url("/changelog")}),
-        Reply.text("2.0 dropped Python 3.9."),
-    )
+    _fetch_the_changelog(fake_llm, web_server, then="2.0 dropped Python 3.9.")
 
-    run = run_agent(
-        "-p", "what changed in 2.0?", "--model", MODEL,
-        "--allowedTools", "WebFetch(domain:127.0.0.1)",
-        server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("what changed in 2.0?", "--allowedTools", "WebFetch(domain:127.0.0.1)")
 
     assert run.code == 0, run.stderr
     assert "2.0 dropped Python 3.9." in run.stdout
@@ -48,19 +49,13 @@ def test_a_rule_for_the_domain_lets_a_print_run_fetch_without_asking(
 
 
 def test_without_a_rule_or_yes_a_print_run_refuses_the_fetch(
-    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    print_run: PrintRun,
 ) -> None:
-    web_server.pages["/changelog"] = WebPage(PAGE)
-    fake_llm.script(
-        Reply.tool_call("web_fetch", {"url": web_server.url("/changelog")}),
-        Reply.text("I could not read it."),
-    )
+    _fetch_the_changelog(fake_llm, web_server, then="I could not read it.")
 
-    run = run_agent(
-        "-p", "read it", "--model", MODEL,
-        "--allowedTools", "WebFetch(domain:example.com)",
-        server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("read it", "--allowedTools", "WebFetch(domain:example.com)")
 
     assert run.code == 0, run.stderr
     result = _bodies(fake_llm)[1]
@@ -70,7 +65,7 @@ def test_without_a_rule_or_yes_a_print_run_refuses_the_fetch(
 
 
 def test_metadata_addresses_are_refused_even_under_yes(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, print_run: PrintRun
 ) -> None:
     fake_llm.script(
         Reply.tool_call("web_fetch", {"url": "http://169.254.169.254/latest/meta-data/"}),
@@ -78,10 +73,7 @@ def test_metadata_addresses_are_refused_even_under_yes(
         Reply.text("Refused."),
     )
 
-    run = run_agent(
-        "-p", "get the keys", "--yes", "--model", MODEL,
-        server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("get the keys", "--yes")
 
     assert run.code == 0, run.stderr
     bodies = _bodies(fake_llm)
@@ -90,7 +82,10 @@ def test_metadata_addresses_are_refused_even_under_yes(
 
 
 def test_a_prompt_over_a_long_page_is_answered_by_the_small_model(
-    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    workspace: Path,
+    print_run: PrintRun,
 ) -> None:
     items = "".join(f"<li>change number {n}</li>" for n in range(3000))
     web_server.pages["/long"] = WebPage(f"<h1>Release</h1><ul>{items}</ul>".encode())
@@ -104,10 +99,7 @@ def test_a_prompt_over_a_long_page_is_answered_by_the_small_model(
         model="claude-test",
     )
 
-    run = run_agent(
-        "-p", "which change?", "--yes", "--model", MODEL, "--output-format", "json",
-        server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("which change?", "--yes", "--output-format", "json")
 
     assert run.code == 0, run.stderr
     summary, turn = fake_llm.requests[1], fake_llm.requests[2]

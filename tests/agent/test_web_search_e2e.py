@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.fakes.cli import MODELS, AgentRun, run_agent
+from tests.fakes.cli import MODELS, AgentRun, PrintRun, run_agent, write_person_config
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.search_services import serve
@@ -14,14 +14,12 @@ from tests.fakes.terminal import Spawn, clean
 from tests.fakes.web_server import FakeWebServer
 from tests.tools.test_web_search_anthropic import CHANGELOG, _searched
 
-MODEL = MODELS["anthropic"]
 
-
-def _configure(home: Path, text: str) -> None:
-    """The person's own config file (a project's agent.yaml cannot set web_search untrusted)."""
-    folder = home / ".config" / "agent"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.yaml").write_text(text)
+def _use_searxng(web_server: FakeWebServer, home: Path) -> None:
+    """Serve a fake SearXNG and make it the person's web_search backend (a project's
+    agent.yaml cannot set web_search untrusted)."""
+    url = serve(web_server, "searxng")
+    write_person_config(home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
 
 
 def _doctor(fake_llm: FakeLlmServer, workspace: Path, home: Path, *args: str) -> AgentRun:
@@ -36,10 +34,12 @@ def _tools(fake_llm: FakeLlmServer) -> list[str]:
 
 
 def test_a_print_run_searches_searxng_when_a_rule_allows_it(
-    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    decoy_home: Path,
+    print_run: PrintRun,
 ) -> None:
-    url = serve(web_server, "searxng")
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    _use_searxng(web_server, decoy_home)
     fake_llm.script(
         Reply.tool_call(
             "web_search", {"query": "httpx proxies", "blocked_domains": ["github.com"]}
@@ -47,10 +47,7 @@ def test_a_print_run_searches_searxng_when_a_rule_allows_it(
         Reply.text("Proxies are set per transport now."),
     )
 
-    run = run_agent(
-        "-p", "how do I set proxies in httpx?", "--model", MODEL, "--allowedTools", "WebSearch",
-        server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("how do I set proxies in httpx?", "--allowedTools", "WebSearch")
 
     assert run.code == 0, run.stderr
     assert "Proxies are set per transport now." in run.stdout
@@ -63,18 +60,17 @@ def test_a_print_run_searches_searxng_when_a_rule_allows_it(
 
 
 def test_without_a_rule_or_yes_a_print_run_refuses_the_search(
-    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    decoy_home: Path,
+    print_run: PrintRun,
 ) -> None:
-    url = serve(web_server, "searxng")
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    _use_searxng(web_server, decoy_home)
     fake_llm.script(
         Reply.tool_call("web_search", {"query": "httpx proxies"}), Reply.text("Not allowed.")
     )
 
-    run = run_agent(
-        "-p", "search it", "--model", MODEL,
-        server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("search it")
 
     assert run.code == 0, run.stderr
     result = json.dumps(fake_llm.requests[1].body)
@@ -84,13 +80,11 @@ def test_without_a_rule_or_yes_a_print_run_refuses_the_search(
 
 
 def test_not_configured_the_tool_is_not_offered(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, print_run: PrintRun
 ) -> None:
     fake_llm.script(Reply.text("No search here."))
 
-    run = run_agent(
-        "-p", "hello", "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home
-    )
+    run = print_run("hello")
 
     assert run.code == 0, run.stderr
     tools = _tools(fake_llm)
@@ -99,14 +93,12 @@ def test_not_configured_the_tool_is_not_offered(
 
 
 def test_a_key_that_is_not_set_is_said_at_start_and_the_tool_is_not_offered(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, decoy_home: Path, print_run: PrintRun
 ) -> None:
-    _configure(decoy_home, "web_search: {backend: brave}\n")
+    write_person_config(decoy_home, "web_search: {backend: brave}\n")
     fake_llm.script(Reply.text("ok"))
 
-    run = run_agent(
-        "-p", "hello", "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home
-    )
+    run = print_run("hello")
 
     assert run.code == 0, run.stderr
     assert "web_search is not offered: backend brave needs its API key in $BRAVE_API_KEY" in (
@@ -116,19 +108,16 @@ def test_a_key_that_is_not_set_is_said_at_start_and_the_tool_is_not_offered(
 
 
 def test_the_anthropic_backend_searches_through_the_model_and_counts_its_tokens(
-    fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer, decoy_home: Path, print_run: PrintRun
 ) -> None:
-    _configure(decoy_home, "web_search: {backend: anthropic}\n")
+    write_person_config(decoy_home, "web_search: {backend: anthropic}\n")
     fake_llm.script(
         Reply.tool_call("web_search", {"query": "httpx 0.28 proxies"}),
         _searched(),
         Reply.text("httpx 0.28 removed proxies=."),
     )
 
-    run = run_agent(
-        "-p", "what changed?", "--yes", "--model", MODEL, "--output-format", "json",
-        server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("what changed?", "--yes", "--output-format", "json")
 
     assert run.code == 0, run.stderr
     turn, search, answer = fake_llm.requests
@@ -163,7 +152,7 @@ def test_doctor_fails_on_a_missing_key_or_a_searxng_that_refuses_json(
     fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
 ) -> None:
     fake_llm.script(Reply.text("ok"))
-    _configure(decoy_home, "web_search: {backend: tavily, api_key_env: MY_TAVILY}\n")
+    write_person_config(decoy_home, "web_search: {backend: tavily, api_key_env: MY_TAVILY}\n")
 
     missing = _doctor(fake_llm, workspace, decoy_home)
 
@@ -172,7 +161,7 @@ def test_doctor_fails_on_a_missing_key_or_a_searxng_that_refuses_json(
 
     url = serve(web_server, "searxng")
     fake_llm.script(Reply.text("ok"))
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}/wrong'}}\n")
+    write_person_config(decoy_home, f"web_search: {{backend: searxng, url: '{url}/wrong'}}\n")
 
     refused = _doctor(fake_llm, workspace, decoy_home)
 
@@ -181,7 +170,7 @@ def test_doctor_fails_on_a_missing_key_or_a_searxng_that_refuses_json(
     assert "Traceback" not in refused.stdout + refused.stderr
 
     fake_llm.script(Reply.text("ok"))
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    write_person_config(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
 
     working = _doctor(fake_llm, workspace, decoy_home)
 
@@ -193,7 +182,7 @@ def test_doctor_says_the_anthropic_backend_needs_an_anthropic_model(
     fake_llm: FakeLlmServer, workspace: Path, decoy_home: Path
 ) -> None:
     fake_llm.script(Reply.text("ok"))
-    _configure(decoy_home, "web_search: {backend: anthropic}\n")
+    write_person_config(decoy_home, "web_search: {backend: anthropic}\n")
 
     run = _doctor(fake_llm, workspace, decoy_home, "--model", MODELS["openai"])
 
@@ -203,18 +192,17 @@ def test_doctor_says_the_anthropic_backend_needs_an_anthropic_model(
 
 
 def test_plan_mode_lets_a_search_run_as_it_lets_web_fetch(
-    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    decoy_home: Path,
+    print_run: PrintRun,
 ) -> None:
-    url = serve(web_server, "searxng")
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    _use_searxng(web_server, decoy_home)
     fake_llm.script(
         Reply.tool_call("web_search", {"query": "httpx proxies"}), Reply.text("Here is the plan.")
     )
 
-    run = run_agent(
-        "-p", "plan the upgrade", "--permission-mode", "plan", "--allowedTools", "WebSearch",
-        "--model", MODEL, server=fake_llm, workspace=workspace, home=decoy_home,
-    )  # fmt: skip
+    run = print_run("plan the upgrade", "--permission-mode", "plan", "--allowedTools", "WebSearch")
 
     assert run.code == 0, run.stderr
     assert "1. httpx 0.28 changelog" in json.dumps(fake_llm.requests[1].body)
@@ -224,8 +212,7 @@ def test_plan_mode_lets_a_search_run_as_it_lets_web_fetch(
 def test_the_repl_asks_with_the_query_and_always_allows_searching_for_the_session(
     spawn: Spawn, fake_llm: FakeLlmServer, web_server: FakeWebServer, decoy_home: Path
 ) -> None:
-    url = serve(web_server, "searxng")
-    _configure(decoy_home, f"web_search: {{backend: searxng, url: '{url}'}}\n")
+    _use_searxng(web_server, decoy_home)
     fake_llm.script(
         Reply.tool_call("web_search", {"query": "httpx proxies"}),
         Reply.tool_call("web_search", {"query": "httpx transports"}),
@@ -251,11 +238,14 @@ def test_the_repl_asks_with_the_query_and_always_allows_searching_for_the_sessio
 
 
 def test_brave_and_tavily_take_their_key_from_the_variable_the_config_names(
-    fake_llm: FakeLlmServer, web_server: FakeWebServer, workspace: Path, decoy_home: Path
+    fake_llm: FakeLlmServer,
+    web_server: FakeWebServer,
+    decoy_home: Path,
+    print_run: PrintRun,
 ) -> None:
     for backend in ("brave", "tavily"):
         url = serve(web_server, backend, key="key-from-env")
-        _configure(
+        write_person_config(
             decoy_home,
             f"web_search: {{backend: {backend}, url: '{url}', api_key_env: SEARCH_KEY}}\n",
         )
@@ -264,10 +254,7 @@ def test_brave_and_tavily_take_their_key_from_the_variable_the_config_names(
             Reply.tool_call("web_search", {"query": "httpx proxies"}), Reply.text("Found it.")
         )
 
-        run = run_agent(
-            "-p", "search", "--yes", "--model", MODEL, env={"SEARCH_KEY": "key-from-env"},
-            server=fake_llm, workspace=workspace, home=decoy_home,
-        )  # fmt: skip
+        run = print_run("search", "--yes", env={"SEARCH_KEY": "key-from-env"})
 
         assert run.code == 0, run.stderr
         result = json.dumps(fake_llm.requests[1].body)

@@ -1,4 +1,4 @@
-"""Builders of valid conversations: a hypothesis strategy and a readable helper for unit tests."""
+"""Builders of valid conversations: a hypothesis strategy and readable helpers for unit tests."""
 
 from __future__ import annotations
 
@@ -38,3 +38,20 @@ def conversations(draw: st.DrawFn) -> list[Message]:
         if not last or draw(st.booleans()):
             messages.append(Message.assistant("answer: " + draw(_text)))
     return messages
+
+
+def unique_call_ids(messages: list[Message]) -> list[Message]:
+    """``messages`` with each tool call kept at the first use of its id only: providers never
+    reuse a call id in one conversation (its results are left as they are)."""
+    seen: set[str] = set()
+    result = []
+    for message in messages:
+        blocks: list[Block] = []
+        for block in message.content:
+            if isinstance(block, ToolUseBlock):
+                if block.id in seen:
+                    continue
+                seen.add(block.id)
+            blocks.append(block)
+        result.append(Message(role=message.role, content=blocks))
+    return result

@@ -43,6 +43,21 @@ class AgentRun:
         return data
 
 
+class PrintRun(Interface):
+    """Runs ``agent -p PROMPT ARGS --model MODEL`` to completion against the fake LLM server,
+    in the test's decoy workspace and HOME (the ``print_run`` fixture); ``env`` is added to
+    the decoy environment."""
+
+    def __call__(
+        self,
+        prompt: str,
+        *args: str,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
+        model: str = MODELS["anthropic"],
+    ) -> AgentRun: ...
+
+
 class Endpoints(Interface):
     """Where a fake LLM server listens (a `FakeLlmServer`, here or in another process)."""
 
@@ -76,6 +91,14 @@ def agent_env(server: Endpoints, home: Path, extra: dict[str, str] | None = None
     )
     env.update(extra or {})
     return env
+
+
+def write_person_config(home: Path, text: str) -> None:
+    """Write ``text`` as the person's own config file in the decoy ``home``, where the agent
+    run with `agent_env` reads it (``XDG_CONFIG_HOME/agent/config.yaml``)."""
+    path = home / ".config" / "agent" / "config.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
 
 
 def agent_command(*args: str) -> list[str]:

@@ -47,6 +47,24 @@ class RecordedRequest:
     def stream(self) -> bool:
         return bool(self.body.get("stream"))
 
+    def tool_results(self) -> list[dict[str, Any]]:
+        """The tool_result blocks of an Anthropic request, oldest first."""
+        return [
+            block
+            for message in self.body["messages"]
+            if isinstance(message["content"], list)
+            for block in message["content"]
+            if block.get("type") == "tool_result"
+        ]
+
+
+def result_text(block: dict[str, Any]) -> str:
+    """The text of an Anthropic tool_result block (a string, or text parts)."""
+    content = block["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content)
+
 
 Responder = Callable[[RecordedRequest], Step]
 

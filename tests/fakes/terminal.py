@@ -103,6 +103,12 @@ class Terminal:
         self.child.sendcontrol("d")
         return self.ended()
 
+    def exit_for_resume(self) -> str:
+        """Ctrl-D at the prompt; the session id that the resume hint shown on leaving names."""
+        said = re.search(r"agent --resume (\w+)", clean(self.exit()))
+        assert said is not None, "no resume hint on leaving"
+        return said.group(1)
+
     def lines(self) -> list[str]:
         """Every row of the emulated terminal as it stands: those scrolled off the top,
         then those on the screen, right-trimmed (read after `expect`, `prompt` or `ended`)."""

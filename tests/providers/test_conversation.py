@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from providers import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from providers import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from providers.adapters.anthropic_mapping import to_anthropic_messages
 from providers.adapters.openai_mapping import to_openai_messages
 from providers.conversation import (
@@ -22,6 +22,7 @@ from providers.conversation import (
     non_empty_reply,
 )
 from sessions.repair import repair_history
+from tests.compaction.conversations import unique_call_ids
 from tests.fakes.vendor_rules import anthropic_problems, openai_problems
 
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -126,22 +127,6 @@ _record = st.one_of(
 )
 
 
-def _unique_call_ids(messages: list[Message]) -> list[Message]:
-    """Providers never reuse a call id in one conversation; keep the first use of each."""
-    seen: set[str] = set()
-    result = []
-    for message in messages:
-        blocks: list[Block] = []
-        for block in message.content:
-            if isinstance(block, ToolUseBlock):
-                if block.id in seen:
-                    continue
-                seen.add(block.id)
-            blocks.append(block)
-        result.append(Message(role=message.role, content=blocks))
-    return result
-
-
 @st.composite
 def loop_records(draw: st.DrawFn, live: bool = False) -> list[Message]:
     """Messages in the order the loop appends them: prompt, reply, results, reply, ...
@@ -168,7 +153,7 @@ def loop_records(draw: st.DrawFn, live: bool = False) -> list[Message]:
 def test_any_records_cut_anywhere_and_repaired_are_sendable(
     records: list[Message], cut: int
 ) -> None:
-    stored = _unique_call_ids(records)[:cut]
+    stored = unique_call_ids(records)[:cut]
 
     repaired, _ = repair_history(stored)
 

@@ -4,11 +4,8 @@ of their own (every file written before) still load and resume the same."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +14,7 @@ import pytest
 from providers import Message, ToolResultBlock, ToolUseBlock, Usage
 from sessions import SessionStore
 from sessions.ids import new_session_id
-from tests.fakes.cli import REPO_ROOT, run_agent
+from tests.fakes.cli import run_agent
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -245,22 +242,12 @@ KILLED_AFTER_THE_ANSWER = textwrap.dedent(
 
 
 @pytest.mark.timeout(60)
-def test_a_kill_while_the_tool_runs_keeps_the_answer_and_its_usage(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    process = subprocess.Popen(
-        [sys.executable, "-c", KILLED_AFTER_THE_ANSWER, str(home)],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    session_id = process.stdout.readline().strip()
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+def test_a_kill_while_the_tool_runs_keeps_the_answer_and_its_usage(
+    tmp_path: Path, killed_writer: Callable[[str], str]
+) -> None:
+    session_id = killed_writer(KILLED_AFTER_THE_ANSWER)
 
-    loaded = SessionStore(home).load(session_id)
+    loaded = SessionStore(tmp_path / "home").load(session_id)
 
     assert loaded.usage_total == Usage(input_tokens=21, output_tokens=3)
     assert [m.role for m in loaded.view] == ["user", "assistant", "user"]  # call answered

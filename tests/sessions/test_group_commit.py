@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from providers import Message, Usage
 from sessions import SessionStore
-from tests.fakes.cli import REPO_ROOT
 
 
 def test_outside_a_group_every_record_is_synced_before_its_append_returns(
@@ -117,22 +113,12 @@ WRITE_THEN_HANG = textwrap.dedent(
 
 
 @pytest.mark.timeout(60)
-def test_records_acknowledged_inside_a_group_survive_kill_9(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    process = subprocess.Popen(
-        [sys.executable, "-c", WRITE_THEN_HANG, str(home)],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    session_id = process.stdout.readline().strip()
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+def test_records_acknowledged_inside_a_group_survive_kill_9(
+    tmp_path: Path, killed_writer: Callable[[str], str]
+) -> None:
+    session_id = killed_writer(WRITE_THEN_HANG)
 
-    loaded = SessionStore(home).load(session_id)
+    loaded = SessionStore(tmp_path / "home").load(session_id)
 
     assert [m.text for m in loaded.messages] == [f"record {n}" for n in range(50)]
     assert loaded.warnings == []

@@ -5,11 +5,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from providers import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from providers import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from providers.conversation import conversation_problems
 from sessions import history_problems, repair_history
 from sessions.repair import is_synthetic_result, plainly_valid
-from tests.compaction.conversations import conversations
+from tests.compaction.conversations import conversations, unique_call_ids
 
 
 def _call(call_id: str) -> ToolUseBlock:
@@ -100,26 +100,10 @@ _message = st.one_of(
 )
 
 
-def _unique_call_ids(messages: list[Message]) -> list[Message]:
-    """Real histories never reuse a call id; give each call a fresh one."""
-    seen: set[str] = set()
-    result = []
-    for message in messages:
-        blocks: list[Block] = []
-        for block in message.content:
-            if isinstance(block, ToolUseBlock) and block.id in seen:
-                continue
-            if isinstance(block, ToolUseBlock):
-                seen.add(block.id)
-            blocks.append(block)
-        result.append(Message(role=message.role, content=blocks))
-    return result
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_message, max_size=12))
 def test_any_history_repairs_to_one_both_providers_accept(messages: list[Message]) -> None:
-    history = _unique_call_ids(messages)
+    history = unique_call_ids(messages)
     repaired, _ = repair_history(history)
     assert history_problems(repaired) == []
     kept_calls = [use.id for m in history for use in m.tool_uses]

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.agent.acp.editor import Editor, editor_session
-from tests.agent.test_subagents_e2e import answered, is_child, task_calls
-from tests.fakes.llm_script import Reply, Step
-from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.fakes.llm_script import Reply
+from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.subagents import calls_then, delegating
 
 
 async def test_the_editor_sees_a_childs_tool_calls_and_answers_its_question(
@@ -16,17 +16,10 @@ async def test_the_editor_sees_a_childs_tool_calls_and_answers_its_question(
 ) -> None:
     (workspace / "app.py").write_text("x = 1\n")
 
-    def respond(request: RecordedRequest) -> Step:
-        if is_child(request):
-            if answered(request):
-                return Reply.text("changed it")
-            edit = {"path": "app.py", "old_string": "x = 1", "new_string": "x = 2"}
-            return Reply.tool_call("edit_file", edit)
-        if answered(request):
-            return Reply.text("The child changed it.")
-        return task_calls(("fix x", "general-purpose"))
-
-    fake_llm.respond_with(respond)
+    edit = {"path": "app.py", "old_string": "x = 1", "new_string": "x = 2"}
+    child = calls_then(Reply.tool_call("edit_file", edit), Reply.text("changed it"))
+    job = ("fix x", "general-purpose")
+    fake_llm.respond_with(delegating(child, job, then="The child changed it."))
     editor = Editor(answers=["allow_once"])
     async with editor_session(fake_llm, workspace, decoy_home, editor=editor) as agent:
         session_id = await agent.start()

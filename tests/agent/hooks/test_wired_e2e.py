@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.fakes.cli import run_agent
+from tests.fakes.cli import run_agent, write_person_config
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -48,10 +48,9 @@ def test_hooks_from_the_user_config_veto_add_context_and_log_the_session(
         "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'UserPromptSubmit',"
         " 'additionalContext': 'The release branch is frozen.'}}))\n",
     )
-    config = decoy_home / ".config" / "agent" / "config.yaml"
-    config.parent.mkdir(parents=True)
     command = {"type": "command", "command": record}
-    config.write_text(
+    write_person_config(
+        decoy_home,
         yaml.safe_dump(
             {
                 "hooks": {
@@ -65,7 +64,7 @@ def test_hooks_from_the_user_config_veto_add_context_and_log_the_session(
                     "SessionEnd": [{"hooks": [command]}],
                 }
             }
-        )
+        ),
     )
     fake_llm.script(
         Reply.tool_call("run_command", {"command": "git push origin main"}),
@@ -108,10 +107,8 @@ def test_a_claude_code_hook_reading_file_path_works_unchanged(
         "esac\n"
     )
     script.chmod(0o755)
-    config = decoy_home / ".config" / "agent" / "config.yaml"
-    config.parent.mkdir(parents=True)
     entry = {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": str(script)}]}
-    config.write_text(yaml.safe_dump({"hooks": {"PreToolUse": [entry]}}))
+    write_person_config(decoy_home, yaml.safe_dump({"hooks": {"PreToolUse": [entry]}}))
     fake_llm.script(
         Reply.tool_call("write_file", {"path": "poetry.lock", "content": "x"}),
         Reply.tool_call("write_file", {"path": "notes.md", "content": "y"}),

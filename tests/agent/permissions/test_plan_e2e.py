@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.fakes.cli import MODELS, AgentRun, run_agent
+from tests.fakes.cli import MODELS, AgentRun, run_agent, write_person_config
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.mcp_harness import stdio_entry
@@ -24,9 +24,7 @@ PLAN = ("--permission-mode", "plan", "--yes", "--model", MODELS["anthropic"])
 
 
 def _person_config(home: Path, config: dict[str, Any]) -> None:
-    path = home / ".config" / "agent" / "config.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(config))
+    write_person_config(home, yaml.safe_dump(config))
 
 
 def _plan(fake_llm: FakeLlmServer, workspace: Path, home: Path, *more: str) -> AgentRun:

@@ -12,7 +12,7 @@ from agent.permissions import PermissionSettings
 from agent.permissions.claude_files import origin_key
 from agent.permissions.listing import did_you_mean, ignored_because, unknown_tool_warning
 from agent.permissions.rules import parse_rule
-from tests.fakes.cli import MODELS, run_agent
+from tests.fakes.cli import MODELS, run_agent, write_person_config
 from tests.fakes.llm_script import Reply
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.terminal import Spawn, clean
@@ -145,9 +145,7 @@ def test_a_claude_settings_file_and_the_config_file_are_named_in_the_warning(
     claude = decoy_home / ".claude"
     claude.mkdir()
     (claude / "settings.json").write_text(json.dumps({"permissions": {"deny": ["read(.env)"]}}))
-    config = decoy_home / ".config" / "agent" / "config.yaml"
-    config.parent.mkdir(parents=True)
-    config.write_text("permissions:\n  ask: [Run_Command]\n")
+    write_person_config(decoy_home, "permissions:\n  ask: [Run_Command]\n")
     fake_llm.script(Reply.text("Hello."))
 
     run = run_agent(
