@@ -29,6 +29,9 @@ MAX_WHOLE_FILE_BYTES = 32 * 1024 * 1024
 _COUNT_AHEAD_BYTES = 4 * 1024 * 1024
 """After the lines asked for, read this much more to tell the model the file's line count."""
 _SPLIT_BYTES = 256 * 1024
+SEEN_HASH_BYTES = 8 * 1024 * 1024
+"""The largest write whose hash is handed over (`FileSeen`); a larger file is looked at by
+whoever needs its state, who may hash it or not."""
 """read_file takes a file up to this size whole and splits it, rather than read it by line."""
 _MISSING_HINT = "check the name with list_files (e.g. pattern '**/*.py') or search for it"
 _OPEN_FLAGS = os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -189,8 +192,9 @@ def _count_rest(handle: BinaryIO, counted: int) -> int | None:
     return counted + data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
 
 
-def write_regular(path: Path, shown: str, data: bytes) -> None:
-    """Replace the content of ``path`` (created if missing; parent directories too)."""
+def write_regular(path: Path, shown: str, data: bytes) -> FileSeen | None:
+    """Replace the content of ``path`` (created if missing; parent directories too); the file
+    as written, when its hash is cheap to give (`SEEN_HASH_BYTES`)."""
     mode = existing_mode(path)
     if mode is not None and not stat.S_ISREG(mode):
         raise not_regular(shown, mode)
@@ -210,8 +214,12 @@ def write_regular(path: Path, shown: str, data: bytes) -> None:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
+        written = os.fstat(fd)  # after the write: its time is the file's now
     except OSError as exc:
         raise _os_error(exc, shown, "writing") from None
     finally:
         with contextlib.suppress(OSError):
             os.close(fd)
+    if written.st_size != len(data) or len(data) > SEEN_HASH_BYTES:
+        return None
+    return FileSeen(path, written.st_size, written.st_mtime_ns, hashlib.sha256(data).hexdigest())

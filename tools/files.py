@@ -10,10 +10,11 @@ import difflib
 import os
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
-from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.base import FileSeen, Tool, ToolContext, ToolError, ToolOutput
 from tools.blocking import in_worker
 from tools.fileio import (
     MAX_WHOLE_FILE_BYTES,
@@ -51,17 +52,24 @@ def check_target(workspace: Path, path: Path, shown: str) -> bool:
     return existed
 
 
-async def write_text(path: Path, text: str, ctx: ToolContext) -> bool:
+class Written(NamedTuple):
+    """What `write_text` did: whether the file existed before, and the file as written."""
+
+    existed: bool
+    seen: FileSeen | None
+
+
+async def write_text(path: Path, text: str, ctx: ToolContext) -> Written:
     """Record a checkpoint, then write ``text`` (creating parent directories).
 
-    Returns whether the file existed before. The checkpoint is recorded on the event loop
-    (it emits events); the checks and the write run in worker threads.
+    The checkpoint is recorded on the event loop (it emits events); the checks and the write
+    run in worker threads.
     """
     shown = relative_name(ctx.workspace, path)
     existed = await in_worker(check_target, ctx.workspace, path, shown)
     ctx.record_checkpoint(path)
-    await in_worker(write_regular, path, shown, text.encode("utf-8"))
-    return existed
+    seen = await in_worker(write_regular, path, shown, text.encode("utf-8"))
+    return Written(existed, seen)
 
 
 def unified_diff(before: str, after: str, name: str) -> str:
@@ -157,11 +165,12 @@ class WriteFile(Tool[WriteFileInput]):
 
     async def run(self, args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
         path = ctx.resolve(args.path)
-        existed = await write_text(path, args.content, ctx)
-        verb = "Replaced" if existed else "Created"
+        written = await write_text(path, args.content, ctx)
+        verb = "Replaced" if written.existed else "Created"
         lines = args.content.count("\n") + (not args.content.endswith("\n") and bool(args.content))
         counted = "1 line" if lines == 1 else f"{lines} lines"
-        return ToolOutput(f"{verb} {relative_name(ctx.workspace, path)} ({counted}).")
+        shown = relative_name(ctx.workspace, path)
+        return ToolOutput(f"{verb} {shown} ({counted}).", seen=written.seen)
 
 
 class EditFileInput(BaseModel):
@@ -223,9 +232,10 @@ class EditFile(Tool[EditFileInput]):
 
     async def run(self, args: EditFileInput, ctx: ToolContext) -> ToolOutput:
         path, _, after, count = await in_worker(self._edited, args, ctx)
-        await write_text(path, after, ctx)
+        written = await write_text(path, after, ctx)
         s = "" if count == 1 else "s"
-        return ToolOutput(f"Edited {relative_name(ctx.workspace, path)}: {count} replacement{s}.")
+        shown = relative_name(ctx.workspace, path)
+        return ToolOutput(f"Edited {shown}: {count} replacement{s}.", seen=written.seen)
 
 
 def _in_line_endings_of(text: str, old: str, new: str) -> tuple[str, str]:

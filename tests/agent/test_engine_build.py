@@ -8,8 +8,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from agent.engine.build import EngineParts, build_engine, seen_by
-from providers import Event, RequestKind, ToolResultBlock, ToolUseBlock
+from providers import ChatResponse, Event, RequestKind, ToolResultBlock, ToolUseBlock
 from providers.testing import ScriptedProvider, text, tool_call
 from sessions import FileChange, SessionStore
 from tools import ToolSettings
@@ -137,24 +139,38 @@ class ChangesTheFileOnResult:
         self.path.write_text("changed after the read\n")
 
 
-async def test_the_state_saved_of_a_file_read_is_the_one_the_tool_read(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("call", "seen"),
+    [
+        (tool_call("read_file", path="notes.md"), b"as the model saw it\n"),
+        (tool_call("write_file", path="notes.md", content="written\n"), b"written\n"),
+        (
+            tool_call("edit_file", path="notes.md", old_string="saw", new_string="made"),
+            b"as the model made it\n",
+        ),
+    ],
+    ids=["read", "write", "edit"],
+)
+async def test_the_state_saved_of_a_file_is_the_one_its_tool_read_or_wrote(
+    tmp_path: Path, call: ChatResponse, seen: bytes
+) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     notes = workspace / "notes.md"
-    notes.write_text("as the model read it\n")
+    notes.write_text("as the model saw it\n")
     store = SessionStore(tmp_path / "home")
     writer = store.create(cwd=workspace, model_chain=["anthropic:x"])
-    provider = ScriptedProvider([tool_call("read_file", path="notes.md"), text("done")])
+    provider = ScriptedProvider([call, text("done")])
     parts = replace(_parts(workspace, provider, []), face=ChangesTheFileOnResult(notes))
 
     engine = build_engine(parts, transcript=writer, files_seen=seen_by(writer))
-    await engine.loop.run_turn("read the notes")
+    await engine.loop.run_turn("work on the notes")
     writer.close()
 
-    # Saved as read, so a resume tells the model the file changed since it saw it; a look
+    # Saved as the tool left it, so a resume tells the model the file changed since; a look
     # at the file when the result was saved would have taken the change for what it saw.
     [state] = [s for line in writer.path.read_text().splitlines() for s in _files(line)]
-    assert state["sha256"] == hashlib.sha256(b"as the model read it\n").hexdigest()
+    assert state["sha256"] == hashlib.sha256(seen).hexdigest()
     assert state["path"] == str(notes.resolve())
     assert store.load(writer.id).changed_files == [FileChange(str(notes.resolve()), "modified")]
 
