@@ -66,14 +66,14 @@ def _read_file(lines: list[str]) -> str | None:
     if first is None:
         return None
     start = int(first.group(1))
-    for index in range(len(lines) - 1, -1, -1):
+    for index in range(len(lines) - 1, 0, -1):
         if window := _READ_WINDOW.match(lines[index]):
             begin, end, total = window.groups()
             return f"lines {begin}-{end}{total or ''}"
         last = _NUMBERED.match(lines[index])
         if last is not None and int(last.group(1)) - start == index:
             return _count(index + 1, "line", "lines")
-    return None  # not reached: the first line is where the numbering puts it
+    return _count(1, "line", "lines")  # only the first line is numbered
 
 
 def _list_files(lines: list[str]) -> str | None:
